@@ -1,0 +1,273 @@
+//! The client's copy of the game: the view it was sent, patched by every diff, plus the message
+//! log and the turn status. Pure data, no window, no network: the UI draws it, tests and bots
+//! drive it headless.
+
+use std::collections::VecDeque;
+
+use delve_protocol::{ErrorCode, Event, MessageKind, ServerMsg, View, ViewError};
+
+/// Lines kept in the message log.
+pub const LOG_LINES: usize = 200;
+
+/// One line of the message log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogLine {
+    pub kind: MessageKind,
+    pub text: String,
+    /// The turn it happened on, for grouping.
+    pub turn: u64,
+}
+
+/// Whom the current turn is waiting for, as last told by the server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnStatus {
+    pub turn: u64,
+    pub waiting_for: Vec<String>,
+    /// Milliseconds left when the status was sent; `None` when the floor waits for everyone.
+    pub timeout_ms: Option<u64>,
+}
+
+/// Why a server message could not be applied. The fix for all of them is a resync.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ModelError {
+    #[error("update {got} arrived but {expected} was next")]
+    Gap { expected: u64, got: u64 },
+    #[error("an update arrived before any snapshot")]
+    NoView,
+    #[error("the update does not apply: {0}")]
+    BadDiff(#[from] ViewError),
+}
+
+/// What a handled message means for the UI beyond the new state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Handled {
+    /// Events to animate, in order.
+    pub events: Vec<Event>,
+    /// The server refused something or reported a problem.
+    pub error: Option<(ErrorCode, String)>,
+    /// A whole new view arrived (welcome or snapshot): jump, don't animate.
+    pub snapshot: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    pub player_id: Option<u32>,
+    pub token: Option<String>,
+    pub dungeon: Option<String>,
+    pub turn_timeout_ms: u64,
+    /// Sequence number of the last view message applied.
+    pub seq: u64,
+    pub view: Option<View>,
+    pub log: VecDeque<LogLine>,
+    pub turn_status: Option<TurnStatus>,
+}
+
+impl Model {
+    pub fn new() -> Model {
+        Model::default()
+    }
+
+    /// Applies one server message. On error the model is unchanged and the caller should ask
+    /// for a resync.
+    pub fn handle(&mut self, msg: ServerMsg) -> Result<Handled, ModelError> {
+        let mut out = Handled::default();
+        match msg {
+            ServerMsg::Welcome {
+                player_id,
+                token,
+                dungeon,
+                turn_timeout_ms,
+                seq,
+                view,
+                ..
+            } => {
+                self.player_id = Some(player_id);
+                self.token = Some(token);
+                self.dungeon = Some(dungeon);
+                self.turn_timeout_ms = turn_timeout_ms;
+                self.seq = seq;
+                self.view = Some(view);
+                self.turn_status = None;
+                out.snapshot = true;
+            }
+            ServerMsg::Snapshot { seq, view } => {
+                self.seq = seq;
+                self.view = Some(view);
+                self.turn_status = None;
+                out.snapshot = true;
+            }
+            ServerMsg::Update {
+                seq,
+                turn,
+                diff,
+                events,
+            } => {
+                let view = self.view.as_mut().ok_or(ModelError::NoView)?;
+                if seq != self.seq + 1 {
+                    return Err(ModelError::Gap {
+                        expected: self.seq + 1,
+                        got: seq,
+                    });
+                }
+                view.apply(turn, &diff)?;
+                self.seq = seq;
+                if self.turn_status.as_ref().is_some_and(|s| s.turn <= turn) {
+                    self.turn_status = None;
+                }
+                for e in &events {
+                    if let Event::Message { kind, text } = e {
+                        self.push_log(*kind, text.clone(), turn);
+                    }
+                }
+                out.events = events;
+            }
+            ServerMsg::TurnStatus {
+                turn,
+                waiting_for,
+                timeout_ms,
+            } => {
+                self.turn_status = Some(TurnStatus {
+                    turn,
+                    waiting_for,
+                    timeout_ms,
+                });
+            }
+            ServerMsg::Error { code, message } => {
+                let turn = self.view.as_ref().map_or(0, |v| v.turn);
+                self.push_log(MessageKind::Warning, message.clone(), turn);
+                out.error = Some((code, message));
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn push_log(&mut self, kind: MessageKind, text: String, turn: u64) {
+        if self.log.len() == LOG_LINES {
+            self.log.pop_front();
+        }
+        self.log.push_back(LogLine { kind, text, turn });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use delve_protocol::{
+        CellSet, EntityKind, EntityView, Pos, SelfView, Tile, TileGrid, TileSpan, ViewDiff,
+    };
+
+    fn view() -> View {
+        let me = SelfView {
+            id: 1,
+            name: "Ann".into(),
+            pos: Pos::new(1, 1),
+            depth: 1,
+            hp: 25,
+            max_hp: 25,
+            level: 1,
+            xp: 0,
+            sight: 8,
+        };
+        View {
+            turn: 0,
+            depth: 1,
+            map: TileGrid::new(4, 3),
+            visible: CellSet::default(),
+            entities: vec![EntityView {
+                id: 1,
+                kind: EntityKind::Player,
+                name: "Ann".into(),
+                pos: me.pos,
+                hp: 25,
+                max_hp: 25,
+            }],
+            me,
+        }
+    }
+
+    fn snapshot(seq: u64) -> ServerMsg {
+        ServerMsg::Snapshot { seq, view: view() }
+    }
+
+    fn update(seq: u64, turn: u64, text: &str) -> ServerMsg {
+        ServerMsg::Update {
+            seq,
+            turn,
+            diff: ViewDiff {
+                tiles: vec![TileSpan {
+                    x: 0,
+                    y: 0,
+                    tiles: "#.".into(),
+                }],
+                ..ViewDiff::default()
+            },
+            events: vec![Event::message(MessageKind::Bad, text)],
+        }
+    }
+
+    #[test]
+    fn updates_apply_in_sequence_and_log_their_messages() {
+        let mut m = Model::new();
+        assert!(m.handle(snapshot(4)).unwrap().snapshot);
+        let h = m.handle(update(5, 1, "ouch")).unwrap();
+        assert_eq!(h.events.len(), 1);
+        let v = m.view.as_ref().unwrap();
+        assert_eq!(v.map.get(Pos::new(0, 0)), Tile::Wall);
+        assert_eq!(v.map.get(Pos::new(1, 0)), Tile::Floor);
+        assert_eq!(v.turn, 1);
+        assert_eq!(m.seq, 5);
+        assert_eq!(m.log.back().unwrap().text, "ouch");
+        assert_eq!(m.log.back().unwrap().kind, MessageKind::Bad);
+    }
+
+    #[test]
+    fn a_gap_is_refused_and_changes_nothing() {
+        let mut m = Model::new();
+        m.handle(snapshot(4)).unwrap();
+        let before = m.view.clone();
+        assert_eq!(
+            m.handle(update(6, 1, "x")),
+            Err(ModelError::Gap {
+                expected: 5,
+                got: 6
+            })
+        );
+        assert_eq!(m.view, before);
+        assert_eq!(m.seq, 4);
+        assert!(m.log.is_empty());
+        // A snapshot recovers.
+        m.handle(snapshot(9)).unwrap();
+        assert!(m.handle(update(10, 2, "y")).is_ok());
+    }
+
+    #[test]
+    fn an_update_without_a_view_is_refused() {
+        let mut m = Model::new();
+        assert_eq!(m.handle(update(1, 1, "x")), Err(ModelError::NoView));
+    }
+
+    #[test]
+    fn the_log_keeps_the_newest_lines() {
+        let mut m = Model::new();
+        for i in 0..LOG_LINES + 5 {
+            m.push_log(MessageKind::Normal, format!("{i}"), 0);
+        }
+        assert_eq!(m.log.len(), LOG_LINES);
+        assert_eq!(m.log.front().unwrap().text, "5");
+    }
+
+    #[test]
+    fn turn_status_clears_when_its_turn_resolves() {
+        let mut m = Model::new();
+        m.handle(snapshot(0)).unwrap();
+        m.handle(ServerMsg::TurnStatus {
+            turn: 1,
+            waiting_for: vec!["Bob".into()],
+            timeout_ms: Some(3000),
+        })
+        .unwrap();
+        assert!(m.turn_status.is_some());
+        m.handle(update(1, 1, "x")).unwrap();
+        assert!(m.turn_status.is_none());
+    }
+}

@@ -1,0 +1,163 @@
+//! Turning messages into JSON text frames and back, with the size limits both sides enforce.
+
+use serde::de::DeserializeOwned;
+
+use crate::msg::{ClientMsg, ErrorCode, ServerMsg};
+
+/// Largest text frame a client may send, in bytes. Client messages are small intents; anything
+/// bigger is a bug or an attack, and the server closes the connection (code 1009).
+pub const MAX_CLIENT_FRAME: usize = 2048;
+
+/// Largest frame the server sends. A snapshot of an 85×48 floor is about 6 KB; this leaves room.
+pub const MAX_SERVER_FRAME: usize = 256 * 1024;
+
+/// Why a frame could not be decoded. Each maps to a stable [`ErrorCode`].
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum DecodeError {
+    #[error("frame of {len} bytes is larger than the limit of {max} bytes")]
+    TooLarge { len: usize, max: usize },
+    #[error("frame is not valid JSON: {0}")]
+    NotJson(String),
+    #[error("message must be a JSON object with a string \"type\" field")]
+    NoType,
+    #[error("unknown message type {0:?}")]
+    UnknownType(String),
+    #[error("bad fields for message type {ty:?}: {detail}")]
+    BadFields { ty: String, detail: String },
+}
+
+impl DecodeError {
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            DecodeError::TooLarge { .. } => ErrorCode::TooLarge,
+            DecodeError::NotJson(_) | DecodeError::NoType => ErrorCode::Malformed,
+            DecodeError::UnknownType(_) => ErrorCode::UnknownType,
+            DecodeError::BadFields { .. } => ErrorCode::BadFields,
+        }
+    }
+}
+
+/// Decodes one client frame, telling apart "not JSON", "unknown type" and "bad fields".
+pub fn decode_client(text: &str) -> Result<ClientMsg, DecodeError> {
+    decode(text, MAX_CLIENT_FRAME, ClientMsg::TYPES)
+}
+
+/// Decodes one server frame (used by clients and bots).
+pub fn decode_server(text: &str) -> Result<ServerMsg, DecodeError> {
+    decode(text, MAX_SERVER_FRAME, SERVER_TYPES)
+}
+
+const SERVER_TYPES: &[&str] = &["welcome", "snapshot", "update", "turn_status", "error"];
+
+fn decode<T: DeserializeOwned>(text: &str, max: usize, types: &[&str]) -> Result<T, DecodeError> {
+    if text.len() > max {
+        return Err(DecodeError::TooLarge {
+            len: text.len(),
+            max,
+        });
+    }
+    // Parse to a generic value first: the size is bounded, and it lets us say precisely what is
+    // wrong instead of serde's one error for every case.
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| DecodeError::NotJson(e.to_string()))?;
+    let ty = value
+        .get("type")
+        .and_then(|t| t.as_str())
+        .ok_or(DecodeError::NoType)?
+        .to_owned();
+    if !types.contains(&ty.as_str()) {
+        let mut shown: String = ty.chars().take(32).collect();
+        if shown.len() < ty.len() {
+            shown.push('…');
+        }
+        return Err(DecodeError::UnknownType(shown));
+    }
+    serde_json::from_value(value).map_err(|e| DecodeError::BadFields {
+        ty,
+        detail: e.to_string(),
+    })
+}
+
+/// Encodes a message as one JSON text frame.
+pub fn encode<T: serde::Serialize>(msg: &T) -> String {
+    // Serializing these plain data types cannot fail: no maps with non-string keys, no custom
+    // serializers that error.
+    serde_json::to_string(msg).unwrap_or_else(|e| {
+        format!(r#"{{"type":"error","code":"internal","message":"encode failed: {e}"}}"#)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geom::Dir;
+
+    #[test]
+    fn every_client_variant_is_listed_in_types() {
+        let all = [
+            ClientMsg::Hello {
+                version: 1,
+                name: "a".into(),
+                dungeon: "d".into(),
+                token: None,
+            },
+            ClientMsg::Move { dir: Dir::Ne },
+            ClientMsg::Wait,
+            ClientMsg::Resync,
+        ];
+        assert_eq!(all.len(), ClientMsg::TYPES.len());
+        for m in all {
+            let json = encode(&m);
+            assert!(
+                json.contains(&format!("\"type\":\"{}\"", m.type_name())),
+                "{json}"
+            );
+            assert!(ClientMsg::TYPES.contains(&m.type_name()));
+            assert_eq!(decode_client(&json).unwrap(), m);
+        }
+    }
+
+    #[test]
+    fn decode_errors_are_told_apart() {
+        assert!(matches!(
+            decode_client("hello?"),
+            Err(DecodeError::NotJson(_))
+        ));
+        assert_eq!(decode_client("[1,2]"), Err(DecodeError::NoType));
+        assert_eq!(decode_client(r#"{"type":7}"#), Err(DecodeError::NoType));
+        assert_eq!(
+            decode_client(r#"{"type":"dance"}"#),
+            Err(DecodeError::UnknownType("dance".into()))
+        );
+        assert!(matches!(
+            decode_client(r#"{"type":"move","dir":"up"}"#),
+            Err(DecodeError::BadFields { .. })
+        ));
+        let big = format!(
+            r#"{{"type":"wait","pad":"{}"}}"#,
+            "x".repeat(MAX_CLIENT_FRAME)
+        );
+        assert!(matches!(
+            decode_client(&big),
+            Err(DecodeError::TooLarge { .. })
+        ));
+        assert_eq!(
+            decode_client(r#"{"type":"move","dir":"sw"}"#),
+            Ok(ClientMsg::Move { dir: Dir::Sw })
+        );
+        // Unknown extra fields are ignored, so clients may add their own bookkeeping.
+        assert_eq!(
+            decode_client(r#"{"type":"wait","note":1}"#),
+            Ok(ClientMsg::Wait)
+        );
+    }
+
+    #[test]
+    fn an_unknown_type_is_not_echoed_at_length() {
+        let long = format!(r#"{{"type":"{}"}}"#, "z".repeat(500));
+        match decode_client(&long) {
+            Err(DecodeError::UnknownType(t)) => assert!(t.chars().count() <= 33),
+            other => panic!("{other:?}"),
+        }
+    }
+}

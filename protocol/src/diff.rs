@@ -1,0 +1,331 @@
+//! The difference between two views of the same floor, and how a client applies it.
+//!
+//! Both halves live here, beside the types, so the server's `diff` and the client's `apply` cannot
+//! drift apart: `old.apply(&old.diff(&new).unwrap())` gives `new` exactly (tested below with random
+//! views, and end to end through the server).
+
+use serde::{Deserialize, Serialize};
+
+use crate::geom::Pos;
+use crate::view::{CellSet, EntityView, SelfView, Tile, View, ViewError};
+
+/// A horizontal run of tiles that changed, starting at (`x`, `y`) and going east. `tiles` has one
+/// character per tile, as in map rows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TileSpan {
+    pub x: i32,
+    pub y: i32,
+    pub tiles: String,
+}
+
+/// What changed in a view since the last one the connection received. Empty fields are left out
+/// on the wire. A diff never changes floors: a floor change comes as a snapshot.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViewDiff {
+    /// Tiles newly seen or changed since they were last seen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tiles: Vec<TileSpan>,
+    /// The whole new set of visible cells, present only if it changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visible: Option<CellSet>,
+    /// Entities that came into sight or changed, in full.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entities: Vec<EntityView>,
+    /// Ids of entities no longer in sight (or gone).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub removed: Vec<u32>,
+    /// The player's own character, in full, if anything about it changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub me: Option<SelfView>,
+}
+
+impl ViewDiff {
+    /// True when nothing but the turn number changed.
+    pub fn is_empty(&self) -> bool {
+        self.tiles.is_empty()
+            && self.visible.is_none()
+            && self.entities.is_empty()
+            && self.removed.is_empty()
+            && self.me.is_none()
+    }
+}
+
+/// Changed cells closer than this are sent in one span: re-sending a couple of unchanged
+/// tiles costs less than the `{"x":..,"y":..,"tiles":..}` overhead of a new span.
+const SPAN_GAP: usize = 3;
+
+impl View {
+    /// The diff that turns `self` into `next`, or `None` when `next` is on another floor or map
+    /// size, which needs a snapshot instead.
+    pub fn diff(&self, next: &View) -> Option<ViewDiff> {
+        if self.depth != next.depth
+            || self.map.width() != next.map.width()
+            || self.map.height() != next.map.height()
+        {
+            return None;
+        }
+        let width = next.map.width();
+        let mut tiles = Vec::new();
+        for (y, (old_row, new_row)) in self
+            .map
+            .cells()
+            .chunks(width.max(1))
+            .zip(next.map.cells().chunks(width.max(1)))
+            .enumerate()
+        {
+            let mut x = 0;
+            while x < width {
+                if old_row[x] == new_row[x] {
+                    x += 1;
+                    continue;
+                }
+                let start = x;
+                let mut end = x + 1; // one past the last changed cell in this span
+                let mut probe = end;
+                while probe < width && probe - end < SPAN_GAP {
+                    if old_row[probe] != new_row[probe] {
+                        end = probe + 1;
+                    }
+                    probe += 1;
+                }
+                tiles.push(TileSpan {
+                    x: start as i32,
+                    y: y as i32,
+                    tiles: new_row[start..end].iter().map(|t| t.to_char()).collect(),
+                });
+                x = end;
+            }
+        }
+
+        let mut entities = Vec::new();
+        let mut removed = Vec::new();
+        let (mut i, mut j) = (0, 0);
+        let (old, new) = (&self.entities, &next.entities);
+        while i < old.len() || j < new.len() {
+            match (old.get(i), new.get(j)) {
+                (Some(a), Some(b)) if a.id == b.id => {
+                    if a != b {
+                        entities.push(b.clone());
+                    }
+                    i += 1;
+                    j += 1;
+                }
+                (Some(a), Some(b)) if a.id < b.id => {
+                    removed.push(a.id);
+                    i += 1;
+                }
+                (Some(a), None) => {
+                    removed.push(a.id);
+                    i += 1;
+                }
+                (_, Some(b)) => {
+                    entities.push(b.clone());
+                    j += 1;
+                }
+                (None, None) => break,
+            }
+        }
+
+        Some(ViewDiff {
+            tiles,
+            visible: (self.visible != next.visible).then(|| next.visible.clone()),
+            entities,
+            removed,
+            me: (self.me != next.me).then(|| next.me.clone()),
+        })
+    }
+
+    /// Applies a diff sent for `turn`. On error the view is left unchanged.
+    pub fn apply(&mut self, turn: u64, diff: &ViewDiff) -> Result<(), ViewError> {
+        // Validate every span first so a bad diff changes nothing.
+        let mut writes = Vec::new();
+        for span in &diff.tiles {
+            let len = span.tiles.chars().count();
+            let outside = || ViewError::SpanOutside {
+                x: span.x,
+                y: span.y,
+                len,
+                width: self.map.width(),
+                height: self.map.height(),
+            };
+            let start = self
+                .map
+                .index(Pos::new(span.x, span.y))
+                .ok_or_else(outside)?;
+            if span.x as usize + len > self.map.width() {
+                return Err(outside());
+            }
+            for (k, c) in span.tiles.chars().enumerate() {
+                writes.push((start + k, Tile::from_char(c).ok_or(ViewError::TileChar(c))?));
+            }
+        }
+        if let Some(me) = &diff.me
+            && me.depth != self.depth
+        {
+            return Err(ViewError::WrongFloor {
+                diff: turn,
+                diff_depth: me.depth,
+                depth: self.depth,
+            });
+        }
+
+        for (i, t) in writes {
+            self.map.set_index(i, t);
+        }
+        if let Some(v) = &diff.visible {
+            self.visible = v.clone();
+        }
+        self.entities.retain(|e| !diff.removed.contains(&e.id));
+        for e in &diff.entities {
+            match self.entities.binary_search_by_key(&e.id, |x| x.id) {
+                Ok(k) => self.entities[k] = e.clone(),
+                Err(k) => self.entities.insert(k, e.clone()),
+            }
+        }
+        if let Some(me) = &diff.me {
+            self.me = me.clone();
+        }
+        self.turn = turn;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::{EntityKind, TileGrid};
+    use rand::{RngExt, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    const W: usize = 17;
+    const H: usize = 9;
+
+    fn random_view(rng: &mut ChaCha8Rng, turn: u64) -> View {
+        let mut map = TileGrid::new(W, H);
+        let tiles = [
+            Tile::Unknown,
+            Tile::Wall,
+            Tile::Floor,
+            Tile::StairsDown,
+            Tile::StairsUp,
+        ];
+        for i in 0..W * H {
+            // Mostly unknown or floor, like a real map being explored.
+            let t = if rng.random_ratio(2, 3) {
+                tiles[rng.random_range(0..3)]
+            } else {
+                tiles[rng.random_range(0..tiles.len())]
+            };
+            map.set_index(i, t);
+        }
+        let visible = CellSet::from_flags((0..W * H).map(|_| rng.random_ratio(1, 3)));
+        let mut entities: Vec<EntityView> = (0..rng.random_range(0..6u32))
+            .map(|k| EntityView {
+                id: k * 2 + rng.random_range(0..2u32),
+                kind: EntityKind::Player,
+                name: format!("p{k}"),
+                pos: Pos::new(rng.random_range(0..W as i32), rng.random_range(0..H as i32)),
+                hp: rng.random_range(1..30),
+                max_hp: 30,
+            })
+            .collect();
+        entities.sort_by_key(|e| e.id);
+        entities.dedup_by_key(|e| e.id);
+        View {
+            turn,
+            depth: 1,
+            map,
+            visible,
+            entities,
+            me: SelfView {
+                id: 99,
+                name: "me".into(),
+                pos: Pos::new(rng.random_range(0..W as i32), rng.random_range(0..H as i32)),
+                depth: 1,
+                hp: rng.random_range(1..30),
+                max_hp: 30,
+                level: 1,
+                xp: 0,
+                sight: 8,
+            },
+        }
+    }
+
+    #[test]
+    fn apply_of_diff_reproduces_the_new_view() {
+        for seed in 0..300u64 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let a = random_view(&mut rng, 1);
+            let b = random_view(&mut rng, 2);
+            let d = a.diff(&b).expect("same floor");
+            // The diff survives the wire.
+            let d: ViewDiff = serde_json::from_str(&serde_json::to_string(&d).unwrap()).unwrap();
+            let mut c = a.clone();
+            c.apply(b.turn, &d).unwrap();
+            assert_eq!(c, b, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn identical_views_give_an_empty_diff_that_serializes_to_nothing() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let a = random_view(&mut rng, 3);
+        let d = a.diff(&a).unwrap();
+        assert!(d.is_empty());
+        assert_eq!(serde_json::to_string(&d).unwrap(), "{}");
+    }
+
+    #[test]
+    fn floor_change_needs_a_snapshot() {
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        let a = random_view(&mut rng, 3);
+        let mut b = a.clone();
+        b.depth = 2;
+        assert!(a.diff(&b).is_none());
+    }
+
+    #[test]
+    fn a_bad_span_changes_nothing() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let a = random_view(&mut rng, 3);
+        let mut c = a.clone();
+        let d = ViewDiff {
+            tiles: vec![
+                TileSpan {
+                    x: 0,
+                    y: 0,
+                    tiles: "##".into(),
+                },
+                TileSpan {
+                    x: W as i32 - 1,
+                    y: 0,
+                    tiles: "..".into(),
+                },
+            ],
+            ..ViewDiff::default()
+        };
+        assert!(matches!(c.apply(4, &d), Err(ViewError::SpanOutside { .. })));
+        assert_eq!(c, a);
+    }
+
+    #[test]
+    fn nearby_changes_share_a_span() {
+        let mut rng = ChaCha8Rng::seed_from_u64(10);
+        let a = random_view(&mut rng, 3);
+        let mut b = a.clone();
+        let flip = |t: Tile| {
+            if t == Tile::Wall {
+                Tile::Floor
+            } else {
+                Tile::Wall
+            }
+        };
+        for x in [2, 4, 12] {
+            let p = Pos::new(x, 5);
+            b.map.set(p, flip(a.map.get(p)));
+        }
+        let d = a.diff(&b).unwrap();
+        let spans: Vec<(i32, usize)> = d.tiles.iter().map(|s| (s.x, s.tiles.len())).collect();
+        assert_eq!(spans, vec![(2, 3), (12, 1)]);
+    }
+}

@@ -1,0 +1,47 @@
+//! Things that happened during a turn, as one player saw them. The client animates and logs them;
+//! the view diff in the same update already holds the resulting state.
+
+use serde::{Deserialize, Serialize};
+
+use crate::geom::Pos;
+
+/// The four kinds of log message, each drawn in its own colour by the client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageKind {
+    /// White: plain narration.
+    Normal,
+    /// Light blue (40, 200, 255): something good happened to you.
+    Good,
+    /// Red (255, 64, 64): something bad happened to you.
+    Bad,
+    /// Orange (255, 160, 0): take care.
+    Warning,
+}
+
+/// One thing that happened in a turn. Each player receives only the events it could see.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// Entity `id` stepped from `from` to `to`.
+    Moved { id: u32, from: Pos, to: Pos },
+    /// `attacker` attacked `target`: `damage` is `null` for a miss.
+    Attacked {
+        attacker: u32,
+        target: u32,
+        damage: Option<i32>,
+    },
+    /// Entity `id` died at `pos`.
+    Died { id: u32, pos: Pos },
+    /// A line for the message log.
+    Message { kind: MessageKind, text: String },
+}
+
+impl Event {
+    pub fn message(kind: MessageKind, text: impl Into<String>) -> Event {
+        Event::Message {
+            kind,
+            text: text.into(),
+        }
+    }
+}

@@ -1,0 +1,34 @@
+//! The Delve wire protocol: every message between client and server, as plain serde data.
+//!
+//! JSON text frames, one message per frame, internally tagged by `"type"`. The client sends
+//! [`ClientMsg`]s (a `hello`, then intents); the server answers with [`ServerMsg`]s (a `welcome`
+//! holding a full [`View`], then one `update` with a [`ViewDiff`] per resolved turn). See
+//! `docs/PROTOCOL.md` for the whole conversation with examples.
+//!
+//! This crate holds types, the codec and the diff rules only: no IO, no game logic.
+
+pub mod codec;
+pub mod diff;
+pub mod event;
+pub mod geom;
+pub mod msg;
+pub mod view;
+
+pub use codec::{
+    DecodeError, MAX_CLIENT_FRAME, MAX_SERVER_FRAME, decode_client, decode_server, encode,
+};
+pub use diff::{TileSpan, ViewDiff};
+pub use event::{Event, MessageKind};
+pub use geom::{Dir, Pos};
+pub use msg::{ClientMsg, ErrorCode, ServerMsg};
+pub use view::{CellSet, EntityKind, EntityView, SelfView, Tile, TileGrid, View, ViewError};
+
+/// The protocol version this build speaks. A client with another version is refused with an
+/// error naming both.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Longest player name, in characters.
+pub const MAX_NAME_CHARS: usize = 20;
+
+/// Longest dungeon name, in characters.
+pub const MAX_DUNGEON_CHARS: usize = 32;

@@ -1,0 +1,129 @@
+//! The messages themselves: what a client may send and what the server answers.
+
+use serde::{Deserialize, Serialize};
+
+use crate::diff::ViewDiff;
+use crate::event::Event;
+use crate::geom::Dir;
+use crate::view::View;
+
+/// Everything a client can send. The first message on a connection must be `hello`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMsg {
+    /// Opens a session: join `dungeon` as `name`, or resume the character of `token`.
+    Hello {
+        version: u32,
+        name: String,
+        dungeon: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
+    },
+    /// Step (or bump) one tile in `dir`. Replaces any action already chosen this turn.
+    Move { dir: Dir },
+    /// Spend the turn doing nothing. Replaces any action already chosen this turn.
+    Wait,
+    /// Ask for a fresh snapshot (for example after missing an update).
+    Resync,
+}
+
+impl ClientMsg {
+    /// Every `type` tag a client may send, for telling an unknown type from a malformed message.
+    pub const TYPES: &'static [&'static str] = &["hello", "move", "wait", "resync"];
+
+    /// The `type` tag of this message.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            ClientMsg::Hello { .. } => "hello",
+            ClientMsg::Move { .. } => "move",
+            ClientMsg::Wait => "wait",
+            ClientMsg::Resync => "resync",
+        }
+    }
+}
+
+/// Everything the server can send.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMsg {
+    /// The answer to a good `hello`: who you are, how to come back, and your first snapshot.
+    Welcome {
+        protocol_version: u32,
+        player_id: u32,
+        /// Secret that resumes this character later (send it in `hello.token`). Keep it private.
+        token: String,
+        dungeon: String,
+        /// Milliseconds a floor waits after its first choice before resolving; 0 = waits for all.
+        turn_timeout_ms: u64,
+        /// Sequence number of this snapshot; the next update carries `seq + 1`.
+        seq: u64,
+        view: View,
+    },
+    /// A full view that replaces whatever the client had (after a floor change, a resync, or
+    /// when the client fell behind). The next update carries `seq + 1`.
+    Snapshot { seq: u64, view: View },
+    /// One resolved turn (or a change between turns, such as someone arriving): apply `diff` to
+    /// the view of sequence `seq - 1`, then play `events`.
+    Update {
+        seq: u64,
+        turn: u64,
+        diff: ViewDiff,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        events: Vec<Event>,
+    },
+    /// Who the floor's next turn is waiting for. Sent when a player on your floor chooses.
+    TurnStatus {
+        /// The turn being chosen (the next update will carry this number).
+        turn: u64,
+        /// Names of the players on your floor who have not chosen yet.
+        waiting_for: Vec<String>,
+        /// Milliseconds until the turn resolves anyway; `null` when it waits for everyone.
+        timeout_ms: Option<u64>,
+    },
+    /// Something the server could not do. The connection stays open unless a close follows.
+    Error { code: ErrorCode, message: String },
+}
+
+/// Stable, machine-readable error codes. The `message` beside them is for people.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The client speaks another protocol version. Sent before closing.
+    BadVersion,
+    /// The frame was not JSON, or not a JSON object with a string `type`.
+    Malformed,
+    /// The `type` is not one this server knows.
+    UnknownType,
+    /// The `type` is known but its fields are missing or wrong.
+    BadFields,
+    /// Something other than `hello` came first, or `hello` came twice.
+    BadHandshake,
+    /// The player name is empty, too long or has characters that are not allowed.
+    BadName,
+    /// The dungeon name is empty, too long or has characters that are not allowed.
+    BadDungeon,
+    /// The resume token matches no character in that dungeon.
+    BadToken,
+    /// Someone in this dungeon already has that name.
+    NameTaken,
+    /// The dungeon has as many players as it allows.
+    DungeonFull,
+    /// The server has as many connections or dungeons as it allows.
+    ServerFull,
+    /// Too many messages too fast; this one was dropped.
+    RateLimited,
+    /// A frame larger than the server accepts. Sent before closing.
+    TooLarge,
+    /// Binary frames are not part of the protocol.
+    BinaryFrame,
+    /// The action breaks a rule (a wall in the way, ...). Nothing changed.
+    Rejected,
+    /// The character cannot act now (not in the dungeon yet, dead, ...).
+    CannotAct,
+    /// This session was taken over by a newer connection with the same token.
+    Replaced,
+    /// The server is shutting down.
+    ShuttingDown,
+    /// The server failed; not your fault.
+    Internal,
+}

@@ -1,0 +1,403 @@
+//! What one player knows of the world: the map it remembers, what it sees now, the entities in
+//! sight and its own character. The server sends a [`View`] whole in a snapshot and afterwards only
+//! [`crate::ViewDiff`]s against the last view that connection received.
+
+use serde::{Deserialize, Serialize};
+
+use crate::geom::Pos;
+
+/// What a map cell is, as far as the player knows. `Unknown` means never seen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Tile {
+    #[default]
+    Unknown,
+    Wall,
+    Floor,
+    StairsDown,
+    StairsUp,
+}
+
+impl Tile {
+    /// The one-character wire form of a tile, used in map rows and tile spans.
+    pub const fn to_char(self) -> char {
+        match self {
+            Tile::Unknown => ' ',
+            Tile::Wall => '#',
+            Tile::Floor => '.',
+            Tile::StairsDown => '>',
+            Tile::StairsUp => '<',
+        }
+    }
+
+    pub const fn from_char(c: char) -> Option<Tile> {
+        Some(match c {
+            ' ' => Tile::Unknown,
+            '#' => Tile::Wall,
+            '.' => Tile::Floor,
+            '>' => Tile::StairsDown,
+            '<' => Tile::StairsUp,
+            _ => return None,
+        })
+    }
+
+    /// Whether a character can stand on this tile.
+    pub const fn is_walkable(self) -> bool {
+        matches!(self, Tile::Floor | Tile::StairsDown | Tile::StairsUp)
+    }
+}
+
+/// Why a wire value could not become a view value.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ViewError {
+    #[error("map row {row} has {len} tiles, expected {width}")]
+    RowLength {
+        row: usize,
+        len: usize,
+        width: usize,
+    },
+    #[error("map has {rows} rows, expected {height}")]
+    RowCount { rows: usize, height: usize },
+    #[error("unknown tile character {0:?}")]
+    TileChar(char),
+    #[error("visible runs are not sorted and disjoint")]
+    Runs,
+    #[error("tile span at ({x}, {y}) of {len} tiles leaves the {width}x{height} map")]
+    SpanOutside {
+        x: i32,
+        y: i32,
+        len: usize,
+        width: usize,
+        height: usize,
+    },
+    #[error("the diff is for turn {diff} of floor {diff_depth}, the view is floor {depth}")]
+    WrongFloor {
+        diff: u64,
+        diff_depth: u8,
+        depth: u8,
+    },
+}
+
+/// A rectangular grid of tiles, row-major. On the wire: `{"width", "height", "rows": [..]}` with
+/// one string per row, one character per tile (see [`Tile::to_char`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "TileGridWire", try_from = "TileGridWire")]
+pub struct TileGrid {
+    width: usize,
+    height: usize,
+    cells: Vec<Tile>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct TileGridWire {
+    width: usize,
+    height: usize,
+    rows: Vec<String>,
+}
+
+impl From<TileGrid> for TileGridWire {
+    fn from(g: TileGrid) -> Self {
+        let rows = g
+            .cells
+            .chunks(g.width.max(1))
+            .map(|row| row.iter().map(|t| t.to_char()).collect())
+            .collect();
+        TileGridWire {
+            width: g.width,
+            height: g.height,
+            rows,
+        }
+    }
+}
+
+impl TryFrom<TileGridWire> for TileGrid {
+    type Error = ViewError;
+    fn try_from(w: TileGridWire) -> Result<Self, ViewError> {
+        if w.rows.len() != w.height {
+            return Err(ViewError::RowCount {
+                rows: w.rows.len(),
+                height: w.height,
+            });
+        }
+        let mut cells = Vec::with_capacity(w.width * w.height);
+        for (row, s) in w.rows.iter().enumerate() {
+            let before = cells.len();
+            for c in s.chars() {
+                cells.push(Tile::from_char(c).ok_or(ViewError::TileChar(c))?);
+            }
+            if cells.len() - before != w.width {
+                return Err(ViewError::RowLength {
+                    row,
+                    len: cells.len() - before,
+                    width: w.width,
+                });
+            }
+        }
+        Ok(TileGrid {
+            width: w.width,
+            height: w.height,
+            cells,
+        })
+    }
+}
+
+impl TileGrid {
+    /// A grid of `Unknown` tiles.
+    pub fn new(width: usize, height: usize) -> Self {
+        TileGrid {
+            width,
+            height,
+            cells: vec![Tile::Unknown; width * height],
+        }
+    }
+
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    pub fn cells(&self) -> &[Tile] {
+        &self.cells
+    }
+
+    pub fn in_bounds(&self, p: Pos) -> bool {
+        p.x >= 0 && p.y >= 0 && (p.x as usize) < self.width && (p.y as usize) < self.height
+    }
+
+    /// Row-major index of an in-bounds position.
+    pub fn index(&self, p: Pos) -> Option<usize> {
+        self.in_bounds(p)
+            .then(|| p.y as usize * self.width + p.x as usize)
+    }
+
+    /// The tile at `p`; outside the grid everything is `Unknown`.
+    pub fn get(&self, p: Pos) -> Tile {
+        self.index(p).map_or(Tile::Unknown, |i| self.cells[i])
+    }
+
+    pub fn set(&mut self, p: Pos, t: Tile) {
+        if let Some(i) = self.index(p) {
+            self.cells[i] = t;
+        }
+    }
+
+    pub fn set_index(&mut self, i: usize, t: Tile) {
+        self.cells[i] = t;
+    }
+
+    /// The position of a row-major index.
+    pub fn pos_of(&self, i: usize) -> Pos {
+        Pos::new((i % self.width) as i32, (i / self.width) as i32)
+    }
+}
+
+/// A set of map cells as sorted, disjoint, non-touching runs of row-major indices. On the wire:
+/// `[[start, length], ...]`. A field of view is a few compact blobs, so this is far smaller than a
+/// list of cells and cheaper to compare than a bitmap of the whole floor.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "Vec<[u32; 2]>", try_from = "Vec<[u32; 2]>")]
+pub struct CellSet {
+    runs: Vec<[u32; 2]>,
+}
+
+impl From<CellSet> for Vec<[u32; 2]> {
+    fn from(s: CellSet) -> Self {
+        s.runs
+    }
+}
+
+impl TryFrom<Vec<[u32; 2]>> for CellSet {
+    type Error = ViewError;
+    fn try_from(runs: Vec<[u32; 2]>) -> Result<Self, ViewError> {
+        let mut end: Option<u64> = None;
+        for &[start, len] in &runs {
+            if len == 0 || end.is_some_and(|e| u64::from(start) <= e) {
+                return Err(ViewError::Runs);
+            }
+            end = Some(u64::from(start) + u64::from(len));
+        }
+        Ok(CellSet { runs })
+    }
+}
+
+impl CellSet {
+    /// Builds the set from a membership flag per cell, in row-major order.
+    pub fn from_flags(flags: impl IntoIterator<Item = bool>) -> Self {
+        let mut runs: Vec<[u32; 2]> = Vec::new();
+        for (i, on) in flags.into_iter().enumerate() {
+            if !on {
+                continue;
+            }
+            let i = i as u32;
+            match runs.last_mut() {
+                Some([start, len]) if *start + *len == i => *len += 1,
+                _ => runs.push([i, 1]),
+            }
+        }
+        CellSet { runs }
+    }
+
+    pub fn runs(&self) -> &[[u32; 2]] {
+        &self.runs
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    /// Number of cells in the set.
+    pub fn len(&self) -> usize {
+        self.runs.iter().map(|r| r[1] as usize).sum()
+    }
+
+    pub fn contains(&self, index: usize) -> bool {
+        let Ok(i) = u32::try_from(index) else {
+            return false;
+        };
+        // The run starting at or before `i` is the only one that can hold it.
+        let k = self.runs.partition_point(|r| r[0] <= i);
+        k > 0 && i < self.runs[k - 1][0] + self.runs[k - 1][1]
+    }
+
+    /// Every index in the set, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.runs
+            .iter()
+            .flat_map(|&[s, l]| (s as usize)..(s as usize + l as usize))
+    }
+
+    /// One flag per cell for a grid of `len` cells (indices past `len` are ignored).
+    pub fn to_flags(&self, len: usize) -> Vec<bool> {
+        let mut flags = vec![false; len];
+        for i in self.iter().take_while(|&i| i < len) {
+            flags[i] = true;
+        }
+        flags
+    }
+}
+
+/// What kind of thing an entity is. More kinds arrive with monsters, items and doors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntityKind {
+    Player,
+}
+
+/// An entity the player can see right now.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityView {
+    pub id: u32,
+    pub kind: EntityKind,
+    pub name: String,
+    pub pos: Pos,
+    pub hp: i32,
+    pub max_hp: i32,
+}
+
+/// The player's own character.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SelfView {
+    pub id: u32,
+    pub name: String,
+    pub pos: Pos,
+    /// Floor number, 1 at the top.
+    pub depth: u8,
+    pub hp: i32,
+    pub max_hp: i32,
+    pub level: u32,
+    pub xp: u32,
+    /// Sight radius in tiles.
+    pub sight: i32,
+}
+
+/// Everything one player may know: never more than its character sees or remembers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct View {
+    /// Turns resolved so far on this floor.
+    pub turn: u64,
+    /// Floor number, 1 at the top.
+    pub depth: u8,
+    /// Remembered tiles; `Unknown` where never seen.
+    pub map: TileGrid,
+    /// Cells in sight now (row-major indices into `map`).
+    pub visible: CellSet,
+    /// Entities in sight now, sorted by id. The player's own character is among them.
+    pub entities: Vec<EntityView>,
+    /// The player's own character.
+    pub me: SelfView,
+}
+
+impl View {
+    /// Whether the cell at `p` is in sight now.
+    pub fn is_visible(&self, p: Pos) -> bool {
+        self.map.index(p).is_some_and(|i| self.visible.contains(i))
+    }
+
+    pub fn entity(&self, id: u32) -> Option<&EntityView> {
+        self.entities
+            .binary_search_by_key(&id, |e| e.id)
+            .ok()
+            .map(|i| &self.entities[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tile_chars_round_trip() {
+        for t in [
+            Tile::Unknown,
+            Tile::Wall,
+            Tile::Floor,
+            Tile::StairsDown,
+            Tile::StairsUp,
+        ] {
+            assert_eq!(Tile::from_char(t.to_char()), Some(t));
+        }
+        assert_eq!(Tile::from_char('x'), None);
+    }
+
+    #[test]
+    fn grid_serializes_as_rows_and_rejects_bad_rows() {
+        let mut g = TileGrid::new(3, 2);
+        g.set(Pos::new(0, 0), Tile::Wall);
+        g.set(Pos::new(2, 1), Tile::StairsDown);
+        let json = serde_json::to_string(&g).unwrap();
+        assert_eq!(json, r##"{"width":3,"height":2,"rows":["#  ","  >"]}"##);
+        assert_eq!(serde_json::from_str::<TileGrid>(&json).unwrap(), g);
+        let short = r##"{"width":3,"height":2,"rows":["#  "," >"]}"##;
+        assert!(serde_json::from_str::<TileGrid>(short).is_err());
+        let bad = r##"{"width":3,"height":2,"rows":["#x ","  >"]}"##;
+        assert!(serde_json::from_str::<TileGrid>(bad).is_err());
+        let few = r##"{"width":3,"height":2,"rows":["#  "]}"##;
+        assert!(serde_json::from_str::<TileGrid>(few).is_err());
+    }
+
+    #[test]
+    fn cell_set_runs_membership_and_flags() {
+        let flags = [
+            false, true, true, false, true, false, false, true, true, true,
+        ];
+        let s = CellSet::from_flags(flags);
+        assert_eq!(s.runs(), &[[1, 2], [4, 1], [7, 3]]);
+        assert_eq!(s.len(), 6);
+        for (i, &f) in flags.iter().enumerate() {
+            assert_eq!(s.contains(i), f, "index {i}");
+        }
+        assert!(!s.contains(10));
+        assert_eq!(s.to_flags(flags.len()), flags.to_vec());
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![1, 2, 4, 7, 8, 9]);
+    }
+
+    #[test]
+    fn cell_set_rejects_overlapping_touching_or_empty_runs() {
+        assert!(serde_json::from_str::<CellSet>("[[1,2],[4,1]]").is_ok());
+        assert!(serde_json::from_str::<CellSet>("[[1,2],[3,1]]").is_err());
+        assert!(serde_json::from_str::<CellSet>("[[4,2],[1,1]]").is_err());
+        assert!(serde_json::from_str::<CellSet>("[[1,0]]").is_err());
+    }
+}

@@ -1,0 +1,309 @@
+//! Symmetric shadowcasting field of view on a flat bitmap.
+//!
+//! The algorithm scans the four quadrants row by row, narrowing a pair of slopes as walls cast
+//! shadows. A floor cell is lit only if its centre lies inside the unshadowed span
+//! ("symmetric": if A sees B then B sees A); walls are lit whenever any part of them is in the
+//! span, so room outlines look whole. Slopes are kept as exact fractions, so there is no
+//! floating-point drift and results are identical on every machine.
+
+/// Whether `(dx, dy)` lies within a sight radius of `r`. Uses `dx² + dy² ≤ r(r + 1)` rather than
+/// `≤ r²`: the latter leaves single-cell nubs at the four compass points.
+pub fn within_radius(dx: i32, dy: i32, r: i32) -> bool {
+    dx * dx + dy * dy <= r * (r + 1)
+}
+
+/// A slope `num / den` with `den > 0`, measured in half-cells so every slope the algorithm
+/// needs is exact.
+#[derive(Clone, Copy, Debug)]
+struct Slope {
+    num: i64,
+    den: i64,
+}
+
+impl Slope {
+    /// The slope through the near corner of cell `col` in row `depth`: (2·col − 1) / (2·depth).
+    fn corner(depth: i64, col: i64) -> Slope {
+        Slope {
+            num: 2 * col - 1,
+            den: 2 * depth,
+        }
+    }
+}
+
+/// Quadrant-local coordinates (depth from the origin, column across) to map coordinates.
+#[derive(Clone, Copy)]
+enum Quadrant {
+    North,
+    East,
+    South,
+    West,
+}
+
+impl Quadrant {
+    fn transform(self, ox: i32, oy: i32, depth: i64, col: i64) -> (i32, i32) {
+        let (d, c) = (depth as i32, col as i32);
+        match self {
+            Quadrant::North => (ox + c, oy - d),
+            Quadrant::South => (ox + c, oy + d),
+            Quadrant::East => (ox + d, oy + c),
+            Quadrant::West => (ox - d, oy + c),
+        }
+    }
+}
+
+/// Computes what is visible from `(ox, oy)` within `radius`.
+///
+/// `opaque[i]` tells whether row-major cell `i` blocks sight; cells outside the map block sight.
+/// `visible` (same size) is cleared and then set for every visible cell. A negative radius means
+/// unlimited.
+pub fn compute(
+    opaque: &[bool],
+    width: usize,
+    height: usize,
+    ox: i32,
+    oy: i32,
+    radius: i32,
+    visible: &mut [bool],
+) {
+    debug_assert_eq!(opaque.len(), width * height);
+    debug_assert_eq!(visible.len(), width * height);
+    visible.fill(false);
+    if ox < 0 || oy < 0 || ox as usize >= width || oy as usize >= height {
+        return;
+    }
+    visible[oy as usize * width + ox as usize] = true;
+    let ctx = Ctx {
+        opaque,
+        width,
+        height,
+        ox,
+        oy,
+        radius,
+    };
+    for q in [
+        Quadrant::North,
+        Quadrant::East,
+        Quadrant::South,
+        Quadrant::West,
+    ] {
+        ctx.scan(
+            q,
+            1,
+            Slope { num: -1, den: 1 },
+            Slope { num: 1, den: 1 },
+            visible,
+        );
+    }
+}
+
+struct Ctx<'a> {
+    opaque: &'a [bool],
+    width: usize,
+    height: usize,
+    ox: i32,
+    oy: i32,
+    radius: i32,
+}
+
+impl Ctx<'_> {
+    fn index(&self, x: i32, y: i32) -> Option<usize> {
+        (x >= 0 && y >= 0 && (x as usize) < self.width && (y as usize) < self.height)
+            .then(|| y as usize * self.width + x as usize)
+    }
+
+    /// Scans one row of a quadrant between two slopes, recursing into the rows behind it.
+    fn scan(&self, q: Quadrant, depth: i64, mut start: Slope, end: Slope, visible: &mut [bool]) {
+        if self.radius >= 0 && depth > i64::from(self.radius) {
+            return;
+        }
+        // Beyond the map in this direction there is nothing left to see.
+        let max_depth = self.width.max(self.height) as i64;
+        if depth > max_depth {
+            return;
+        }
+        // Columns whose centre-ish lies within [start, end]: round half up / round half down.
+        let min_col = floor_div(2 * depth * start.num + start.den, 2 * start.den);
+        let max_col = ceil_div(2 * depth * end.num - end.den, 2 * end.den);
+
+        let mut prev_wall: Option<bool> = None;
+        for col in min_col..=max_col {
+            let (x, y) = q.transform(self.ox, self.oy, depth, col);
+            let cell = self.index(x, y);
+            let wall = cell.is_none_or(|i| self.opaque[i]);
+            // Symmetric: the cell's centre is inside the span [start, end].
+            let symmetric =
+                col * start.den >= depth * start.num && col * end.den <= depth * end.num;
+            if let Some(i) = cell
+                && (wall || symmetric)
+                && (self.radius < 0 || within_radius(x - self.ox, y - self.oy, self.radius))
+            {
+                visible[i] = true;
+            }
+            match prev_wall {
+                Some(true) if !wall => start = Slope::corner(depth, col),
+                Some(false) if wall => {
+                    self.scan(q, depth + 1, start, Slope::corner(depth, col), visible);
+                }
+                _ => {}
+            }
+            prev_wall = Some(wall);
+        }
+        if prev_wall == Some(false) {
+            self.scan(q, depth + 1, start, end, visible);
+        }
+    }
+}
+
+fn floor_div(a: i64, b: i64) -> i64 {
+    a.div_euclid(b)
+}
+
+fn ceil_div(a: i64, b: i64) -> i64 {
+    -(-a).div_euclid(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(rows: &[&str]) -> (Vec<bool>, usize, usize, (i32, i32)) {
+        let (w, h) = (rows[0].len(), rows.len());
+        let mut origin = (0, 0);
+        let mut opaque = Vec::new();
+        for (y, r) in rows.iter().enumerate() {
+            for (x, c) in r.chars().enumerate() {
+                opaque.push(c == '#');
+                if c == '@' {
+                    origin = (x as i32, y as i32);
+                }
+            }
+        }
+        (opaque, w, h, origin)
+    }
+
+    fn render(visible: &[bool], w: usize) -> Vec<String> {
+        visible
+            .chunks(w)
+            .map(|r| r.iter().map(|&v| if v { 'o' } else { ' ' }).collect())
+            .collect()
+    }
+
+    #[test]
+    fn open_room_is_fully_seen_and_the_wall_behind_a_pillar_is_shadowed() {
+        let rows = [
+            "###########",
+            "#.........#",
+            "#.........#",
+            "#....@.#..#",
+            "#.........#",
+            "###########",
+        ];
+        let (opaque, w, h, (ox, oy)) = parse(&rows);
+        let mut vis = vec![false; w * h];
+        compute(&opaque, w, h, ox, oy, -1, &mut vis);
+        let got = render(&vis, w);
+        assert_eq!(
+            got,
+            vec![
+                "ooooooooooo",
+                "ooooooooooo",
+                "ooooooooooo",
+                "oooooooo   ",
+                "ooooooooooo",
+                "ooooooooooo",
+            ],
+            "{got:#?}"
+        );
+    }
+
+    #[test]
+    fn radius_limits_sight_to_a_round_disc() {
+        let w = 31;
+        let opaque = vec![false; w * w];
+        let mut vis = vec![false; w * w];
+        compute(&opaque, w, w, 15, 15, 8, &mut vis);
+        for y in 0..w as i32 {
+            for x in 0..w as i32 {
+                let expect = within_radius(x - 15, y - 15, 8);
+                assert_eq!(vis[y as usize * w + x as usize], expect, "({x},{y})");
+            }
+        }
+        // r(r+1) gives a round edge: no lone cell sticking out at the compass points.
+        assert!(within_radius(8, 1, 8) && within_radius(8, 2, 8) && !within_radius(9, 0, 8));
+    }
+
+    #[test]
+    fn symmetric_on_random_maps() {
+        // If A sees floor cell B, B sees A: the property the algorithm is named for.
+        let (w, h) = (20usize, 14usize);
+        let mut state = 0x9e3779b97f4a7c15u64;
+        for _ in 0..40 {
+            let opaque: Vec<bool> = (0..w * h)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    state % 5 == 0
+                })
+                .collect();
+            let mut from_a = vec![false; w * h];
+            let mut from_b = vec![false; w * h];
+            for a in (0..w * h).filter(|&i| !opaque[i]).step_by(7) {
+                let (ax, ay) = ((a % w) as i32, (a / w) as i32);
+                compute(&opaque, w, h, ax, ay, -1, &mut from_a);
+                for b in (0..w * h).filter(|&i| !opaque[i] && from_a[i]) {
+                    let (bx, by) = ((b % w) as i32, (b / w) as i32);
+                    compute(&opaque, w, h, bx, by, -1, &mut from_b);
+                    assert!(from_b[a], "({ax},{ay}) sees ({bx},{by}) but not back");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn agrees_with_the_reference_crate_on_random_maps() {
+        // The `symmetric-shadowcasting` crate implements the same algorithm with rational
+        // numbers and closures: slow, but an independent oracle.
+        let (w, h) = (40usize, 25usize);
+        let mut state = 0x2545f4914f6cdd1du64;
+        for round in 0..60 {
+            let density = 3 + round % 6;
+            let opaque: Vec<bool> = (0..w * h)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    state % density == 0
+                })
+                .collect();
+            let mut ours = vec![false; w * h];
+            for origin in (0..w * h).filter(|&i| !opaque[i]).step_by(11) {
+                let (ox, oy) = ((origin % w) as isize, (origin / w) as isize);
+                compute(&opaque, w, h, ox as i32, oy as i32, -1, &mut ours);
+                let mut theirs = vec![false; w * h];
+                let inside = |(x, y): (isize, isize)| {
+                    (x >= 0 && y >= 0 && (x as usize) < w && (y as usize) < h)
+                        .then(|| y as usize * w + x as usize)
+                };
+                symmetric_shadowcasting::compute_fov(
+                    (ox, oy),
+                    &mut |p| inside(p).is_none_or(|i| opaque[i]),
+                    &mut |p| {
+                        if let Some(i) = inside(p) {
+                            theirs[i] = true;
+                        }
+                    },
+                );
+                assert_eq!(ours, theirs, "round {round}, origin ({ox},{oy})");
+            }
+        }
+    }
+
+    #[test]
+    fn origin_outside_the_map_sees_nothing() {
+        let opaque = vec![false; 9];
+        let mut vis = vec![true; 9];
+        compute(&opaque, 3, 3, -1, 0, 5, &mut vis);
+        assert!(vis.iter().all(|&v| !v));
+    }
+}

@@ -1,0 +1,7 @@
+//! The Delve server as a library: the engine (`game`), per-player views (`view`) and the
+//! WebSocket shell (`net`). The `delve-server` binary and the client's `--solo` mode both start
+//! it through [`net::Server`].
+
+pub mod game;
+pub mod net;
+pub mod view;

@@ -1,0 +1,133 @@
+//! `delve-server`: the dedicated Delve server.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Parser;
+use delve_server::net::{Server, ServerConfig};
+use tracing::{error, info};
+
+/// Runs a Delve server: friends join dungeons on it by name with `delve --server ws://HOST:PORT`.
+#[derive(Debug, Parser)]
+#[command(name = "delve-server", version, about, long_about = None)]
+struct Args {
+    /// Address to listen on. The default only accepts connections from this machine; use
+    /// 0.0.0.0:7777 to let others join.
+    #[arg(long, default_value = "127.0.0.1:7777")]
+    bind: SocketAddr,
+
+    /// Directory for the server's data (created if missing).
+    #[arg(long, default_value = "delve-data")]
+    data_dir: PathBuf,
+
+    /// Seconds a floor waits after its first player chose before resolving the turn anyway
+    /// (fractions allowed). 0 waits for every connected player.
+    #[arg(long, default_value_t = 3.0, value_parser = parse_seconds)]
+    turn_timeout: f64,
+
+    /// Seed every new dungeon with this number instead of a random one.
+    #[arg(long)]
+    seed: Option<u64>,
+
+    /// Most open connections at once.
+    #[arg(long, default_value_t = ServerConfig::default().max_connections)]
+    max_connections: usize,
+
+    /// Most open connections from one IP address.
+    #[arg(long, default_value_t = ServerConfig::default().max_connections_per_ip)]
+    max_connections_per_ip: usize,
+
+    /// Most players online in one dungeon.
+    #[arg(long, default_value_t = ServerConfig::default().max_players_per_dungeon)]
+    max_players: usize,
+
+    /// Most dungeons loaded at once.
+    #[arg(long, default_value_t = ServerConfig::default().max_dungeons)]
+    max_dungeons: usize,
+
+    /// Messages per second one connection may send.
+    #[arg(long, default_value_t = ServerConfig::default().msgs_per_sec)]
+    rate: u32,
+}
+
+fn parse_seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if !(0.0..=3600.0).contains(&v) {
+        return Err("must be between 0 and 3600 seconds".into());
+    }
+    Ok(v)
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+    match run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            error!("{e:#}");
+            eprintln!("delve-server: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&args.data_dir)
+        .with_context(|| format!("cannot create data directory {}", args.data_dir.display()))?;
+    let config = ServerConfig {
+        bind: args.bind,
+        data_dir: args.data_dir,
+        turn_timeout: Duration::from_secs_f64(args.turn_timeout),
+        seed: args.seed,
+        max_connections: args.max_connections,
+        max_connections_per_ip: args.max_connections_per_ip,
+        max_players_per_dungeon: args.max_players,
+        max_dungeons: args.max_dungeons,
+        msgs_per_sec: args.rate,
+        ..ServerConfig::default()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async move {
+        let server = Server::start(config.clone())
+            .await
+            .with_context(|| format!("cannot listen on {}", config.bind))?;
+        info!(
+            url = %server.url(),
+            turn_timeout_s = config.turn_timeout.as_secs_f64(),
+            data_dir = %config.data_dir.display(),
+            "Delve server ready; players join with: delve --server {} --dungeon NAME",
+            server.url()
+        );
+        wait_for_signal().await?;
+        server.shutdown().await;
+        anyhow::Ok(())
+    })
+}
+
+/// Resolves on Ctrl-C, or SIGTERM on Unix.
+async fn wait_for_signal() -> anyhow::Result<()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?;
+        tokio::select! {
+            r = tokio::signal::ctrl_c() => r.context("cannot listen for Ctrl-C")?,
+            _ = term.recv() => info!("SIGTERM received"),
+        }
+    }
+    #[cfg(not(unix))]
+    tokio::signal::ctrl_c()
+        .await
+        .context("cannot listen for Ctrl-C")?;
+    Ok(())
+}

@@ -1,0 +1,56 @@
+//! Server settings. Every bound a client could push on has a limit here, with a safe default.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// Address to listen on. Loopback unless told otherwise.
+    pub bind: SocketAddr,
+    /// Where the server keeps its data.
+    pub data_dir: PathBuf,
+    /// How long a floor waits after its first choice before resolving anyway. Zero waits for
+    /// every connected player.
+    pub turn_timeout: Duration,
+    /// Seed for every new dungeon instead of a random one (tests, reproducing a bug).
+    pub seed: Option<u64>,
+    /// Open connections, all addresses together.
+    pub max_connections: usize,
+    /// Open connections from one IP address.
+    pub max_connections_per_ip: usize,
+    /// Players online in one dungeon at once.
+    pub max_players_per_dungeon: usize,
+    /// Characters (online or not) one dungeon keeps.
+    pub max_characters_per_dungeon: usize,
+    /// Dungeons loaded at once.
+    pub max_dungeons: usize,
+    /// Messages a connection may send per second, sustained.
+    pub msgs_per_sec: u32,
+    /// Messages a connection may send in a burst above the sustained rate.
+    pub msg_burst: u32,
+    /// Time allowed from TCP accept to a successful `hello`.
+    pub handshake_timeout: Duration,
+    /// Frames queued for one connection before it counts as fallen behind.
+    pub outbox_frames: usize,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            bind: SocketAddr::from(([127, 0, 0, 1], 7777)),
+            data_dir: PathBuf::from("delve-data"),
+            turn_timeout: Duration::from_secs(3),
+            seed: None,
+            max_connections: 512,
+            max_connections_per_ip: 32,
+            max_players_per_dungeon: 8,
+            max_characters_per_dungeon: 32,
+            max_dungeons: 128,
+            msgs_per_sec: 20,
+            msg_burst: 40,
+            handshake_timeout: Duration::from_secs(10),
+            outbox_frames: 64,
+        }
+    }
+}

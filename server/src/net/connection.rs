@@ -1,0 +1,450 @@
+//! One task per WebSocket connection: the handshake, then forwarding intents to the dungeon and
+//! frames from the dungeon to the socket.
+//!
+//! Everything a client sends is checked here before it reaches a dungeon: frame size (by the
+//! WebSocket config), rate, JSON shape, message type, names. Each problem gets an error frame
+//! with a stable code; only a version mismatch, an oversized frame or a sustained flood closes
+//! the connection.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use delve_protocol::{
+    ClientMsg, DecodeError, ErrorCode, PROTOCOL_VERSION, ServerMsg, decode_client, encode,
+};
+use futures_util::{SinkExt, StreamExt};
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::{Instant, timeout, timeout_at};
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+use tracing::{debug, info, warn};
+
+use super::Shared;
+use super::dungeon_task::{Command, ConnId, Outgoing};
+use super::limits::{ConnectionSlot, RateLimiter, SlotRefused};
+use super::validate::{check_dungeon, check_name};
+use crate::game::{Action, EntityId};
+
+type Ws = WebSocketStream<TcpStream>;
+
+/// Close codes this server uses (RFC 6455 §7.4 plus our own 4000-range).
+pub mod close {
+    pub const GOING_AWAY: u16 = 1001;
+    pub const PROTOCOL: u16 = 1002;
+    pub const POLICY: u16 = 1008;
+    pub const TOO_BIG: u16 = 1009;
+    pub const INTERNAL: u16 = 1011;
+    pub const TRY_LATER: u16 = 1013;
+    pub const REPLACED: u16 = 4000;
+}
+
+/// Dropped messages within [`FLOOD_WINDOW`] after which a connection is closed as a flood.
+const FLOOD_LIMIT: u32 = 200;
+const FLOOD_WINDOW: Duration = Duration::from_secs(10);
+
+/// Serves one accepted TCP stream until it closes or the server shuts down.
+pub async fn serve(
+    stream: TcpStream,
+    peer: SocketAddr,
+    shared: Arc<Shared>,
+    slot: Result<ConnectionSlot, SlotRefused>,
+    shutdown: watch::Receiver<bool>,
+) {
+    let _ = stream.set_nodelay(true);
+    let config = &shared.config;
+    let accepted = timeout(
+        config.handshake_timeout,
+        tokio_tungstenite::accept_async_with_config(stream, Some(shared.ws_config())),
+    )
+    .await;
+    let mut ws = match accepted {
+        Ok(Ok(ws)) => ws,
+        Ok(Err(e)) => {
+            debug!(%peer, error = %e, "WebSocket handshake failed");
+            return;
+        }
+        Err(_) => {
+            debug!(%peer, "WebSocket handshake timed out");
+            return;
+        }
+    };
+    let _slot = match slot {
+        Ok(slot) => slot,
+        Err(why) => {
+            let message = match why {
+                SlotRefused::ServerFull => {
+                    "The server has as many connections as it allows. Try again later."
+                }
+                SlotRefused::AddressFull => {
+                    "Too many connections from your address. Close some and try again."
+                }
+            };
+            let _ = send(&mut ws, &error(ErrorCode::ServerFull, message)).await;
+            close_gracefully(&mut ws, close::TRY_LATER, "server full").await;
+            return;
+        }
+    };
+    let conn = shared.next_conn.fetch_add(1, Ordering::Relaxed);
+    let mut c = Connection {
+        ws,
+        peer,
+        conn,
+        shared: Arc::clone(&shared),
+        limiter: RateLimiter::new(
+            config.msgs_per_sec,
+            config.msg_burst,
+            Instant::now().into_std(),
+        ),
+        dropped: 0,
+        window_start: Instant::now(),
+        last_rate_error: None,
+        shutdown,
+    };
+    debug!(%peer, conn, "connection open");
+    if let Some(joined) = c.handshake().await {
+        c.session(joined).await;
+    }
+    debug!(%peer, conn, "connection closed");
+}
+
+/// A joined session: the dungeon it is in and the outbox the dungeon writes to.
+struct Joined {
+    player: EntityId,
+    dungeon: mpsc::Sender<Command>,
+    outbox: mpsc::Receiver<Outgoing>,
+}
+
+struct Connection {
+    ws: Ws,
+    peer: SocketAddr,
+    conn: ConnId,
+    shared: Arc<Shared>,
+    limiter: RateLimiter,
+    dropped: u32,
+    window_start: Instant,
+    last_rate_error: Option<Instant>,
+    shutdown: watch::Receiver<bool>,
+}
+
+/// What to do with one frame read from the socket.
+enum Incoming {
+    Msg(ClientMsg),
+    /// Handled here (an error was sent, or it was a ping/pong): read on.
+    Skip,
+    /// The connection is over.
+    Stop,
+}
+
+impl Connection {
+    /// Waits for a good `hello` and joins its dungeon. `None` if the connection ended first.
+    async fn handshake(&mut self) -> Option<Joined> {
+        let deadline = Instant::now() + self.shared.config.handshake_timeout;
+        loop {
+            let next = tokio::select! {
+                r = timeout_at(deadline, self.ws.next()) => r,
+                _ = self.shutdown.changed() => {
+                    self.shutting_down().await;
+                    return None;
+                }
+            };
+            let Ok(frame) = next else {
+                let _ = send(
+                    &mut self.ws,
+                    &error(ErrorCode::BadHandshake, "No hello arrived in time."),
+                )
+                .await;
+                close_gracefully(&mut self.ws, close::POLICY, "handshake timeout").await;
+                return None;
+            };
+            let msg = match self.read(frame).await {
+                Incoming::Msg(m) => m,
+                Incoming::Skip => continue,
+                Incoming::Stop => return None,
+            };
+            let ClientMsg::Hello {
+                version,
+                name,
+                dungeon,
+                token,
+            } = msg
+            else {
+                let _ = send(
+                    &mut self.ws,
+                    &error(ErrorCode::BadHandshake, "Send a hello message first."),
+                )
+                .await;
+                continue;
+            };
+            if version != PROTOCOL_VERSION {
+                let text = format!(
+                    "This client speaks protocol version {version}, but this server speaks version {PROTOCOL_VERSION}. Update the one that is older."
+                );
+                info!(peer = %self.peer, version, "refused: protocol version mismatch");
+                let _ = send(&mut self.ws, &error(ErrorCode::BadVersion, &text)).await;
+                close_gracefully(&mut self.ws, close::PROTOCOL, "protocol version mismatch").await;
+                return None;
+            }
+            if let Err(why) = check_name(&name) {
+                let _ = send(&mut self.ws, &error(ErrorCode::BadName, &why)).await;
+                continue;
+            }
+            if let Err(why) = check_dungeon(&dungeon) {
+                let _ = send(&mut self.ws, &error(ErrorCode::BadDungeon, &why)).await;
+                continue;
+            }
+            let Some(handle) = self
+                .shared
+                .registry
+                .get_or_create(&dungeon, &self.shared.config)
+            else {
+                let _ = send(
+                    &mut self.ws,
+                    &error(
+                        ErrorCode::ServerFull,
+                        "The server holds as many dungeons as it allows; join an existing one.",
+                    ),
+                )
+                .await;
+                continue;
+            };
+            let (out_tx, out_rx) = mpsc::channel(self.shared.config.outbox_frames);
+            let (reply_tx, reply_rx) = oneshot::channel();
+            let join = Command::Join {
+                name,
+                token,
+                conn: self.conn,
+                out: out_tx,
+                reply: reply_tx,
+            };
+            if handle.tx.send(join).await.is_err() {
+                let _ = send(
+                    &mut self.ws,
+                    &error(
+                        ErrorCode::Internal,
+                        "That dungeon is not running; try again.",
+                    ),
+                )
+                .await;
+                continue;
+            }
+            match reply_rx.await {
+                Ok(Ok(player)) => {
+                    info!(peer = %self.peer, conn = self.conn, dungeon = %handle.name, player, "joined");
+                    return Some(Joined {
+                        player,
+                        dungeon: handle.tx,
+                        outbox: out_rx,
+                    });
+                }
+                Ok(Err((code, message))) => {
+                    let _ = send(&mut self.ws, &error(code, &message)).await;
+                }
+                Err(_) => {
+                    let _ = send(
+                        &mut self.ws,
+                        &error(ErrorCode::Internal, "The dungeon stopped while joining."),
+                    )
+                    .await;
+                }
+            }
+        }
+    }
+
+    /// Forwards intents to the dungeon and the dungeon's frames to the socket.
+    async fn session(&mut self, mut joined: Joined) {
+        let (player, conn) = (joined.player, self.conn);
+        loop {
+            tokio::select! {
+                frame = self.ws.next() => {
+                    let msg = match self.read(frame).await {
+                        Incoming::Msg(m) => m,
+                        Incoming::Skip => continue,
+                        Incoming::Stop => break,
+                    };
+                    let cmd = match msg {
+                        ClientMsg::Move { dir } => Command::Act { player, conn, action: Action::Move(dir) },
+                        ClientMsg::Wait => Command::Act { player, conn, action: Action::Wait },
+                        ClientMsg::Resync => Command::Resync { player, conn },
+                        ClientMsg::Hello { .. } => {
+                            let _ = send(&mut self.ws, &error(ErrorCode::BadHandshake, "Already joined; hello is only sent once per connection.")).await;
+                            continue;
+                        }
+                    };
+                    if joined.dungeon.send(cmd).await.is_err() {
+                        close_gracefully(&mut self.ws, close::INTERNAL, "dungeon stopped").await;
+                        break;
+                    }
+                }
+                out = joined.outbox.recv() => match out {
+                    Some(Outgoing::Frame(text)) => {
+                        if self.ws.send(Message::text(text)).await.is_err() {
+                            break;
+                        }
+                    }
+                    Some(Outgoing::Close { code, reason }) => {
+                        close_gracefully(&mut self.ws, code, &reason).await;
+                        break;
+                    }
+                    None => {
+                        close_gracefully(&mut self.ws, close::REPLACED, "session ended").await;
+                        break;
+                    }
+                },
+                _ = self.shutdown.changed() => {
+                    self.shutting_down().await;
+                    break;
+                }
+            }
+        }
+        let _ = joined
+            .dungeon
+            .send(Command::Disconnect { player, conn })
+            .await;
+    }
+
+    /// Turns one read result into a message, answering problems on the spot.
+    async fn read(&mut self, frame: Option<Result<Message, WsError>>) -> Incoming {
+        let text = match frame {
+            None | Some(Err(WsError::ConnectionClosed | WsError::AlreadyClosed)) => {
+                return Incoming::Stop;
+            }
+            Some(Err(WsError::Capacity(e))) => {
+                info!(peer = %self.peer, error = %e, "oversized frame; closing");
+                let _ = send(
+                    &mut self.ws,
+                    &error(
+                        ErrorCode::TooLarge,
+                        &format!(
+                            "Frame too large ({e}); the limit is {} bytes.",
+                            delve_protocol::MAX_CLIENT_FRAME
+                        ),
+                    ),
+                )
+                .await;
+                close_gracefully(&mut self.ws, close::TOO_BIG, "frame too large").await;
+                return Incoming::Stop;
+            }
+            Some(Err(e)) => {
+                debug!(peer = %self.peer, error = %e, "read failed");
+                return Incoming::Stop;
+            }
+            Some(Ok(Message::Close(_))) => {
+                // tungstenite answers the close frame itself; drain until the stream ends.
+                return Incoming::Stop;
+            }
+            Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {
+                return Incoming::Skip;
+            }
+            Some(Ok(Message::Binary(_))) => {
+                if !self.admit().await {
+                    return self.flood_check().await;
+                }
+                let _ = send(
+                    &mut self.ws,
+                    &error(
+                        ErrorCode::BinaryFrame,
+                        "Binary frames are not part of the protocol; send JSON text frames.",
+                    ),
+                )
+                .await;
+                return Incoming::Skip;
+            }
+            Some(Ok(Message::Text(t))) => t,
+        };
+        if !self.admit().await {
+            return self.flood_check().await;
+        }
+        match decode_client(text.as_str()) {
+            Ok(m) => Incoming::Msg(m),
+            Err(e) => {
+                let message = match &e {
+                    DecodeError::UnknownType(t) => format!(
+                        "Unknown message type {t:?}. Known types: {}.",
+                        ClientMsg::TYPES.join(", ")
+                    ),
+                    other => format!("{other}"),
+                };
+                let _ = send(&mut self.ws, &error(e.code(), &message)).await;
+                Incoming::Skip
+            }
+        }
+    }
+
+    /// Takes a rate-limit token. When there is none, tells the client (at most once a second).
+    async fn admit(&mut self) -> bool {
+        let now = Instant::now();
+        if self.limiter.allow(now.into_std()) {
+            return true;
+        }
+        if now.duration_since(self.window_start) > FLOOD_WINDOW {
+            self.window_start = now;
+            self.dropped = 0;
+        }
+        self.dropped += 1;
+        if self
+            .last_rate_error
+            .is_none_or(|t| now.duration_since(t) >= Duration::from_secs(1))
+        {
+            self.last_rate_error = Some(now);
+            let text = format!(
+                "Too many messages: the limit is {} a second. Messages are being dropped.",
+                self.shared.config.msgs_per_sec
+            );
+            let _ = send(&mut self.ws, &error(ErrorCode::RateLimited, &text)).await;
+        }
+        false
+    }
+
+    async fn flood_check(&mut self) -> Incoming {
+        if self.dropped >= FLOOD_LIMIT {
+            warn!(peer = %self.peer, "message flood; closing");
+            close_gracefully(&mut self.ws, close::POLICY, "message flood").await;
+            return Incoming::Stop;
+        }
+        Incoming::Skip
+    }
+
+    async fn shutting_down(&mut self) {
+        let _ = send(
+            &mut self.ws,
+            &error(ErrorCode::ShuttingDown, "The server is shutting down."),
+        )
+        .await;
+        close_gracefully(&mut self.ws, close::GOING_AWAY, "server shutting down").await;
+    }
+}
+
+fn error(code: ErrorCode, message: &str) -> ServerMsg {
+    ServerMsg::Error {
+        code,
+        message: message.to_owned(),
+    }
+}
+
+async fn send(ws: &mut Ws, msg: &ServerMsg) -> Result<(), WsError> {
+    // A client that stops reading must not hold this task forever.
+    match timeout(Duration::from_secs(5), ws.send(Message::text(encode(msg)))).await {
+        Ok(r) => r,
+        Err(_) => Err(WsError::ConnectionClosed),
+    }
+}
+
+/// Sends a close frame and waits briefly for the peer's, so the close is clean on both sides.
+async fn close_gracefully(ws: &mut Ws, code: u16, reason: &str) {
+    let frame = CloseFrame {
+        code: CloseCode::from(code),
+        reason: reason.to_owned().into(),
+    };
+    let _ = timeout(Duration::from_secs(2), async {
+        if ws.close(Some(frame)).await.is_err() {
+            return;
+        }
+        while let Some(Ok(_)) = ws.next().await {}
+    })
+    .await;
+}

@@ -1,0 +1,477 @@
+//! One task per live dungeon. It owns the engine, decides when each floor's turn resolves (all
+//! connected players chose, or the floor's timer ran out), and sends every connection its own
+//! view diffs.
+//!
+//! It never waits on a socket: frames go into each connection's bounded outbox with `try_send`.
+//! A connection whose outbox is full has fallen behind; its frames are dropped until there is
+//! room again, and then it gets a fresh snapshot instead of the diffs it missed. Each connection
+//! keeps its own baseline (the last view it was sent), so a snapshot for one never disturbs
+//! another's diffs.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use delve_protocol::{ErrorCode, Event as ProtoEvent, MessageKind, ServerMsg, View, encode};
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::{Instant, sleep_until};
+use tracing::{debug, info};
+
+use super::config::ServerConfig;
+use super::validate::{new_token, token_eq};
+use crate::game::{Action, Dungeon, EntityId, Event, JoinError};
+use crate::view::{events_for, view_of};
+
+/// Identifies one WebSocket connection for the server's lifetime.
+pub type ConnId = u64;
+
+/// What the dungeon task hands a connection to write.
+#[derive(Debug)]
+pub enum Outgoing {
+    /// An encoded JSON text frame.
+    Frame(String),
+    /// Close the socket with this code and reason.
+    Close { code: u16, reason: String },
+}
+
+/// What a connection asks of its dungeon.
+#[derive(Debug)]
+pub enum Command {
+    Join {
+        name: String,
+        token: Option<String>,
+        conn: ConnId,
+        out: mpsc::Sender<Outgoing>,
+        reply: oneshot::Sender<Result<EntityId, (ErrorCode, String)>>,
+    },
+    Act {
+        player: EntityId,
+        conn: ConnId,
+        action: Action,
+    },
+    Resync {
+        player: EntityId,
+        conn: ConnId,
+    },
+    Disconnect {
+        player: EntityId,
+        conn: ConnId,
+    },
+}
+
+/// What the registry and lobby can read about a running dungeon without asking its task.
+#[derive(Debug, Default)]
+pub struct DungeonStats {
+    pub online: AtomicUsize,
+}
+
+/// A connection attached to a character.
+struct Session {
+    conn: ConnId,
+    out: mpsc::Sender<Outgoing>,
+    /// The last view this connection was sent: diffs are computed against it.
+    baseline: Option<View>,
+    /// Sequence number of the last view message sent.
+    seq: u64,
+    /// Frames were dropped because the outbox was full; send a snapshot when there is room.
+    behind: bool,
+}
+
+pub struct DungeonTask {
+    name: String,
+    dungeon: Dungeon,
+    config: Arc<ServerConfig>,
+    stats: Arc<DungeonStats>,
+    sessions: HashMap<EntityId, Session>,
+    tokens: HashMap<EntityId, String>,
+    /// When each floor with pending choices resolves anyway.
+    deadlines: BTreeMap<u8, Instant>,
+}
+
+impl DungeonTask {
+    pub fn new(
+        name: String,
+        seed: u64,
+        config: Arc<ServerConfig>,
+        stats: Arc<DungeonStats>,
+    ) -> Self {
+        info!(dungeon = %name, seed, "dungeon created");
+        DungeonTask {
+            name,
+            dungeon: Dungeon::new(seed),
+            config,
+            stats,
+            sessions: HashMap::new(),
+            tokens: HashMap::new(),
+            deadlines: BTreeMap::new(),
+        }
+    }
+
+    /// Runs until every sender of `rx` is gone.
+    pub async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        loop {
+            let next_deadline = self.deadlines.values().min().copied();
+            tokio::select! {
+                cmd = rx.recv() => match cmd {
+                    Some(cmd) => self.handle(cmd),
+                    None => break,
+                },
+                () = sleep_until(next_deadline.unwrap_or_else(Instant::now)), if next_deadline.is_some() => {
+                    let now = Instant::now();
+                    let due: Vec<u8> = self.deadlines.iter().filter(|(_, t)| **t <= now).map(|(d, _)| *d).collect();
+                    for depth in due {
+                        debug!(dungeon = %self.name, depth, "turn timer ran out");
+                        self.resolve(depth);
+                    }
+                }
+            }
+        }
+        info!(dungeon = %self.name, "dungeon task stopped");
+    }
+
+    fn handle(&mut self, cmd: Command) {
+        match cmd {
+            Command::Join {
+                name,
+                token,
+                conn,
+                out,
+                reply,
+            } => {
+                let result = self.join(name, token, conn, out);
+                let _ = reply.send(result);
+            }
+            Command::Act {
+                player,
+                conn,
+                action,
+            } => {
+                if !self.is_current(player, conn) {
+                    return;
+                }
+                match self.dungeon.submit(player, action) {
+                    Ok(()) => self.after_choice(player),
+                    Err(e) => self.send_error(player, ErrorCode::Rejected, e.to_string()),
+                }
+            }
+            Command::Resync { player, conn } => {
+                if self.is_current(player, conn) {
+                    self.send_snapshot(player);
+                }
+            }
+            Command::Disconnect { player, conn } => {
+                if !self.is_current(player, conn) {
+                    return;
+                }
+                self.sessions.remove(&player);
+                self.stats
+                    .online
+                    .store(self.sessions.len(), Ordering::Relaxed);
+                self.dungeon.set_connected(player, false);
+                info!(dungeon = %self.name, player, "player disconnected; character waits");
+                let name = self
+                    .dungeon
+                    .player(player)
+                    .map(|p| p.name.clone())
+                    .unwrap_or_default();
+                self.announce(
+                    player,
+                    &format!("{name} lost the connection; their character waits."),
+                );
+                // The floor may have been waiting only for this player.
+                if let Some(depth) = self.dungeon.player(player).map(|p| p.depth) {
+                    self.check_floor(depth);
+                }
+            }
+        }
+    }
+
+    fn is_current(&self, player: EntityId, conn: ConnId) -> bool {
+        self.sessions.get(&player).is_some_and(|s| s.conn == conn)
+    }
+
+    fn join(
+        &mut self,
+        name: String,
+        token: Option<String>,
+        conn: ConnId,
+        out: mpsc::Sender<Outgoing>,
+    ) -> Result<EntityId, (ErrorCode, String)> {
+        let resumed = token.is_some();
+        let (player, token, events) = match token {
+            Some(t) => {
+                // Compare against every stored token without stopping early.
+                let found = self.tokens.iter().fold(None, |hit, (id, stored)| {
+                    if token_eq(stored, &t) { Some(*id) } else { hit }
+                });
+                let Some(player) = found else {
+                    return Err((
+                        ErrorCode::BadToken,
+                        "That resume token matches no character in this dungeon.".into(),
+                    ));
+                };
+                if let Some(old) = self.sessions.remove(&player) {
+                    info!(dungeon = %self.name, player, "newer connection replaces the old one");
+                    let _ = old.out.try_send(Outgoing::Frame(encode(&ServerMsg::Error {
+                        code: ErrorCode::Replaced,
+                        message: "This character was taken over by a newer connection.".into(),
+                    })));
+                    let _ = old.out.try_send(Outgoing::Close {
+                        code: 4000,
+                        reason: "replaced by a newer connection".into(),
+                    });
+                }
+                (player, t, Vec::new())
+            }
+            None => {
+                if self.sessions.len() >= self.config.max_players_per_dungeon {
+                    return Err((
+                        ErrorCode::DungeonFull,
+                        format!(
+                            "Dungeon {} already has {} players online.",
+                            self.name, self.config.max_players_per_dungeon
+                        ),
+                    ));
+                }
+                if self.dungeon.player_count() >= self.config.max_characters_per_dungeon {
+                    return Err((
+                        ErrorCode::DungeonFull,
+                        format!("Dungeon {} has no room for another character.", self.name),
+                    ));
+                }
+                let (player, events) = self.dungeon.join(&name).map_err(|e| match e {
+                    JoinError::NameTaken(_) => (ErrorCode::NameTaken, e.to_string()),
+                    JoinError::NoRoom => (ErrorCode::DungeonFull, e.to_string()),
+                })?;
+                let token = new_token();
+                self.tokens.insert(player, token.clone());
+                (player, token, events)
+            }
+        };
+        if self.sessions.len() >= self.config.max_players_per_dungeon {
+            return Err((ErrorCode::DungeonFull, "The dungeon is full.".into()));
+        }
+        let Some(view) = view_of(&self.dungeon, player) else {
+            return Err((ErrorCode::Internal, "The character has no view.".into()));
+        };
+        let welcome = ServerMsg::Welcome {
+            protocol_version: delve_protocol::PROTOCOL_VERSION,
+            player_id: player,
+            token,
+            dungeon: self.name.clone(),
+            turn_timeout_ms: self.config.turn_timeout.as_millis() as u64,
+            seq: 0,
+            view: view.clone(),
+        };
+        if out.try_send(Outgoing::Frame(encode(&welcome))).is_err() {
+            // The character stays, disconnected, and can be resumed with its token.
+            self.dungeon.set_connected(player, false);
+            return Err((
+                ErrorCode::Internal,
+                "The connection closed while joining.".into(),
+            ));
+        }
+        self.dungeon.set_connected(player, true);
+        self.sessions.insert(
+            player,
+            Session {
+                conn,
+                out,
+                baseline: Some(view),
+                seq: 0,
+                behind: false,
+            },
+        );
+        self.stats
+            .online
+            .store(self.sessions.len(), Ordering::Relaxed);
+        let name = self
+            .dungeon
+            .player(player)
+            .map(|p| p.name.clone())
+            .unwrap_or_default();
+        info!(dungeon = %self.name, player, %name, resumed, "player joined");
+
+        // The joiner gets its arrival messages; everyone else hears who came, and may now see
+        // the newcomer.
+        let depth = self.dungeon.player(player).map_or(1, |p| p.depth);
+        let mine = events_for(&self.dungeon, player, depth, &events);
+        self.push_view(player, mine, false);
+        let line = if resumed {
+            format!("{name} is back.")
+        } else {
+            format!("{name} enters the dungeon.")
+        };
+        self.announce(player, &line);
+        self.send_turn_status(depth);
+        Ok(player)
+    }
+
+    /// A player chose: resolve if the floor is ready, otherwise start its timer and tell the floor
+    /// whom it is waiting for.
+    fn after_choice(&mut self, player: EntityId) {
+        let Some(depth) = self.dungeon.player(player).map(|p| p.depth) else {
+            return;
+        };
+        if !self.config.turn_timeout.is_zero() {
+            let timeout = self.config.turn_timeout;
+            self.deadlines
+                .entry(depth)
+                .or_insert_with(|| Instant::now() + timeout);
+        }
+        self.check_floor(depth);
+    }
+
+    fn check_floor(&mut self, depth: u8) {
+        if self.dungeon.is_ready(depth) {
+            self.resolve(depth);
+        } else {
+            if self.dungeon.floor(depth).is_some_and(|f| !f.has_choices()) {
+                self.deadlines.remove(&depth);
+            }
+            self.send_turn_status(depth);
+        }
+    }
+
+    fn resolve(&mut self, depth: u8) {
+        self.deadlines.remove(&depth);
+        let report = self.dungeon.resolve_turn(depth);
+        debug!(dungeon = %self.name, depth, turn = report.turn, actions = report.actions.len(), "turn resolved");
+        self.send_views(depth, &report.events);
+    }
+
+    /// Sends every connected player on floor `depth` its update for the turn just resolved.
+    fn send_views(&mut self, depth: u8, events: &[Event]) {
+        let ids: Vec<EntityId> = self
+            .dungeon
+            .players_on(depth)
+            .map(|p| p.id)
+            .filter(|id| self.sessions.contains_key(id))
+            .collect();
+        for id in ids {
+            let events = events_for(&self.dungeon, id, depth, events);
+            self.push_view(id, events, true);
+        }
+    }
+
+    /// Tells every connected player but `except` a line of news about another player.
+    fn announce(&mut self, except: EntityId, text: &str) {
+        let ids: Vec<EntityId> = self
+            .sessions
+            .keys()
+            .copied()
+            .filter(|&id| id != except)
+            .collect();
+        for id in ids {
+            let line = ProtoEvent::message(MessageKind::Normal, text);
+            self.push_view(id, vec![line], false);
+        }
+    }
+
+    /// Sends player `id` an update: its view's diff against that connection's baseline, plus
+    /// `events`. A resolved turn always sends one (`force`: the turn number moves); news between
+    /// turns only when there is something in it. A connection that fell behind gets a snapshot.
+    fn push_view(&mut self, id: EntityId, events: Vec<ProtoEvent>, force: bool) {
+        let Some(view) = view_of(&self.dungeon, id) else {
+            return;
+        };
+        let Some(s) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        let diff = match (&s.baseline, s.behind) {
+            (Some(base), false) => base.diff(&view),
+            _ => None,
+        };
+        if !force && events.is_empty() && diff.as_ref().is_some_and(|d| d.is_empty()) {
+            return;
+        }
+        let seq = s.seq + 1;
+        let msg = match diff {
+            Some(diff) => ServerMsg::Update {
+                seq,
+                turn: view.turn,
+                diff,
+                events,
+            },
+            None => ServerMsg::Snapshot {
+                seq,
+                view: view.clone(),
+            },
+        };
+        match s.out.try_send(Outgoing::Frame(encode(&msg))) {
+            Ok(()) => {
+                s.seq = seq;
+                s.baseline = Some(view);
+                s.behind = false;
+            }
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                if !s.behind {
+                    debug!(dungeon = %self.name, player = id, "connection fell behind; will resend a snapshot");
+                }
+                s.behind = true;
+            }
+            // The connection is closing; its Disconnect is on the way.
+            Err(mpsc::error::TrySendError::Closed(_)) => {}
+        }
+    }
+
+    fn send_snapshot(&mut self, player: EntityId) {
+        let Some(view) = view_of(&self.dungeon, player) else {
+            return;
+        };
+        let Some(s) = self.sessions.get_mut(&player) else {
+            return;
+        };
+        let seq = s.seq + 1;
+        let msg = ServerMsg::Snapshot {
+            seq,
+            view: view.clone(),
+        };
+        if s.out.try_send(Outgoing::Frame(encode(&msg))).is_ok() {
+            s.seq = seq;
+            s.baseline = Some(view);
+            s.behind = false;
+        } else {
+            s.behind = true;
+        }
+    }
+
+    /// Tells every connected player on floor `depth` whom the turn is waiting for.
+    fn send_turn_status(&mut self, depth: u8) {
+        let Some(floor) = self.dungeon.floor(depth) else {
+            return;
+        };
+        if !floor.has_choices() {
+            return;
+        }
+        let waiting_for: Vec<String> = self
+            .dungeon
+            .waiting_for(depth)
+            .into_iter()
+            .filter_map(|id| self.dungeon.player(id).map(|p| p.name.clone()))
+            .collect();
+        let timeout_ms = self
+            .deadlines
+            .get(&depth)
+            .map(|t| t.saturating_duration_since(Instant::now()).as_millis() as u64);
+        let frame = encode(&ServerMsg::TurnStatus {
+            turn: floor.turn + 1,
+            waiting_for,
+            timeout_ms,
+        });
+        for p in self.dungeon.players_on(depth) {
+            if let Some(s) = self.sessions.get(&p.id) {
+                // Status is advisory: if the outbox is full, the next update supersedes it.
+                let _ = s.out.try_send(Outgoing::Frame(frame.clone()));
+            }
+        }
+    }
+
+    fn send_error(&self, player: EntityId, code: ErrorCode, message: String) {
+        if let Some(s) = self.sessions.get(&player) {
+            let _ = s
+                .out
+                .try_send(Outgoing::Frame(encode(&ServerMsg::Error { code, message })));
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! The networking shell: accept loop, one task per connection, one task per live dungeon.
+
+pub mod config;
+pub mod connection;
+pub mod dungeon_task;
+pub mod limits;
+pub mod registry;
+pub mod validate;
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tracing::{info, warn};
+
+pub use config::ServerConfig;
+use limits::ConnectionCounter;
+use registry::Registry;
+
+/// State every connection task shares.
+#[derive(Debug)]
+pub struct Shared {
+    pub config: Arc<ServerConfig>,
+    pub registry: Registry,
+    pub counter: Arc<ConnectionCounter>,
+    pub next_conn: AtomicU64,
+    /// Over-limit connections being told "server full" right now.
+    pub refusing: AtomicUsize,
+}
+
+impl Shared {
+    /// Small buffers and tight limits on every socket: the default 128 KiB read buffer costs
+    /// ~138 KB per idle client, and client frames are tiny intents.
+    pub fn ws_config(&self) -> WebSocketConfig {
+        WebSocketConfig::default()
+            .read_buffer_size(4096)
+            .write_buffer_size(0)
+            .max_write_buffer_size(1 << 20)
+            .max_message_size(Some(delve_protocol::MAX_CLIENT_FRAME))
+            .max_frame_size(Some(delve_protocol::MAX_CLIENT_FRAME))
+    }
+}
+
+/// A running server. Dropping it does not stop it; call [`Server::shutdown`].
+#[derive(Debug)]
+pub struct Server {
+    addr: SocketAddr,
+    shutdown: watch::Sender<bool>,
+    accept: tokio::task::JoinHandle<()>,
+    shared: Arc<Shared>,
+}
+
+/// Connections beyond the limit get a clear "server full" error, up to this many at a time;
+/// past that they are dropped at once, so a connection flood costs nearly nothing.
+const MAX_POLITE_REFUSALS: usize = 32;
+
+impl Server {
+    /// Binds `config.bind` and starts accepting connections.
+    pub async fn start(config: ServerConfig) -> io::Result<Server> {
+        let listener = TcpListener::bind(config.bind).await?;
+        let addr = listener.local_addr()?;
+        let (shutdown, shutdown_rx) = watch::channel(false);
+        let shared = Arc::new(Shared {
+            config: Arc::new(config),
+            registry: Registry::default(),
+            counter: Arc::new(ConnectionCounter::default()),
+            next_conn: AtomicU64::new(1),
+            refusing: AtomicUsize::new(0),
+        });
+        info!(%addr, "listening");
+        let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared), shutdown_rx));
+        Ok(Server {
+            addr,
+            shutdown,
+            accept,
+            shared,
+        })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `ws://` address clients connect to.
+    pub fn url(&self) -> String {
+        format!("ws://{}", self.addr)
+    }
+
+    /// Open connections right now.
+    pub fn connections(&self) -> usize {
+        self.shared.counter.total()
+    }
+
+    /// Stops accepting, tells every client the server is going away, closes their sockets and
+    /// waits (at most a few seconds) for the connection tasks to finish.
+    pub async fn shutdown(self) {
+        info!("shutting down");
+        let _ = self.shutdown.send(true);
+        if tokio::time::timeout(Duration::from_secs(10), self.accept)
+            .await
+            .is_err()
+        {
+            warn!("connections did not close in time");
+        }
+        self.shared.registry.clear();
+        info!("shut down");
+    }
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let mut tasks = JoinSet::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, peer)) => {
+                    let cfg = &shared.config;
+                    let slot = shared.counter.try_acquire(peer.ip(), cfg.max_connections, cfg.max_connections_per_ip);
+                    if slot.is_err() {
+                        if shared.refusing.fetch_add(1, Ordering::Relaxed) >= MAX_POLITE_REFUSALS {
+                            shared.refusing.fetch_sub(1, Ordering::Relaxed);
+                            drop(stream);
+                            continue;
+                        }
+                        let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
+                        tasks.spawn(async move {
+                            connection::serve(stream, peer, Arc::clone(&shared), slot, shutdown).await;
+                            shared.refusing.fetch_sub(1, Ordering::Relaxed);
+                        });
+                        continue;
+                    }
+                    tasks.spawn(connection::serve(stream, peer, Arc::clone(&shared), slot, shutdown.clone()));
+                }
+                Err(e) => {
+                    // Usually out of file descriptors: back off instead of spinning.
+                    warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+            _ = shutdown.changed() => break,
+        }
+    }
+    drop(listener);
+    while tasks.join_next().await.is_some() {}
+}

@@ -1,0 +1,81 @@
+//! The dungeons this server has loaded, by name. A dungeon's task is started on first join.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::mpsc;
+
+use super::config::ServerConfig;
+use super::dungeon_task::{Command, DungeonStats, DungeonTask};
+
+/// How to reach a running dungeon.
+#[derive(Clone, Debug)]
+pub struct DungeonHandle {
+    pub name: String,
+    pub tx: mpsc::Sender<Command>,
+    pub stats: Arc<DungeonStats>,
+}
+
+#[derive(Debug, Default)]
+pub struct Registry {
+    /// Keyed by lower-cased name, so "Crypt" and "crypt" are one dungeon.
+    dungeons: Mutex<HashMap<String, DungeonHandle>>,
+}
+
+/// Commands queued for one dungeon before its connections feel back-pressure.
+const DUNGEON_QUEUE: usize = 1024;
+
+impl Registry {
+    /// The dungeon called `name`, started now if it is not running. `None` when the server
+    /// already holds as many dungeons as it allows.
+    pub fn get_or_create(&self, name: &str, config: &Arc<ServerConfig>) -> Option<DungeonHandle> {
+        let key = name.to_lowercase();
+        let mut map = self.dungeons.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(h) = map.get(&key) {
+            if !h.tx.is_closed() {
+                return Some(h.clone());
+            }
+            // Its task ended (it can only panic on a bug); start afresh rather than refuse.
+            map.remove(&key);
+        }
+        if map.len() >= config.max_dungeons {
+            return None;
+        }
+        let seed = config.seed.unwrap_or_else(rand::random);
+        let (tx, rx) = mpsc::channel(DUNGEON_QUEUE);
+        let stats = Arc::new(DungeonStats::default());
+        let task = DungeonTask::new(
+            name.to_owned(),
+            seed,
+            Arc::clone(config),
+            Arc::clone(&stats),
+        );
+        tokio::spawn(task.run(rx));
+        let handle = DungeonHandle {
+            name: name.to_owned(),
+            tx,
+            stats,
+        };
+        map.insert(key, handle.clone());
+        Some(handle)
+    }
+
+    /// Drops every dungeon handle, so their tasks end once their connections are gone.
+    pub fn clear(&self) {
+        self.dungeons
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
+    pub fn len(&self) -> usize {
+        self.dungeons
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}

@@ -1,0 +1,198 @@
+//! Harness for end-to-end tests, the load generator and benchmarks: a real server on a free
+//! loopback port, and bots that speak to it over real WebSockets using the client's own
+//! [`Session`] and [`Model`] (so the tests exercise the code the game runs).
+//!
+//! Every wait has a timeout and fails loudly: nothing here sleeps and hopes.
+
+use std::time::Duration;
+
+use delve_client::model::Model;
+use delve_client::net::{NetError, Session};
+use delve_protocol::{ClientMsg, Dir, ErrorCode, Event, Pos, ServerMsg, View};
+use delve_server::net::{Server, ServerConfig};
+
+/// Longest any single wait in a test may take before it fails.
+pub const WAIT: Duration = Duration::from_secs(10);
+
+/// A server configuration for tests: a free port, a fixed seed, no turn timer.
+pub fn test_config() -> ServerConfig {
+    ServerConfig {
+        bind: ([127, 0, 0, 1], 0).into(),
+        data_dir: std::env::temp_dir().join("delve-tests"),
+        seed: Some(42),
+        turn_timeout: Duration::ZERO,
+        ..ServerConfig::default()
+    }
+}
+
+/// A real server for one test.
+pub struct TestServer {
+    server: Server,
+    pub url: String,
+}
+
+impl TestServer {
+    pub async fn start(config: ServerConfig) -> TestServer {
+        let server = Server::start(config).await.expect("server starts");
+        let url = server.url();
+        TestServer { server, url }
+    }
+
+    pub async fn stop(self) {
+        self.server.shutdown().await;
+    }
+
+    pub fn connections(&self) -> usize {
+        self.server.connections()
+    }
+}
+
+/// A scripted player: a session plus the client model it keeps up to date.
+pub struct Bot {
+    pub name: String,
+    pub session: Session,
+    pub model: Model,
+}
+
+impl Bot {
+    /// Connects and joins `dungeon` as a new character called `name`, panicking with the
+    /// server's reason on refusal. Returns once the arrival update ("Entering floor #1") is in.
+    pub async fn join(url: &str, name: &str, dungeon: &str) -> Bot {
+        let mut bot = Bot::join_with(url, name, dungeon, None).await;
+        let events = bot.next_view().await;
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, Event::Message { text, .. } if text == "Entering floor #1")),
+            "{name}: no arrival message in {events:?}"
+        );
+        bot
+    }
+
+    /// Connects and says hello, returning as soon as the welcome is in (a resumed character gets
+    /// nothing more until its floor's next turn).
+    pub async fn join_with(url: &str, name: &str, dungeon: &str, token: Option<String>) -> Bot {
+        let (session, first) = within(Session::join(url, name, dungeon, token))
+            .await
+            .unwrap_or_else(|e| panic!("{name} cannot join: {e}"));
+        let mut bot = Bot {
+            name: name.to_owned(),
+            session,
+            model: Model::new(),
+        };
+        match first {
+            msg @ ServerMsg::Welcome { .. } => {
+                bot.model.handle(msg).expect("welcome applies");
+            }
+            other => panic!("{name} expected a welcome, got {other:?}"),
+        }
+        bot
+    }
+
+    pub fn id(&self) -> u32 {
+        self.model.player_id.expect("joined")
+    }
+
+    pub fn view(&self) -> &View {
+        self.model.view.as_ref().expect("has a view")
+    }
+
+    pub fn pos(&self) -> Pos {
+        self.view().me.pos
+    }
+
+    pub async fn send(&mut self, msg: ClientMsg) {
+        within(self.session.send(&msg))
+            .await
+            .unwrap_or_else(|e| panic!("{} cannot send: {e}", self.name));
+    }
+
+    pub async fn step(&mut self, dir: Dir) {
+        self.send(ClientMsg::Move { dir }).await;
+    }
+
+    /// The next message from the server, whatever it is (not applied to the model).
+    pub async fn recv(&mut self) -> Result<ServerMsg, NetError> {
+        match tokio::time::timeout(WAIT, self.session.recv()).await {
+            Ok(r) => r,
+            Err(_) => panic!("{}: nothing from the server within {WAIT:?}", self.name),
+        }
+    }
+
+    /// Reads until the next view message (update or snapshot), applying everything to the
+    /// model. Returns the events of that update. Panics on an unexpected error frame.
+    pub async fn next_view(&mut self) -> Vec<Event> {
+        loop {
+            let msg = self
+                .recv()
+                .await
+                .unwrap_or_else(|e| panic!("{}: {e}", self.name));
+            let is_view = matches!(msg, ServerMsg::Update { .. } | ServerMsg::Snapshot { .. });
+            if let ServerMsg::Error { code, message } = &msg {
+                panic!("{}: unexpected error {code:?}: {message}", self.name);
+            }
+            let handled = self
+                .model
+                .handle(msg)
+                .unwrap_or_else(|e| panic!("{}: {e}", self.name));
+            if is_view {
+                return handled.events;
+            }
+        }
+    }
+
+    /// Reads until an error frame arrives and returns it; view messages on the way are applied.
+    pub async fn next_error(&mut self) -> (ErrorCode, String) {
+        loop {
+            match self
+                .recv()
+                .await
+                .unwrap_or_else(|e| panic!("{}: {e}", self.name))
+            {
+                ServerMsg::Error { code, message } => return (code, message),
+                other => {
+                    self.model
+                        .handle(other)
+                        .unwrap_or_else(|e| panic!("{}: {e}", self.name));
+                }
+            }
+        }
+    }
+
+    /// Directions this bot could step in according to its own view (floor, not a wall).
+    pub fn open_dirs(&self) -> Vec<Dir> {
+        let v = self.view();
+        Dir::ALL
+            .into_iter()
+            .filter(|&d| v.map.get(v.me.pos.step(d)).is_walkable())
+            .collect()
+    }
+}
+
+/// Runs a future with the test timeout, panicking if it takes longer.
+pub async fn within<F: std::future::Future>(f: F) -> F::Output {
+    tokio::time::timeout(WAIT, f)
+        .await
+        .unwrap_or_else(|_| panic!("timed out after {WAIT:?}"))
+}
+
+/// Every entity in `view` stands on a cell the view marks visible: the view leaks nothing.
+pub fn assert_no_leaks(who: &str, view: &View) {
+    for e in &view.entities {
+        assert!(
+            e.id == view.me.id || view.is_visible(e.pos),
+            "{who} knows of entity {} at {:?}, which it cannot see",
+            e.id,
+            e.pos
+        );
+    }
+    for (i, t) in view.map.cells().iter().enumerate() {
+        if view.visible.contains(i) {
+            assert_ne!(
+                *t,
+                delve_protocol::Tile::Unknown,
+                "{who}: visible cell {i} is unknown"
+            );
+        }
+    }
+}

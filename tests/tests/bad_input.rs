@@ -1,0 +1,264 @@
+//! Bad input gets a clear error and changes nothing: wrong versions, junk frames, unknown types,
+//! oversized frames, impossible moves. The connection (where it should) and the dungeon go on.
+
+use delve_client::net::{NetError, Session};
+use delve_protocol::{ClientMsg, Dir, ErrorCode, PROTOCOL_VERSION, ServerMsg};
+use delve_tests::{Bot, TestServer, test_config, within};
+use tokio_tungstenite::tungstenite::Message;
+
+#[tokio::test]
+async fn a_wrong_protocol_version_gets_an_error_naming_both_versions_then_a_close() {
+    let server = TestServer::start(test_config()).await;
+    let mut s = within(Session::connect(&server.url)).await.unwrap();
+    let theirs = PROTOCOL_VERSION + 41;
+    s.send(&ClientMsg::Hello {
+        version: theirs,
+        name: "Old".into(),
+        dungeon: "crypt".into(),
+        token: None,
+    })
+    .await
+    .unwrap();
+    match within(s.recv()).await.unwrap() {
+        ServerMsg::Error { code, message } => {
+            assert_eq!(code, ErrorCode::BadVersion);
+            assert!(message.contains(&theirs.to_string()), "{message}");
+            assert!(message.contains(&PROTOCOL_VERSION.to_string()), "{message}");
+        }
+        other => panic!("expected an error, got {other:?}"),
+    }
+    match within(s.recv()).await {
+        Err(NetError::Closed { code, .. }) => assert_eq!(code, 1002),
+        other => panic!("expected a close, got {other:?}"),
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn junk_frames_get_errors_while_the_connection_and_the_dungeon_go_on() {
+    let server = TestServer::start(test_config()).await;
+    let mut ann = Bot::join(&server.url, "Ann", "crypt").await;
+    let mut bob = Bot::join(&server.url, "Bob", "crypt").await;
+    // Bob's arrival may be visible to Ann: settle that update first.
+    let _ = ann.next_view().await;
+
+    let cases: [(Message, ErrorCode); 6] = [
+        (Message::text("this is not json"), ErrorCode::Malformed),
+        (Message::text("[1,2,3]"), ErrorCode::Malformed),
+        (
+            Message::text(r#"{"type":"dance","style":"jig"}"#),
+            ErrorCode::UnknownType,
+        ),
+        (
+            Message::text(r#"{"type":"move","dir":"up"}"#),
+            ErrorCode::BadFields,
+        ),
+        (
+            Message::text(r#"{"type":"hello","version":1,"name":"Ann","dungeon":"crypt"}"#),
+            ErrorCode::BadHandshake,
+        ),
+        (
+            Message::binary(vec![0u8, 159, 146, 150]),
+            ErrorCode::BinaryFrame,
+        ),
+    ];
+    for (frame, want) in cases {
+        let shown = format!("{frame:?}");
+        within(ann.session.send_raw(frame)).await.unwrap();
+        let (code, message) = ann.next_error().await;
+        assert_eq!(code, want, "for {shown}: {message}");
+        assert!(!message.is_empty());
+    }
+    let unknown = r#"{"type":"dance"}"#;
+    within(ann.session.send_raw(Message::text(unknown)))
+        .await
+        .unwrap();
+    let (_, message) = ann.next_error().await;
+    assert!(
+        message.contains("dance") && message.contains("move"),
+        "{message}"
+    );
+
+    // Still connected, still in the dungeon: a turn resolves for both.
+    let (a0, b0) = (ann.view().turn, bob.view().turn);
+    ann.send(ClientMsg::Wait).await;
+    bob.send(ClientMsg::Wait).await;
+    ann.next_view().await;
+    bob.next_view().await;
+    assert_eq!(ann.view().turn, a0 + 1);
+    assert_eq!(bob.view().turn, b0 + 1);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_oversized_frame_closes_that_connection_with_1009_and_nothing_else() {
+    let server = TestServer::start(test_config()).await;
+    let mut ann = Bot::join(&server.url, "Ann", "crypt").await;
+    let mut bob = Bot::join(&server.url, "Bob", "crypt").await;
+    let _ = ann.next_view().await;
+
+    let huge = format!(r#"{{"type":"wait","pad":"{}"}}"#, "x".repeat(64 * 1024));
+    within(bob.session.send_raw(Message::text(huge)))
+        .await
+        .unwrap();
+    let mut saw_error = false;
+    let closed = loop {
+        match bob.recv().await {
+            Ok(ServerMsg::Error { code, .. }) => {
+                assert_eq!(code, ErrorCode::TooLarge);
+                saw_error = true;
+            }
+            Ok(_) => {}
+            Err(NetError::Closed { code, .. }) => break code,
+            Err(e) => panic!("expected a close frame, got {e}"),
+        }
+    };
+    assert!(saw_error, "no too_large error before the close");
+    assert_eq!(closed, 1009);
+
+    // Bob is gone (his character waits, disconnected); Ann's turns resolve without him.
+    let t0 = ann.view().turn;
+    ann.send(ClientMsg::Wait).await;
+    loop {
+        ann.next_view().await;
+        if ann.view().turn > t0 {
+            break;
+        }
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn bad_names_are_refused_and_a_good_hello_on_the_same_connection_works() {
+    let server = TestServer::start(test_config()).await;
+    let mut s = within(Session::connect(&server.url)).await.unwrap();
+    let bad = [
+        ("", "crypt", ErrorCode::BadName),
+        ("a\u{1}b", "crypt", ErrorCode::BadName),
+        ("Twenty-one characters", "crypt", ErrorCode::BadName),
+        ("Ann", "../etc", ErrorCode::BadDungeon),
+        ("Ann", "", ErrorCode::BadDungeon),
+    ];
+    for (name, dungeon, want) in bad {
+        s.send(&delve_client::net::hello(name, dungeon, None))
+            .await
+            .unwrap();
+        match within(s.recv()).await.unwrap() {
+            ServerMsg::Error { code, .. } => assert_eq!(code, want, "{name:?} / {dungeon:?}"),
+            other => panic!("expected an error for {name:?} / {dungeon:?}, got {other:?}"),
+        }
+    }
+    s.send(&ClientMsg::Wait).await.unwrap();
+    match within(s.recv()).await.unwrap() {
+        ServerMsg::Error { code, .. } => assert_eq!(code, ErrorCode::BadHandshake),
+        other => panic!("expected an error, got {other:?}"),
+    }
+    s.send(&delve_client::net::hello("Ann", "crypt", None))
+        .await
+        .unwrap();
+    assert!(matches!(
+        within(s.recv()).await.unwrap(),
+        ServerMsg::Welcome { .. }
+    ));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_wrong_token_and_a_taken_name_are_refused() {
+    let server = TestServer::start(test_config()).await;
+    let _ann = Bot::join(&server.url, "Ann", "crypt").await;
+    let (_, first) = within(Session::join(
+        &server.url,
+        "Zed",
+        "crypt",
+        Some("00".repeat(16)),
+    ))
+    .await
+    .unwrap();
+    assert!(
+        matches!(
+            first,
+            ServerMsg::Error {
+                code: ErrorCode::BadToken,
+                ..
+            }
+        ),
+        "{first:?}"
+    );
+    let (_, first) = within(Session::join(&server.url, "ann", "crypt", None))
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            first,
+            ServerMsg::Error {
+                code: ErrorCode::NameTaken,
+                ..
+            }
+        ),
+        "{first:?}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn walking_into_a_wall_is_refused_and_changes_nothing() {
+    let server = TestServer::start(test_config()).await;
+    let mut ann = Bot::join(&server.url, "Ann", "crypt").await;
+    // Walk north until a wall is next.
+    for _ in 0..50 {
+        let v = ann.view();
+        if !v.map.get(v.me.pos.step(Dir::N)).is_walkable() {
+            break;
+        }
+        ann.step(Dir::N).await;
+        ann.next_view().await;
+    }
+    let v = ann.view().clone();
+    assert!(
+        !v.map.get(v.me.pos.step(Dir::N)).is_walkable(),
+        "no wall north within 50 steps"
+    );
+    ann.step(Dir::N).await;
+    let (code, message) = ann.next_error().await;
+    assert_eq!(code, ErrorCode::Rejected);
+    assert!(message.contains("wall"), "{message}");
+    // Nothing was queued: a wait now resolves turn 1 with Ann where she stood.
+    ann.send(ClientMsg::Wait).await;
+    ann.next_view().await;
+    assert_eq!(ann.view().turn, v.turn + 1);
+    assert_eq!(ann.pos(), v.me.pos);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_message_flood_is_limited_then_closed() {
+    let mut config = test_config();
+    config.msgs_per_sec = 5;
+    config.msg_burst = 5;
+    let server = TestServer::start(config).await;
+    let mut ann = Bot::join(&server.url, "Ann", "crypt").await;
+    // Far more than the burst, as fast as the socket takes them.
+    for _ in 0..400 {
+        if ann.session.send(&ClientMsg::Resync).await.is_err() {
+            break;
+        }
+    }
+    let mut rate_limited = false;
+    let closed = loop {
+        match ann.recv().await {
+            Ok(ServerMsg::Error {
+                code: ErrorCode::RateLimited,
+                ..
+            }) => rate_limited = true,
+            Ok(_) => {}
+            Err(NetError::Closed { code, .. }) => break Some(code),
+            Err(_) => break None,
+        }
+    };
+    assert!(rate_limited, "no rate_limited error before the close");
+    assert_eq!(closed, Some(1008));
+    // The server is fine: someone else joins.
+    let _bob = Bot::join(&server.url, "Bob", "crypt").await;
+    server.stop().await;
+}

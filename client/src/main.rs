@@ -1,1 +1,87 @@
-fn main() {}
+//! `delve`: the Delve game client.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use delve_client::solo::SoloServer;
+use delve_client::ui::{Options, run};
+use macroquad::window::Conf;
+
+/// Delve: a multiplayer roguelike. Without --server, starts a private local game (--solo).
+#[derive(Debug, Parser)]
+#[command(name = "delve", version, about, long_about = None)]
+struct Args {
+    /// Server to join, as ws://HOST:PORT.
+    #[arg(long, conflicts_with = "solo")]
+    server: Option<String>,
+
+    /// Your character's name (defaults to your login name).
+    #[arg(long)]
+    name: Option<String>,
+
+    /// Dungeon to join on the server; friends who give the same name play together.
+    #[arg(long, default_value = "main")]
+    dungeon: String,
+
+    /// Play alone: start a private server inside the game (the default without --server).
+    #[arg(long)]
+    solo: bool,
+
+    /// Save a PNG of the window to this path after --frames frames of play, then exit.
+    #[arg(long, requires = "frames")]
+    screenshot: Option<PathBuf>,
+
+    /// Frames to run before the screenshot.
+    #[arg(long, requires = "screenshot")]
+    frames: Option<u32>,
+}
+
+fn default_name() -> String {
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("USERNAME"))
+        .unwrap_or_default();
+    let clean: String = user
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .take(20)
+        .collect();
+    let mut chars = clean.chars();
+    match chars.next() {
+        Some(first) if clean != "root" => first.to_uppercase().chain(chars).collect(),
+        _ => "Adventurer".to_string(),
+    }
+}
+
+fn conf() -> Conf {
+    Conf {
+        window_title: "Delve".to_owned(),
+        window_width: 1280,
+        window_height: 800,
+        high_dpi: false,
+        window_resizable: true,
+        ..Default::default()
+    }
+}
+
+fn main() {
+    let args = Args::parse();
+    let name = args.name.clone().unwrap_or_else(default_name);
+    let (url, dungeon, solo) = match args.server {
+        Some(url) => (url, args.dungeon, None),
+        None => match SoloServer::start() {
+            Ok(s) => (s.url.clone(), s.dungeon.clone(), Some(s)),
+            Err(e) => {
+                eprintln!("delve: {e:#}");
+                std::process::exit(1);
+            }
+        },
+    };
+    let options = Options {
+        url,
+        name,
+        dungeon,
+        screenshot: args.screenshot.zip(args.frames),
+        solo,
+    };
+    macroquad::Window::from_config(conf(), run(options));
+}

@@ -14,8 +14,10 @@ pub const LOG_LINES: usize = 200;
 pub struct LogLine {
     pub kind: MessageKind,
     pub text: String,
-    /// The turn it happened on, for grouping.
+    /// The turn it last happened on, for fading old lines.
     pub turn: u64,
+    /// How many times in a row it happened (shown as "×N"), so repeats never flood the log.
+    pub count: u32,
 }
 
 /// Whom the current turn is waiting for, as last told by the server.
@@ -142,10 +144,23 @@ impl Model {
     }
 
     pub fn push_log(&mut self, kind: MessageKind, text: String, turn: u64) {
+        if let Some(last) = self.log.back_mut()
+            && last.kind == kind
+            && last.text == text
+        {
+            last.count += 1;
+            last.turn = turn;
+            return;
+        }
         if self.log.len() == LOG_LINES {
             self.log.pop_front();
         }
-        self.log.push_back(LogLine { kind, text, turn });
+        self.log.push_back(LogLine {
+            kind,
+            text,
+            turn,
+            count: 1,
+        });
     }
 }
 
@@ -254,6 +269,19 @@ mod tests {
         }
         assert_eq!(m.log.len(), LOG_LINES);
         assert_eq!(m.log.front().unwrap().text, "5");
+    }
+
+    #[test]
+    fn repeated_lines_collapse_into_one_with_a_count() {
+        let mut m = Model::new();
+        m.push_log(MessageKind::Warning, "bump".into(), 1);
+        m.push_log(MessageKind::Warning, "bump".into(), 2);
+        m.push_log(MessageKind::Warning, "bump".into(), 3);
+        m.push_log(MessageKind::Normal, "bump".into(), 3);
+        assert_eq!(m.log.len(), 2);
+        assert_eq!(m.log[0].count, 3);
+        assert_eq!(m.log[0].turn, 3);
+        assert_eq!(m.log[1].count, 1);
     }
 
     #[test]

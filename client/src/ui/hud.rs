@@ -1,0 +1,245 @@
+//! Everything around the map: the side panel (character, turn status, minimap, who is in sight,
+//! controls), the message log, and full-screen notices.
+
+use delve_protocol::{MessageKind, Pos, Tile, View};
+use macroquad::prelude::*;
+
+use super::render::player_color;
+use crate::model::Model;
+
+pub const PANEL_W: f32 = 300.0;
+pub const LOG_H: f32 = 150.0;
+
+pub const BG: Color = Color::new(0.035, 0.035, 0.05, 1.0);
+const PANEL: Color = Color::new(0.075, 0.07, 0.1, 1.0);
+const EDGE: Color = Color::new(0.2, 0.18, 0.26, 1.0);
+const DIM: Color = Color::new(0.6, 0.58, 0.66, 1.0);
+const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
+
+/// The colour of each message kind *(given by GAME_RULES.md)*.
+pub fn message_color(kind: MessageKind) -> Color {
+    match kind {
+        MessageKind::Normal => WHITE,
+        MessageKind::Good => Color::from_rgba(40, 200, 255, 255),
+        MessageKind::Bad => Color::from_rgba(255, 64, 64, 255),
+        MessageKind::Warning => Color::from_rgba(255, 160, 0, 255),
+    }
+}
+
+/// Screen areas for this frame's window size.
+pub struct Layout {
+    pub map: Rect,
+    pub log: Rect,
+    pub panel: Rect,
+}
+
+impl Layout {
+    pub fn new() -> Layout {
+        let (w, h) = (screen_width(), screen_height());
+        let panel_w = PANEL_W.min(w * 0.4);
+        Layout {
+            map: Rect::new(0.0, 0.0, w - panel_w, h - LOG_H),
+            log: Rect::new(0.0, h - LOG_H, w - panel_w, LOG_H),
+            panel: Rect::new(w - panel_w, 0.0, panel_w, h),
+        }
+    }
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Layout::new()
+    }
+}
+
+/// What the turn clock says right now.
+pub struct TurnLine {
+    pub text: String,
+    pub color: Color,
+}
+
+/// The turn clock's line: whose move it is, whom the floor waits for, and the time left.
+pub fn turn_line(model: &Model, status_age: f64, awaiting: bool) -> TurnLine {
+    let Some(view) = &model.view else {
+        return TurnLine { text: String::new(), color: DIM };
+    };
+    match &model.turn_status {
+        Some(s) if s.turn == view.turn + 1 => {
+            let me_waiting = s.waiting_for.iter().any(|n| *n == view.me.name);
+            let others: Vec<&str> = s.waiting_for.iter().filter(|n| **n != view.me.name).map(String::as_str).collect();
+            let left = s.timeout_ms.map(|ms| (ms as f64 / 1000.0 - status_age).max(0.0));
+            let clock = left.map_or(String::new(), |l| format!(" - {l:.1}s"));
+            if me_waiting {
+                TurnLine { text: format!("Your move{clock}"), color: GOLD }
+            } else if others.is_empty() {
+                TurnLine { text: "Resolving...".into(), color: DIM }
+            } else {
+                TurnLine { text: format!("Waiting for {}{clock}", others.join(", ")), color: Color::from_rgba(140, 200, 255, 255) }
+            }
+        }
+        _ if awaiting => TurnLine { text: "Resolving...".into(), color: DIM },
+        _ => TurnLine { text: "Your move".into(), color: GOLD },
+    }
+}
+
+fn bar(x: f32, y: f32, w: f32, h: f32, frac: f32, fill: Color, text: &str) {
+    draw_rectangle(x, y, w, h, Color::new(0.0, 0.0, 0.0, 0.6));
+    draw_rectangle(x, y, w * frac.clamp(0.0, 1.0), h, fill);
+    draw_rectangle_lines(x, y, w, h, 1.0, EDGE);
+    let dim = measure_text(text, None, 16, 1.0);
+    draw_text(text, (x + (w - dim.width) / 2.0).round(), (y + h / 2.0 + dim.height / 2.0).round(), 16.0, WHITE);
+}
+
+pub fn draw_panel(area: Rect, model: &Model, turn: &TurnLine, connection: &str) {
+    draw_rectangle(area.x, area.y, area.w, area.h, PANEL);
+    draw_line(area.x, area.y, area.x, area.y + area.h, 2.0, EDGE);
+    let x = area.x + 20.0;
+    let w = area.w - 40.0;
+    let mut y = area.y + 44.0;
+    draw_text("DELVE", x, y, 44.0, GOLD);
+    y += 22.0;
+    let dungeon = match model.dungeon.as_deref() {
+        Some(d) if d.starts_with("solo-") => "solo game".to_string(),
+        Some(d) => format!("dungeon {d}"),
+        None => String::new(),
+    };
+    draw_text(&dungeon, x, y, 18.0, DIM);
+    y += 14.0;
+
+    let Some(view) = &model.view else {
+        draw_text(connection, x, y + 30.0, 20.0, DIM);
+        return;
+    };
+    let me = &view.me;
+    y += 26.0;
+    draw_text(&me.name, x, y, 26.0, player_color(me.id, me.id));
+    let lvl = format!("Level {}", me.level);
+    let d = measure_text(&lvl, None, 20, 1.0);
+    draw_text(&lvl, x + w - d.width, y, 20.0, WHITE);
+    y += 14.0;
+    let hp_frac = me.hp as f32 / me.max_hp.max(1) as f32;
+    let hp_color = if hp_frac > 0.5 {
+        Color::from_rgba(60, 170, 80, 255)
+    } else if hp_frac > 0.25 {
+        Color::from_rgba(220, 160, 40, 255)
+    } else {
+        Color::from_rgba(210, 50, 50, 255)
+    };
+    bar(x, y, w, 20.0, hp_frac, hp_color, &format!("HP {} / {}", me.hp, me.max_hp));
+    y += 28.0;
+    bar(x, y, w, 14.0, 0.0, Color::from_rgba(70, 110, 220, 255), &format!("XP {}", me.xp));
+    y += 40.0;
+    draw_text(&format!("Floor {}", me.depth), x, y, 24.0, WHITE);
+    let t = format!("Turn {}", view.turn);
+    let d = measure_text(&t, None, 20, 1.0);
+    draw_text(&t, x + w - d.width, y, 20.0, DIM);
+    y += 30.0;
+    draw_rectangle(x - 6.0, y - 20.0, w + 12.0, 30.0, Color::new(0.0, 0.0, 0.0, 0.35));
+    draw_text(&turn.text, x, y, 20.0, turn.color);
+    y += 26.0;
+
+    y = draw_minimap(view, x, y, w) + 28.0;
+
+    draw_text("In sight", x, y, 20.0, DIM);
+    y += 22.0;
+    for e in view.entities.iter().filter(|e| e.id != me.id).take(6) {
+        draw_circle(x + 6.0, y - 5.0, 5.0, player_color(e.id, me.id));
+        draw_text(&format!("{}  {}/{} HP", e.name, e.hp, e.max_hp), x + 18.0, y, 18.0, WHITE);
+        y += 20.0;
+    }
+    if view.entities.len() <= 1 {
+        draw_text("nobody", x + 18.0, y, 18.0, DIM);
+    }
+
+    let help = [
+        "Move   arrows, WASD, numpad, hjklyubn",
+        "       two arrows at once: diagonal",
+        "Wait   . or numpad 5",
+    ];
+    let mut hy = area.y + area.h - 16.0 - 18.0 * (help.len() as f32 - 1.0);
+    for line in help {
+        draw_text(line, x, hy, 16.0, DIM);
+        hy += 18.0;
+    }
+    if !connection.is_empty() {
+        draw_text(connection, x, hy - 18.0 * (help.len() as f32 + 1.0), 18.0, Color::from_rgba(255, 160, 0, 255));
+    }
+}
+
+/// The whole floor as remembered, small. Returns the y below it.
+fn draw_minimap(view: &View, x: f32, y: f32, w: f32) -> f32 {
+    let map = &view.map;
+    let px = (w / map.width() as f32).floor().max(1.0);
+    let h = px * map.height() as f32;
+    draw_rectangle(x - 2.0, y - 2.0, px * map.width() as f32 + 4.0, h + 4.0, Color::new(0.0, 0.0, 0.0, 0.6));
+    for (i, t) in map.cells().iter().enumerate() {
+        let c = match t {
+            Tile::Unknown => continue,
+            Tile::Wall => Color::from_rgba(78, 72, 96, 255),
+            Tile::Floor if view.visible.contains(i) => Color::from_rgba(150, 140, 112, 255),
+            Tile::Floor => Color::from_rgba(50, 50, 66, 255),
+            Tile::StairsDown | Tile::StairsUp => Color::from_rgba(240, 210, 100, 255),
+        };
+        let p = map.pos_of(i);
+        draw_rectangle(x + p.x as f32 * px, y + p.y as f32 * px, px, px, c);
+    }
+    for e in &view.entities {
+        let Pos { x: ex, y: ey } = e.pos;
+        draw_rectangle(x + ex as f32 * px - 1.0, y + ey as f32 * px - 1.0, px + 2.0, px + 2.0, player_color(e.id, view.me.id));
+    }
+    y + h
+}
+
+/// The newest log lines, oldest fading, newest at the bottom.
+pub fn draw_log(area: Rect, model: &Model) {
+    draw_rectangle(area.x, area.y, area.w, area.h, Color::new(0.05, 0.045, 0.07, 1.0));
+    draw_line(area.x, area.y, area.x + area.w, area.y, 2.0, EDGE);
+    let line_h = 20.0;
+    let rows = ((area.h - 14.0) / line_h).floor().max(1.0) as usize;
+    let newest_turn = model.log.back().map_or(0, |l| l.turn);
+    let mut y = area.y + area.h - 12.0;
+    for (k, line) in model.log.iter().rev().take(rows).enumerate() {
+        let mut c = message_color(line.kind);
+        if line.turn + 1 < newest_turn || k >= 3 {
+            c.a = (1.0 - k as f32 * 0.1).max(0.45);
+        }
+        if line.count > 1 {
+            draw_text(&format!("{} (x{})", line.text, line.count), area.x + 16.0, y, 20.0, c);
+        } else {
+            draw_text(&line.text, area.x + 16.0, y, 20.0, c);
+        }
+        y -= line_h;
+    }
+}
+
+/// A centred notice over everything (connecting, connection lost, ...).
+pub fn draw_notice(title: &str, detail: &str) {
+    let (w, h) = (screen_width(), screen_height());
+    draw_rectangle(0.0, 0.0, w, h, Color::new(0.0, 0.0, 0.0, 0.6));
+    let t = measure_text(title, None, 40, 1.0);
+    draw_text(title, ((w - t.width) / 2.0).round(), (h / 2.0 - 10.0).round(), 40.0, GOLD);
+    let mut y = h / 2.0 + 26.0;
+    for line in wrap(detail, 70) {
+        let d = measure_text(&line, None, 20, 1.0);
+        draw_text(&line, ((w - d.width) / 2.0).round(), y.round(), 20.0, WHITE);
+        y += 24.0;
+    }
+}
+
+/// Splits text into lines of at most `width` characters at spaces.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}

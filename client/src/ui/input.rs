@@ -1,0 +1,147 @@
+//! Keyboard to intents. Numpad, vi-keys and Home/PgUp/End/PgDn give all eight directions with
+//! one key. Arrow keys and WASD give the diagonals as chords: press Up and Right together for
+//! north-east. A chord key waits a few milliseconds for its partner before it counts alone.
+//! Holding a direction walks: after a short delay the move repeats, but only once the previous
+//! turn has resolved, so a held key never piles up intents.
+
+use delve_protocol::Dir;
+use macroquad::prelude::*;
+
+/// How long a chord key waits for its partner.
+const CHORD_WAIT: f64 = 0.055;
+/// Hold time before a held direction starts repeating, and the pace after that.
+const REPEAT_DELAY: f64 = 0.26;
+const REPEAT_EVERY: f64 = 0.11;
+
+/// What the player asked for this frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    Move(Dir),
+    Wait,
+}
+
+/// Keys that mean one direction (or waiting) on their own.
+const SINGLE: [(KeyCode, Option<Dir>); 23] = [
+    (KeyCode::Kp8, Some(Dir::N)),
+    (KeyCode::Kp9, Some(Dir::Ne)),
+    (KeyCode::Kp6, Some(Dir::E)),
+    (KeyCode::Kp3, Some(Dir::Se)),
+    (KeyCode::Kp2, Some(Dir::S)),
+    (KeyCode::Kp1, Some(Dir::Sw)),
+    (KeyCode::Kp4, Some(Dir::W)),
+    (KeyCode::Kp7, Some(Dir::Nw)),
+    (KeyCode::Kp5, None),
+    (KeyCode::Period, None),
+    (KeyCode::KpDecimal, None),
+    (KeyCode::K, Some(Dir::N)),
+    (KeyCode::U, Some(Dir::Ne)),
+    (KeyCode::L, Some(Dir::E)),
+    (KeyCode::N, Some(Dir::Se)),
+    (KeyCode::J, Some(Dir::S)),
+    (KeyCode::B, Some(Dir::Sw)),
+    (KeyCode::H, Some(Dir::W)),
+    (KeyCode::Y, Some(Dir::Nw)),
+    (KeyCode::Home, Some(Dir::Nw)),
+    (KeyCode::PageUp, Some(Dir::Ne)),
+    (KeyCode::End, Some(Dir::Sw)),
+    (KeyCode::PageDown, Some(Dir::Se)),
+];
+
+/// Keys that combine: (key, dx, dy).
+const CHORD: [(KeyCode, i32, i32); 8] = [
+    (KeyCode::Up, 0, -1),
+    (KeyCode::Down, 0, 1),
+    (KeyCode::Left, -1, 0),
+    (KeyCode::Right, 1, 0),
+    (KeyCode::W, 0, -1),
+    (KeyCode::S, 0, 1),
+    (KeyCode::A, -1, 0),
+    (KeyCode::D, 1, 0),
+];
+
+fn command_of(dir: Option<Dir>) -> Command {
+    dir.map_or(Command::Wait, Command::Move)
+}
+
+/// The direction of every chord key held now, summed (opposites cancel).
+fn chord_dir() -> Option<Dir> {
+    let (mut dx, mut dy) = (0, 0);
+    for (key, kx, ky) in CHORD {
+        if is_key_down(key) {
+            dx += kx;
+            dy += ky;
+        }
+    }
+    Dir::from_delta(dx.signum(), dy.signum())
+}
+
+#[derive(Debug, Default)]
+pub struct Input {
+    /// A chord in the making: when its first key went down and the direction of every chord key
+    /// pressed since. Presses are counted, not just held keys, so a tap shorter than a frame
+    /// still moves.
+    chord: Option<(f64, i32, i32)>,
+    /// The command being held down, when it was first given and when it last fired.
+    held: Option<(Command, f64, f64)>,
+}
+
+impl Input {
+    /// The command for this frame, if any. `can_repeat` is false while our last intent's turn
+    /// has not resolved yet.
+    pub fn poll(&mut self, now: f64, can_repeat: bool) -> Option<Command> {
+        if is_key_down(KeyCode::LeftControl) || is_key_down(KeyCode::RightControl) {
+            return None;
+        }
+        for (key, dir) in SINGLE {
+            if is_key_pressed(key) {
+                let cmd = command_of(dir);
+                self.held = Some((cmd, now, now));
+                self.chord = None;
+                return Some(cmd);
+            }
+        }
+        for (key, kx, ky) in CHORD {
+            if is_key_pressed(key) {
+                let c = self.chord.get_or_insert((now, 0, 0));
+                if kx != 0 {
+                    c.1 = kx;
+                }
+                if ky != 0 {
+                    c.2 = ky;
+                }
+            }
+        }
+        if let Some((start, dx, dy)) = self.chord {
+            // Both axes pressed: the diagonal is complete, no need to wait longer.
+            if (dx != 0 && dy != 0) || now - start >= CHORD_WAIT {
+                self.chord = None;
+                if let Some(d) = Dir::from_delta(dx, dy) {
+                    let cmd = Command::Move(d);
+                    self.held = Some((cmd, now, now));
+                    return Some(cmd);
+                }
+            }
+        }
+        self.repeat(now, can_repeat)
+    }
+
+    fn repeat(&mut self, now: f64, can_repeat: bool) -> Option<Command> {
+        let (cmd, since, last) = self.held?;
+        let still_held = match cmd {
+            Command::Move(d) => {
+                SINGLE.iter().any(|(k, sd)| *sd == Some(d) && is_key_down(*k)) || chord_dir() == Some(d)
+            }
+            Command::Wait => SINGLE.iter().any(|(k, sd)| sd.is_none() && is_key_down(*k)),
+        };
+        if !still_held {
+            // Held chord keys may have changed direction (let go of one of two).
+            self.held = chord_dir().map(|d| (Command::Move(d), since, last));
+            return None;
+        }
+        if can_repeat && now - since >= REPEAT_DELAY && now - last >= REPEAT_EVERY {
+            self.held = Some((cmd, since, now));
+            return Some(cmd);
+        }
+        None
+    }
+}

@@ -1,0 +1,11 @@
+//! The macroquad front end: draws the model and turns keys into intents.
+
+pub mod anim;
+pub mod app;
+pub mod hud;
+pub mod input;
+pub mod render;
+pub mod screenshot;
+pub mod sprites;
+
+pub use app::{Options, run};

@@ -1,0 +1,245 @@
+//! The game's pixel art, made in code at start-up so the client ships no asset files. Terrain is
+//! generated from small deterministic noise; characters are drawn by hand as text, one character
+//! per pixel. Sprites are 16×16 and drawn at a whole-number scale with nearest filtering.
+
+use macroquad::prelude::*;
+
+pub const SPRITE: u16 = 16;
+
+/// Every texture the game draws.
+pub struct Sprites {
+    pub floor: [Texture2D; 4],
+    pub wall_top: Texture2D,
+    pub wall_face: [Texture2D; 2],
+    pub stairs_down: Texture2D,
+    pub stairs_up: Texture2D,
+    /// Outline, face, hands and boots: drawn untinted.
+    pub hero_body: Texture2D,
+    /// The cloak: drawn tinted with the player's colour.
+    pub hero_cloak: Texture2D,
+    pub shadow: Texture2D,
+}
+
+impl Sprites {
+    pub fn new() -> Sprites {
+        Sprites {
+            floor: [0, 1, 2, 3].map(|v| texture(&floor(v))),
+            wall_top: texture(&wall_top()),
+            wall_face: [0, 1].map(|v| texture(&wall_face(v))),
+            stairs_down: texture(&stairs(true)),
+            stairs_up: texture(&stairs(false)),
+            hero_body: texture(&from_art(HERO, &hero_palette(false))),
+            hero_cloak: texture(&from_art(HERO, &hero_palette(true))),
+            shadow: texture(&shadow()),
+        }
+    }
+}
+
+impl Default for Sprites {
+    fn default() -> Self {
+        Sprites::new()
+    }
+}
+
+fn texture(img: &Image) -> Texture2D {
+    let t = Texture2D::from_image(img);
+    t.set_filter(FilterMode::Nearest);
+    t
+}
+
+/// A small integer hash, for noise that is the same every run.
+pub fn hash(x: u32, y: u32, salt: u32) -> u32 {
+    let mut h = x.wrapping_mul(0x9E37_79B1) ^ y.wrapping_mul(0x85EB_CA77) ^ salt.wrapping_mul(0xC2B2_AE3D);
+    h ^= h >> 15;
+    h = h.wrapping_mul(0x2C1B_3C6D);
+    h ^= h >> 12;
+    h
+}
+
+fn rgb(r: u8, g: u8, b: u8) -> [u8; 4] {
+    [r, g, b, 255]
+}
+
+fn shade(c: [u8; 4], d: i32) -> [u8; 4] {
+    let f = |v: u8| (i32::from(v) + d).clamp(0, 255) as u8;
+    [f(c[0]), f(c[1]), f(c[2]), c[3]]
+}
+
+fn image(f: impl Fn(u32, u32) -> [u8; 4]) -> Image {
+    let n = u32::from(SPRITE);
+    let mut bytes = Vec::with_capacity((n * n * 4) as usize);
+    for y in 0..n {
+        for x in 0..n {
+            bytes.extend_from_slice(&f(x, y));
+        }
+    }
+    Image {
+        bytes,
+        width: SPRITE,
+        height: SPRITE,
+    }
+}
+
+/// Flagstones: two courses of stones with dark joints, offset per variant, with grit.
+fn floor(variant: u32) -> Image {
+    let base = rgb(74, 70, 80);
+    let joint = rgb(42, 40, 48);
+    let offset = [0, 5, 9, 3][variant as usize % 4];
+    image(|x, y| {
+        let course = y / 8;
+        let xo = (x + offset + course * 7) % 16;
+        if y % 8 == 0 || xo == 0 || (xo == 8 && course == 1 && variant % 2 == 0) {
+            return joint;
+        }
+        let n = hash(x, y, 17 + variant);
+        let mut c = shade(base, (n % 9) as i32 - 4);
+        // A lit top-left edge on each stone gives them a little depth.
+        if y % 8 == 1 || xo == 1 {
+            c = shade(c, 10);
+        }
+        if n % 23 == 0 {
+            c = shade(c, -18); // a crack or pebble
+        }
+        c
+    })
+}
+
+/// The top of a wall, seen from above: big rough blocks with dark joints and a lit rim, so room
+/// outlines read clearly against the unknown dark.
+fn wall_top() -> Image {
+    let base = rgb(72, 66, 88);
+    let joint = rgb(40, 36, 50);
+    image(|x, y| {
+        let xo = if y < 8 { x } else { (x + 8) % 16 };
+        if y % 8 == 7 || xo % 16 == 15 {
+            return joint;
+        }
+        let n = hash(x, y, 5);
+        let mut c = shade(base, (n % 9) as i32 - 4);
+        if y % 8 == 0 || xo % 16 == 0 {
+            c = shade(c, 16);
+        }
+        if n % 29 == 0 {
+            c = shade(c, -16);
+        }
+        c
+    })
+}
+
+/// The front of a wall facing the viewer: courses of bricks with a lit top edge.
+fn wall_face(variant: u32) -> Image {
+    let brick = rgb(104, 84, 76);
+    let mortar = rgb(50, 42, 44);
+    image(|x, y| {
+        if y < 3 {
+            // The wall's top edge, catching the light.
+            return shade(rgb(64, 58, 70), if y == 2 { -14 } else { (hash(x, y, 9) % 5) as i32 });
+        }
+        let row = (y - 3) / 4;
+        let xo = (x + if row % 2 == 0 { 0 } else { 4 } + variant * 2) % 8;
+        if (y - 3) % 4 == 3 || xo == 7 {
+            return mortar;
+        }
+        let n = hash(x / 8 + row * 31, row, 3 + variant);
+        let mut c = shade(brick, (n % 21) as i32 - 10);
+        if (y - 3) % 4 == 0 {
+            c = shade(c, 14);
+        }
+        // Darker towards the floor, as if the light came from above.
+        shade(c, -((y as i32) - 3) * 2)
+    })
+}
+
+/// Stairs: steps stepping into darkness (down) or up towards light (up), in a stone frame.
+fn stairs(down: bool) -> Image {
+    let frame = rgb(58, 54, 66);
+    image(|x, y| {
+        if x < 2 || x > 13 || y < 1 || y > 14 {
+            return if x == 0 || x == 15 || y == 0 || y == 15 {
+                rgb(42, 40, 48)
+            } else {
+                frame
+            };
+        }
+        let step = (y - 1) / 3; // 0..=4
+        let edge = (y - 1) % 3 == 0;
+        let level = if down { 4 - step } else { step } as i32;
+        let mut c = if down {
+            rgb(120, 112, 104)
+        } else {
+            rgb(150, 142, 128)
+        };
+        c = shade(c, -level * if down { 22 } else { 12 });
+        if edge {
+            c = shade(c, 26);
+        }
+        // The side of the narrowing stairwell.
+        let inset = if down { step / 2 } else { (4 - step) / 2 };
+        if x < 2 + inset || x > 13 - inset {
+            c = shade(frame, -10);
+        }
+        c
+    })
+}
+
+/// A soft oval shadow under characters.
+fn shadow() -> Image {
+    image(|x, y| {
+        let dx = (x as f32 - 7.5) / 6.5;
+        let dy = (y as f32 - 13.5) / 2.2;
+        let d = dx * dx + dy * dy;
+        if d < 1.0 {
+            [0, 0, 0, ((1.0 - d) * 110.0) as u8]
+        } else {
+            [0, 0, 0, 0]
+        }
+    })
+}
+
+/// A hooded adventurer. `o` outline, `C`/`c` cloak light/dark, `s` skin, `e` eyes, `b` belt,
+/// `B` boots, `h` hands, `t` torch flame.
+const HERO: [&str; 16] = [
+    "................",
+    "......oooo......",
+    ".....oCCCCo.....",
+    "....oCCCCCCo....",
+    "....oCcsssCo....",
+    "....oCsesesCo...",
+    "....oCcsssCo.t..",
+    ".....occcco..t..",
+    "....oCCCCCCo.o..",
+    "...oCCCCCCCCoho.",
+    "..ohCCbbbbCCo.o.",
+    "...oCCCCCCCCo...",
+    "....ocCCCCco....",
+    "....oBBooBBo....",
+    "....oBBo.oBBo...",
+    ".....oo...oo....",
+];
+
+fn hero_palette(cloak: bool) -> Vec<(char, [u8; 4])> {
+    if cloak {
+        vec![('C', rgb(235, 235, 235)), ('c', rgb(165, 165, 165))]
+    } else {
+        vec![
+            ('o', rgb(18, 14, 20)),
+            ('s', rgb(226, 178, 140)),
+            ('e', rgb(30, 24, 30)),
+            ('b', rgb(120, 84, 40)),
+            ('B', rgb(70, 52, 40)),
+            ('h', rgb(210, 160, 124)),
+            ('t', rgb(255, 190, 60)),
+        ]
+    }
+}
+
+/// Builds an image from text art; characters missing from the palette are transparent.
+fn from_art(art: [&str; 16], palette: &[(char, [u8; 4])]) -> Image {
+    image(|x, y| {
+        let c = art[y as usize].as_bytes().get(x as usize).copied().unwrap_or(b'.') as char;
+        palette
+            .iter()
+            .find(|(k, _)| *k == c)
+            .map_or([0, 0, 0, 0], |(_, v)| *v)
+    })
+}

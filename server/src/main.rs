@@ -44,6 +44,10 @@ struct Args {
     #[arg(long, default_value_t = ServerConfig::default().max_players_per_dungeon)]
     max_players: usize,
 
+    /// Most characters (online or not) one dungeon keeps.
+    #[arg(long, default_value_t = ServerConfig::default().max_characters_per_dungeon)]
+    max_characters: usize,
+
     /// Most dungeons loaded at once.
     #[arg(long, default_value_t = ServerConfig::default().max_dungeons)]
     max_dungeons: usize,
@@ -51,6 +55,14 @@ struct Args {
     /// Messages per second one connection may send.
     #[arg(long, default_value_t = ServerConfig::default().msgs_per_sec)]
     rate: u32,
+
+    /// Messages one connection may send in a burst above --rate.
+    #[arg(long, default_value_t = ServerConfig::default().msg_burst)]
+    burst: u32,
+
+    /// Seconds a new connection has to complete the WebSocket upgrade and its hello.
+    #[arg(long, default_value_t = 10.0, value_parser = parse_seconds)]
+    handshake_timeout: f64,
 }
 
 fn parse_seconds(s: &str) -> Result<f64, String> {
@@ -89,8 +101,11 @@ fn run(args: Args) -> anyhow::Result<()> {
         max_connections: args.max_connections,
         max_connections_per_ip: args.max_connections_per_ip,
         max_players_per_dungeon: args.max_players,
+        max_characters_per_dungeon: args.max_characters,
         max_dungeons: args.max_dungeons,
         msgs_per_sec: args.rate,
+        msg_burst: args.burst,
+        handshake_timeout: Duration::from_secs_f64(args.handshake_timeout),
         ..ServerConfig::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

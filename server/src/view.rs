@@ -105,3 +105,124 @@ pub fn events_for(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Dungeon;
+    use delve_protocol::{Dir, Pos, Tile};
+
+    /// Two floor cells on floor 1 that cannot see each other, and one pair that can.
+    fn scene(d: &mut Dungeon) -> ((Pos, Pos), (Pos, Pos)) {
+        let map = d.floor_mut(1).map.clone();
+        let floor: Vec<Pos> = (0..map.cells().len())
+            .map(|i| map.pos_of(i))
+            .filter(|p| map.get(*p) == Tile::Floor)
+            .collect();
+        let (a, _) = d.join("Probe").unwrap();
+        let mut hidden = None;
+        let mut seen = None;
+        'outer: for &p in &floor {
+            d.place_for_test(a, 1, p);
+            for &q in &floor {
+                let sees = d.player(a).unwrap().sees(map.index(q).unwrap());
+                if q != p && sees && q.chebyshev(p) >= 2 && seen.is_none() {
+                    seen = Some((p, q));
+                }
+                if !sees && hidden.is_none() {
+                    hidden = Some((p, q));
+                }
+                if seen.is_some() && hidden.is_some() {
+                    break 'outer;
+                }
+            }
+        }
+        (hidden.unwrap(), seen.unwrap())
+    }
+
+    #[test]
+    fn a_view_holds_the_other_player_only_in_sight() {
+        let mut d = Dungeon::new(77);
+        let ((h1, h2), (s1, s2)) = scene(&mut d);
+        let (ann, _) = d.join("Ann").unwrap();
+        let (bob, _) = d.join("Bob").unwrap();
+
+        d.place_for_test(ann, 1, h1);
+        d.place_for_test(bob, 1, h2);
+        let v = view_of(&d, ann).unwrap();
+        assert!(v.entity(bob).is_none(), "Bob is out of sight");
+        assert!(v.entity(ann).is_some(), "you always see yourself");
+        assert!(!v.is_visible(h2));
+
+        d.place_for_test(ann, 1, s1);
+        d.place_for_test(bob, 1, s2);
+        let v = view_of(&d, ann).unwrap();
+        assert_eq!(v.entity(bob).map(|e| e.pos), Some(s2));
+        for e in &v.entities {
+            assert!(v.is_visible(e.pos));
+        }
+        // Remembered tiles come only from memory: nothing unknown is visible.
+        for i in v.visible.iter() {
+            assert_ne!(v.map.cells()[i], Tile::Unknown);
+        }
+    }
+
+    #[test]
+    fn moves_are_shown_only_when_both_ends_are_in_sight() {
+        let mut d = Dungeon::new(77);
+        let (_, (s1, s2)) = scene(&mut d);
+        let (ann, _) = d.join("Ann").unwrap();
+        let (bob, _) = d.join("Bob").unwrap();
+        d.place_for_test(ann, 1, s1);
+        d.place_for_test(bob, 1, s2);
+        let map = d.floor(1).unwrap().map.clone();
+        let ann_sees = |q: Pos| d.player(ann).unwrap().sees(map.index(q).unwrap());
+        let dark = (0..map.cells().len())
+            .map(|i| map.pos_of(i))
+            .find(|&q| map.get(q) == Tile::Floor && !ann_sees(q))
+            .unwrap();
+        let lit_step = Dir::ALL
+            .iter()
+            .map(|&dir| s2.step(dir))
+            .find(|&q| map.get(q) == Tile::Floor && q != s1 && ann_sees(q))
+            .unwrap();
+        let seen = Event::Moved {
+            id: bob,
+            from: s2,
+            to: lit_step,
+        };
+        let into_dark = Event::Moved {
+            id: bob,
+            from: s2,
+            to: dark,
+        };
+        let from_dark = Event::Moved {
+            id: bob,
+            from: dark,
+            to: s2,
+        };
+        let theirs = Event::Message {
+            to: bob,
+            kind: delve_protocol::MessageKind::Normal,
+            text: "secret".into(),
+        };
+        let out = events_for(&d, ann, 1, &[seen.clone(), into_dark, from_dark, theirs]);
+        assert_eq!(
+            out,
+            vec![delve_protocol::Event::Moved {
+                id: bob,
+                from: s2,
+                to: lit_step
+            }]
+        );
+        // Your own moves always come through, even from the dark.
+        let own = Event::Moved {
+            id: ann,
+            from: dark,
+            to: s1,
+        };
+        assert_eq!(events_for(&d, ann, 1, &[own]).len(), 1);
+        // Nothing for a player on another floor.
+        assert!(events_for(&d, ann, 2, &[seen]).is_empty());
+    }
+}

@@ -45,6 +45,10 @@ impl TestServer {
     pub fn connections(&self) -> usize {
         self.server.connections()
     }
+
+    pub fn dungeons(&self) -> usize {
+        self.server.dungeons()
+    }
 }
 
 /// A scripted player: a session plus the client model it keeps up to date.

@@ -28,7 +28,7 @@ async fn a_wrong_protocol_version_gets_an_error_naming_both_versions_then_a_clos
         other => panic!("expected an error, got {other:?}"),
     }
     match within(s.recv()).await {
-        Err(NetError::Closed { code, .. }) => assert_eq!(code, 1002),
+        Err(NetError::Closed { code, .. }) => assert_eq!(code, 4001),
         other => panic!("expected a close, got {other:?}"),
     }
     server.stop().await;
@@ -185,6 +185,27 @@ async fn a_wrong_token_and_a_taken_name_are_refused() {
         ),
         "{first:?}"
     );
+    // A token never creates a dungeon: the name of a dungeon nobody made gets bad_token, and
+    // the server still holds only one.
+    let (_, first) = within(Session::join(
+        &server.url,
+        "Zed",
+        "nowhere",
+        Some("ab".repeat(16)),
+    ))
+    .await
+    .unwrap();
+    assert!(
+        matches!(
+            first,
+            ServerMsg::Error {
+                code: ErrorCode::BadToken,
+                ..
+            }
+        ),
+        "{first:?}"
+    );
+    assert_eq!(server.dungeons(), 1);
     let (_, first) = within(Session::join(&server.url, "ann", "crypt", None))
         .await
         .unwrap();

@@ -231,3 +231,52 @@ async fn a_disconnected_player_never_blocks_a_turn() {
     assert_eq!(bob.view().turn, 4);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_second_connection_with_the_token_replaces_the_first() {
+    let server = TestServer::start(test_config()).await;
+    let mut ann = Bot::join(&server.url, "Ann", "crypt").await;
+    let mut bob = Bot::join(&server.url, "Bob", "crypt").await;
+    let _ = ann.next_view().await; // "Bob enters the dungeon."
+    let token = bob.model.token.clone().unwrap();
+    let bob_id = bob.id();
+
+    let mut bob2 = Bot::join_with(&server.url, "ignored", "crypt", Some(token)).await;
+    assert_eq!(bob2.id(), bob_id, "the same character");
+    assert_eq!(bob2.view().me.name, "Bob");
+
+    // The old connection is told why, then closed with 4000.
+    let mut replaced = false;
+    let code = loop {
+        match bob.recv().await {
+            Ok(ServerMsg::Error {
+                code: delve_protocol::ErrorCode::Replaced,
+                ..
+            }) => replaced = true,
+            Ok(_) => {}
+            Err(delve_client::net::NetError::Closed { code, .. }) => break code,
+            Err(e) => panic!("expected a close frame, got {e}"),
+        }
+    };
+    assert!(replaced);
+    assert_eq!(code, 4000);
+
+    // Nobody left, so nobody is told anyone came back: Ann's next update is the next turn.
+    ann.send(ClientMsg::Wait).await;
+    bob2.send(ClientMsg::Wait).await;
+    let events = ann.next_view().await;
+    assert_eq!(ann.view().turn, 1);
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::Message { text, .. } if text.contains("back"))),
+        "{events:?}"
+    );
+    bob2.next_view().await;
+    assert_eq!(bob2.view().turn, 1);
+    assert_eq!(
+        bob2.model.seq, 1,
+        "the new connection's diffs continue from its welcome"
+    );
+    server.stop().await;
+}

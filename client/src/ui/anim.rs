@@ -32,7 +32,14 @@ impl Anims {
             if let Event::Moved { id, from, to } = e {
                 // Start from where it is drawn now, so quick successive moves stay smooth.
                 let start = self.glides.get(id).map_or(cell(*from), |g| g.at(now).0);
-                self.glides.insert(*id, Glide { from: start, to: cell(*to), start: now });
+                self.glides.insert(
+                    *id,
+                    Glide {
+                        from: start,
+                        to: cell(*to),
+                        start: now,
+                    },
+                );
             }
         }
     }
@@ -53,7 +60,8 @@ impl Anims {
 
     /// Drops finished glides and those of entities no longer in view.
     pub fn prune(&mut self, view: &View, now: f64) {
-        self.glides.retain(|id, g| now - g.start < STEP_TIME && view.entity(*id).is_some());
+        self.glides
+            .retain(|id, g| now - g.start < STEP_TIME && view.entity(*id).is_some());
     }
 
     /// Whether anything is still moving.

@@ -127,7 +127,9 @@ impl App {
         let turn = hud::turn_line(&self.model, now - self.status_at, self.awaiting.is_some());
         hud::draw_panel(layout.panel, &self.model, &turn, &connection);
         match &self.connection {
-            Connection::Connecting if self.model.view.is_none() => hud::draw_notice("Connecting", "Opening the way into the dungeon..."),
+            Connection::Connecting if self.model.view.is_none() => {
+                hud::draw_notice("Connecting", "Opening the way into the dungeon...")
+            }
             Connection::Ended(reason) => hud::draw_notice("Connection lost", reason),
             _ => {}
         }

@@ -60,24 +60,49 @@ pub struct TurnLine {
 /// The turn clock's line: whose move it is, whom the floor waits for, and the time left.
 pub fn turn_line(model: &Model, status_age: f64, awaiting: bool) -> TurnLine {
     let Some(view) = &model.view else {
-        return TurnLine { text: String::new(), color: DIM };
+        return TurnLine {
+            text: String::new(),
+            color: DIM,
+        };
     };
     match &model.turn_status {
         Some(s) if s.turn == view.turn + 1 => {
-            let me_waiting = s.waiting_for.iter().any(|n| *n == view.me.name);
-            let others: Vec<&str> = s.waiting_for.iter().filter(|n| **n != view.me.name).map(String::as_str).collect();
-            let left = s.timeout_ms.map(|ms| (ms as f64 / 1000.0 - status_age).max(0.0));
+            let me_waiting = s.waiting_for.contains(&view.me.name);
+            let others: Vec<&str> = s
+                .waiting_for
+                .iter()
+                .filter(|n| **n != view.me.name)
+                .map(String::as_str)
+                .collect();
+            let left = s
+                .timeout_ms
+                .map(|ms| (ms as f64 / 1000.0 - status_age).max(0.0));
             let clock = left.map_or(String::new(), |l| format!(" - {l:.1}s"));
             if me_waiting {
-                TurnLine { text: format!("Your move{clock}"), color: GOLD }
+                TurnLine {
+                    text: format!("Your move{clock}"),
+                    color: GOLD,
+                }
             } else if others.is_empty() {
-                TurnLine { text: "Resolving...".into(), color: DIM }
+                TurnLine {
+                    text: "Resolving...".into(),
+                    color: DIM,
+                }
             } else {
-                TurnLine { text: format!("Waiting for {}{clock}", others.join(", ")), color: Color::from_rgba(140, 200, 255, 255) }
+                TurnLine {
+                    text: format!("Waiting for {}{clock}", others.join(", ")),
+                    color: Color::from_rgba(140, 200, 255, 255),
+                }
             }
         }
-        _ if awaiting => TurnLine { text: "Resolving...".into(), color: DIM },
-        _ => TurnLine { text: "Your move".into(), color: GOLD },
+        _ if awaiting => TurnLine {
+            text: "Resolving...".into(),
+            color: DIM,
+        },
+        _ => TurnLine {
+            text: "Your move".into(),
+            color: GOLD,
+        },
     }
 }
 
@@ -86,7 +111,13 @@ fn bar(x: f32, y: f32, w: f32, h: f32, frac: f32, fill: Color, text: &str) {
     draw_rectangle(x, y, w * frac.clamp(0.0, 1.0), h, fill);
     draw_rectangle_lines(x, y, w, h, 1.0, EDGE);
     let dim = measure_text(text, None, 16, 1.0);
-    draw_text(text, (x + (w - dim.width) / 2.0).round(), (y + h / 2.0 + dim.height / 2.0).round(), 16.0, WHITE);
+    draw_text(
+        text,
+        (x + (w - dim.width) / 2.0).round(),
+        (y + h / 2.0 + dim.height / 2.0).round(),
+        16.0,
+        WHITE,
+    );
 }
 
 pub fn draw_panel(area: Rect, model: &Model, turn: &TurnLine, connection: &str) {
@@ -124,16 +155,38 @@ pub fn draw_panel(area: Rect, model: &Model, turn: &TurnLine, connection: &str) 
     } else {
         Color::from_rgba(210, 50, 50, 255)
     };
-    bar(x, y, w, 20.0, hp_frac, hp_color, &format!("HP {} / {}", me.hp, me.max_hp));
+    bar(
+        x,
+        y,
+        w,
+        20.0,
+        hp_frac,
+        hp_color,
+        &format!("HP {} / {}", me.hp, me.max_hp),
+    );
     y += 28.0;
-    bar(x, y, w, 14.0, 0.0, Color::from_rgba(70, 110, 220, 255), &format!("XP {}", me.xp));
+    bar(
+        x,
+        y,
+        w,
+        14.0,
+        0.0,
+        Color::from_rgba(70, 110, 220, 255),
+        &format!("XP {}", me.xp),
+    );
     y += 40.0;
-    draw_text(&format!("Floor {}", me.depth), x, y, 24.0, WHITE);
+    draw_text(format!("Floor {}", me.depth), x, y, 24.0, WHITE);
     let t = format!("Turn {}", view.turn);
     let d = measure_text(&t, None, 20, 1.0);
     draw_text(&t, x + w - d.width, y, 20.0, DIM);
     y += 30.0;
-    draw_rectangle(x - 6.0, y - 20.0, w + 12.0, 30.0, Color::new(0.0, 0.0, 0.0, 0.35));
+    draw_rectangle(
+        x - 6.0,
+        y - 20.0,
+        w + 12.0,
+        30.0,
+        Color::new(0.0, 0.0, 0.0, 0.35),
+    );
     draw_text(&turn.text, x, y, 20.0, turn.color);
     y += 26.0;
 
@@ -143,7 +196,13 @@ pub fn draw_panel(area: Rect, model: &Model, turn: &TurnLine, connection: &str) 
     y += 22.0;
     for e in view.entities.iter().filter(|e| e.id != me.id).take(6) {
         draw_circle(x + 6.0, y - 5.0, 5.0, player_color(e.id, me.id));
-        draw_text(&format!("{}  {}/{} HP", e.name, e.hp, e.max_hp), x + 18.0, y, 18.0, WHITE);
+        draw_text(
+            format!("{}  {}/{} HP", e.name, e.hp, e.max_hp),
+            x + 18.0,
+            y,
+            18.0,
+            WHITE,
+        );
         y += 20.0;
     }
     if view.entities.len() <= 1 {
@@ -161,7 +220,13 @@ pub fn draw_panel(area: Rect, model: &Model, turn: &TurnLine, connection: &str) 
         hy += 18.0;
     }
     if !connection.is_empty() {
-        draw_text(connection, x, hy - 18.0 * (help.len() as f32 + 1.0), 18.0, Color::from_rgba(255, 160, 0, 255));
+        draw_text(
+            connection,
+            x,
+            hy - 18.0 * (help.len() as f32 + 1.0),
+            18.0,
+            Color::from_rgba(255, 160, 0, 255),
+        );
     }
 }
 
@@ -170,7 +235,13 @@ fn draw_minimap(view: &View, x: f32, y: f32, w: f32) -> f32 {
     let map = &view.map;
     let px = (w / map.width() as f32).floor().max(1.0);
     let h = px * map.height() as f32;
-    draw_rectangle(x - 2.0, y - 2.0, px * map.width() as f32 + 4.0, h + 4.0, Color::new(0.0, 0.0, 0.0, 0.6));
+    draw_rectangle(
+        x - 2.0,
+        y - 2.0,
+        px * map.width() as f32 + 4.0,
+        h + 4.0,
+        Color::new(0.0, 0.0, 0.0, 0.6),
+    );
     for (i, t) in map.cells().iter().enumerate() {
         let c = match t {
             Tile::Unknown => continue,
@@ -184,14 +255,26 @@ fn draw_minimap(view: &View, x: f32, y: f32, w: f32) -> f32 {
     }
     for e in &view.entities {
         let Pos { x: ex, y: ey } = e.pos;
-        draw_rectangle(x + ex as f32 * px - 1.0, y + ey as f32 * px - 1.0, px + 2.0, px + 2.0, player_color(e.id, view.me.id));
+        draw_rectangle(
+            x + ex as f32 * px - 1.0,
+            y + ey as f32 * px - 1.0,
+            px + 2.0,
+            px + 2.0,
+            player_color(e.id, view.me.id),
+        );
     }
     y + h
 }
 
 /// The newest log lines, oldest fading, newest at the bottom.
 pub fn draw_log(area: Rect, model: &Model) {
-    draw_rectangle(area.x, area.y, area.w, area.h, Color::new(0.05, 0.045, 0.07, 1.0));
+    draw_rectangle(
+        area.x,
+        area.y,
+        area.w,
+        area.h,
+        Color::new(0.05, 0.045, 0.07, 1.0),
+    );
     draw_line(area.x, area.y, area.x + area.w, area.y, 2.0, EDGE);
     let line_h = 20.0;
     let rows = ((area.h - 14.0) / line_h).floor().max(1.0) as usize;
@@ -203,7 +286,13 @@ pub fn draw_log(area: Rect, model: &Model) {
             c.a = (1.0 - k as f32 * 0.1).max(0.45);
         }
         if line.count > 1 {
-            draw_text(&format!("{} (x{})", line.text, line.count), area.x + 16.0, y, 20.0, c);
+            draw_text(
+                format!("{} (x{})", line.text, line.count),
+                area.x + 16.0,
+                y,
+                20.0,
+                c,
+            );
         } else {
             draw_text(&line.text, area.x + 16.0, y, 20.0, c);
         }
@@ -216,7 +305,13 @@ pub fn draw_notice(title: &str, detail: &str) {
     let (w, h) = (screen_width(), screen_height());
     draw_rectangle(0.0, 0.0, w, h, Color::new(0.0, 0.0, 0.0, 0.6));
     let t = measure_text(title, None, 40, 1.0);
-    draw_text(title, ((w - t.width) / 2.0).round(), (h / 2.0 - 10.0).round(), 40.0, GOLD);
+    draw_text(
+        title,
+        ((w - t.width) / 2.0).round(),
+        (h / 2.0 - 10.0).round(),
+        40.0,
+        GOLD,
+    );
     let mut y = h / 2.0 + 26.0;
     for line in wrap(detail, 70) {
         let d = measure_text(&line, None, 20, 1.0);

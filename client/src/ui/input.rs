@@ -129,7 +129,10 @@ impl Input {
         let (cmd, since, last) = self.held?;
         let still_held = match cmd {
             Command::Move(d) => {
-                SINGLE.iter().any(|(k, sd)| *sd == Some(d) && is_key_down(*k)) || chord_dir() == Some(d)
+                SINGLE
+                    .iter()
+                    .any(|(k, sd)| *sd == Some(d) && is_key_down(*k))
+                    || chord_dir() == Some(d)
             }
             Command::Wait => SINGLE.iter().any(|(k, sd)| sd.is_none() && is_key_down(*k)),
         };

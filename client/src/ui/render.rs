@@ -88,7 +88,11 @@ pub fn draw_map(view: &View, cam: &Camera, sprites: &Sprites) {
                 continue;
             }
             let lit = view.is_visible(p);
-            let tint = if lit { torch(p.dist2(me), view.me.sight) } else { MEMORY };
+            let tint = if lit {
+                torch(p.dist2(me), view.me.sight)
+            } else {
+                MEMORY
+            };
             let tex = match t {
                 Tile::Floor => &sprites.floor[(hash(x as u32, y as u32, 1) % 4) as usize],
                 Tile::StairsDown => &sprites.stairs_down,
@@ -104,7 +108,16 @@ pub fn draw_map(view: &View, cam: &Camera, sprites: &Sprites) {
                 Tile::Unknown => continue,
             };
             let at = cam.to_screen(vec2(x as f32, y as f32));
-            draw_texture_ex(tex, at.x, at.y, tint, DrawTextureParams { dest_size: size, ..Default::default() });
+            draw_texture_ex(
+                tex,
+                at.x,
+                at.y,
+                tint,
+                DrawTextureParams {
+                    dest_size: size,
+                    ..Default::default()
+                },
+            );
         }
     }
 }
@@ -118,24 +131,53 @@ pub fn draw_entities(view: &View, cam: &Camera, sprites: &Sprites, anims: &Anims
         let base = cam.to_screen(at);
         let lift = hop * cam.tile * 0.12;
         let light = torch(e.pos.dist2(view.me.pos), view.me.sight);
-        draw_texture_ex(&sprites.shadow, base.x, base.y, WHITE, DrawTextureParams { dest_size: size, ..Default::default() });
+        draw_texture_ex(
+            &sprites.shadow,
+            base.x,
+            base.y,
+            WHITE,
+            DrawTextureParams {
+                dest_size: size,
+                ..Default::default()
+            },
+        );
         match e.kind {
             EntityKind::Player => {
                 let c = player_color(e.id, view.me.id);
                 let cloak = Color::new(c.r * light.r, c.g * light.g, c.b * light.b, 1.0);
-                let p = DrawTextureParams { dest_size: size, ..Default::default() };
+                let p = DrawTextureParams {
+                    dest_size: size,
+                    ..Default::default()
+                };
                 draw_texture_ex(&sprites.hero_cloak, base.x, base.y - lift, cloak, p.clone());
                 draw_texture_ex(&sprites.hero_body, base.x, base.y - lift, light, p);
             }
         }
         if e.id != view.me.id {
-            label(&e.name, base.x + cam.tile / 2.0, base.y - lift - 4.0, player_color(e.id, view.me.id));
+            label(
+                &e.name,
+                base.x + cam.tile / 2.0,
+                base.y - lift - 4.0,
+                player_color(e.id, view.me.id),
+            );
         }
         if e.hp < e.max_hp {
             let frac = (e.hp as f32 / e.max_hp.max(1) as f32).clamp(0.0, 1.0);
             let y = base.y + cam.tile - 3.0;
-            draw_rectangle(base.x + 3.0, y, cam.tile - 6.0, 3.0, Color::from_rgba(40, 0, 0, 220));
-            draw_rectangle(base.x + 3.0, y, (cam.tile - 6.0) * frac, 3.0, Color::from_rgba(220, 50, 50, 255));
+            draw_rectangle(
+                base.x + 3.0,
+                y,
+                cam.tile - 6.0,
+                3.0,
+                Color::from_rgba(40, 0, 0, 220),
+            );
+            draw_rectangle(
+                base.x + 3.0,
+                y,
+                (cam.tile - 6.0) * frac,
+                3.0,
+                Color::from_rgba(220, 50, 50, 255),
+            );
         }
     }
 }
@@ -145,6 +187,12 @@ fn label(text: &str, cx: f32, bottom: f32, color: Color) {
     let size = 16;
     let dim = measure_text(text, None, size, 1.0);
     let x = (cx - dim.width / 2.0).round();
-    draw_rectangle(x - 3.0, bottom - dim.height - 4.0, dim.width + 6.0, dim.height + 6.0, Color::new(0.0, 0.0, 0.0, 0.55));
+    draw_rectangle(
+        x - 3.0,
+        bottom - dim.height - 4.0,
+        dim.width + 6.0,
+        dim.height + 6.0,
+        Color::new(0.0, 0.0, 0.0, 0.55),
+    );
     draw_text(text, x, bottom, f32::from(size), color);
 }

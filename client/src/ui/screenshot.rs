@@ -18,7 +18,8 @@ pub fn save(path: &Path) -> anyhow::Result<()> {
             rgb.extend_from_slice(&px[..3]);
         }
     }
-    let file = File::create(path).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
+    let file =
+        File::create(path).map_err(|e| anyhow::anyhow!("cannot create {}: {e}", path.display()))?;
     let mut enc = png::Encoder::new(BufWriter::new(file), w as u32, h as u32);
     enc.set_color(png::ColorType::Rgb);
     enc.set_depth(png::BitDepth::Eight);

@@ -49,7 +49,8 @@ fn texture(img: &Image) -> Texture2D {
 
 /// A small integer hash, for noise that is the same every run.
 pub fn hash(x: u32, y: u32, salt: u32) -> u32 {
-    let mut h = x.wrapping_mul(0x9E37_79B1) ^ y.wrapping_mul(0x85EB_CA77) ^ salt.wrapping_mul(0xC2B2_AE3D);
+    let mut h =
+        x.wrapping_mul(0x9E37_79B1) ^ y.wrapping_mul(0x85EB_CA77) ^ salt.wrapping_mul(0xC2B2_AE3D);
     h ^= h >> 15;
     h = h.wrapping_mul(0x2C1B_3C6D);
     h ^= h >> 12;
@@ -133,7 +134,14 @@ fn wall_face(variant: u32) -> Image {
     image(|x, y| {
         if y < 3 {
             // The wall's top edge, catching the light.
-            return shade(rgb(64, 58, 70), if y == 2 { -14 } else { (hash(x, y, 9) % 5) as i32 });
+            return shade(
+                rgb(64, 58, 70),
+                if y == 2 {
+                    -14
+                } else {
+                    (hash(x, y, 9) % 5) as i32
+                },
+            );
         }
         let row = (y - 3) / 4;
         let xo = (x + if row % 2 == 0 { 0 } else { 4 } + variant * 2) % 8;
@@ -154,7 +162,7 @@ fn wall_face(variant: u32) -> Image {
 fn stairs(down: bool) -> Image {
     let frame = rgb(58, 54, 66);
     image(|x, y| {
-        if x < 2 || x > 13 || y < 1 || y > 14 {
+        if !(2..=13).contains(&x) || !(1..=14).contains(&y) {
             return if x == 0 || x == 15 || y == 0 || y == 15 {
                 rgb(42, 40, 48)
             } else {
@@ -236,7 +244,11 @@ fn hero_palette(cloak: bool) -> Vec<(char, [u8; 4])> {
 /// Builds an image from text art; characters missing from the palette are transparent.
 fn from_art(art: [&str; 16], palette: &[(char, [u8; 4])]) -> Image {
     image(|x, y| {
-        let c = art[y as usize].as_bytes().get(x as usize).copied().unwrap_or(b'.') as char;
+        let c = art[y as usize]
+            .as_bytes()
+            .get(x as usize)
+            .copied()
+            .unwrap_or(b'.') as char;
         palette
             .iter()
             .find(|(k, _)| *k == c)

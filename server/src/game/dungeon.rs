@@ -276,6 +276,14 @@ impl Dungeon {
         }
     }
 
+    /// Puts `id` at `pos` on floor `depth`, for setting up scenes in tests.
+    #[cfg(test)]
+    pub(crate) fn place_for_test(&mut self, id: EntityId, depth: u8, pos: Pos) {
+        self.floor_mut(depth);
+        self.apply(&Event::Arrived { id, depth, pos });
+        self.refresh_sight(depth);
+    }
+
     /// Recomputes what every character on floor `depth` sees, and adds it to their memory.
     fn refresh_sight(&mut self, depth: u8) {
         let floor = self.floor_mut(depth);
@@ -330,5 +338,295 @@ fn msg(to: EntityId, kind: MessageKind, text: impl Into<String>) -> Event {
         to,
         kind,
         text: text.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dungeon() -> Dungeon {
+        Dungeon::new(1234)
+    }
+
+    fn place(d: &mut Dungeon, id: EntityId, pos: Pos) {
+        d.place_for_test(id, 1, pos);
+    }
+
+    /// A floor cell on floor 1 whose row has at least `len` floor cells to its east.
+    fn open_row(d: &mut Dungeon, len: i32) -> Pos {
+        let map = &d.floor_mut(1).map;
+        (0..map.cells().len())
+            .map(|i| map.pos_of(i))
+            .find(|p| (0..len).all(|k| map.get(Pos::new(p.x + k, p.y)) == Tile::Floor))
+            .expect("a room wide enough")
+    }
+
+    #[test]
+    fn players_arrive_beside_the_up_stair_on_distinct_cells() {
+        let mut d = dungeon();
+        let up = d.floor_mut(1).up;
+        let mut seen = Vec::new();
+        for name in ["Ann", "Bob", "Cy", "Di"] {
+            let (id, events) = d.join(name).unwrap();
+            let p = d.player(id).unwrap();
+            assert_eq!(p.depth, 1);
+            assert_eq!(d.floor(1).unwrap().tile(p.pos), Tile::Floor);
+            assert!(
+                p.pos.chebyshev(up) <= 2,
+                "{name} at {:?}, stair at {up:?}",
+                p.pos
+            );
+            assert!(!seen.contains(&p.pos));
+            seen.push(p.pos);
+            assert!(
+                events.iter().any(
+                    |e| matches!(e, Event::Message { text, .. } if text == "Entering floor #1")
+                )
+            );
+            // Level 1 stats (given): 25 HP, sight 8.
+            assert_eq!((p.hp, p.max_hp, p.level, p.xp, p.sight), (25, 25, 1, 0, 8));
+        }
+        assert_eq!(
+            d.join("ann").unwrap_err(),
+            JoinError::NameTaken("ann".into())
+        );
+    }
+
+    #[test]
+    fn moves_step_onto_floor_and_walls_are_refused_before_queueing() {
+        let mut d = dungeon();
+        let (id, _) = d.join("Ann").unwrap();
+        let start = open_row(&mut d, 3);
+        place(&mut d, id, start);
+        d.submit(id, Action::Move(Dir::E)).unwrap();
+        assert!(d.is_ready(1));
+        let report = d.resolve_turn(1);
+        assert_eq!(report.turn, 1);
+        assert_eq!(
+            report.events,
+            vec![Event::Moved {
+                id,
+                from: start,
+                to: start.step(Dir::E)
+            }]
+        );
+        assert_eq!(d.player(id).unwrap().pos, start.step(Dir::E));
+
+        // Walk west until a wall is next, then bump it.
+        while d
+            .floor(1)
+            .unwrap()
+            .tile(d.player(id).unwrap().pos.step(Dir::W))
+            .is_walkable()
+        {
+            d.submit(id, Action::Move(Dir::W)).unwrap();
+            d.resolve_turn(1);
+        }
+        let before = d.player(id).unwrap().pos;
+        assert_eq!(d.submit(id, Action::Move(Dir::W)), Err(ActionError::Wall));
+        assert!(
+            !d.floor(1).unwrap().has_choices(),
+            "a refused action queues nothing"
+        );
+        assert_eq!(d.player(id).unwrap().pos, before);
+    }
+
+    #[test]
+    fn a_player_in_the_way_blocks_the_step_with_a_message() {
+        let mut d = dungeon();
+        let (ann, _) = d.join("Ann").unwrap();
+        let (bob, _) = d.join("Bob").unwrap();
+        let p = open_row(&mut d, 3);
+        place(&mut d, ann, p);
+        place(&mut d, bob, p.step(Dir::E));
+        d.submit(ann, Action::Move(Dir::E)).unwrap();
+        d.submit(bob, Action::Wait).unwrap();
+        let report = d.resolve_turn(1);
+        assert_eq!(d.player(ann).unwrap().pos, p);
+        assert!(report.events.contains(&Event::Message {
+            to: ann,
+            kind: MessageKind::Normal,
+            text: "Bob is in the way.".into()
+        }));
+    }
+
+    #[test]
+    fn the_turn_waits_for_every_connected_player_and_choices_are_replaceable() {
+        let mut d = dungeon();
+        let (ann, _) = d.join("Ann").unwrap();
+        let (bob, _) = d.join("Bob").unwrap();
+        assert!(!d.is_ready(1), "nobody chose");
+        d.submit(ann, Action::Wait).unwrap();
+        assert!(!d.is_ready(1));
+        assert_eq!(d.waiting_for(1), vec![bob]);
+        // Replacing a choice keeps one pending action.
+        let dir = Dir::ALL
+            .into_iter()
+            .find(|&dir| d.check(ann, Action::Move(dir)).is_ok())
+            .unwrap();
+        d.submit(ann, Action::Move(dir)).unwrap();
+        assert_eq!(d.floor(1).unwrap().pending(ann), Some(Action::Move(dir)));
+        d.submit(bob, Action::Wait).unwrap();
+        assert!(d.is_ready(1));
+        let report = d.resolve_turn(1);
+        assert_eq!(
+            report.actions,
+            vec![(ann, Action::Move(dir)), (bob, Action::Wait)]
+        );
+        assert!(!d.floor(1).unwrap().has_choices());
+
+        // A disconnected player never blocks; its pending choice is dropped.
+        d.submit(bob, Action::Wait).unwrap();
+        d.set_connected(bob, false);
+        assert!(!d.floor(1).unwrap().has_choices());
+        d.submit(ann, Action::Wait).unwrap();
+        assert!(d.is_ready(1));
+    }
+
+    #[test]
+    fn a_timed_out_turn_resolves_with_the_silent_player_waiting() {
+        let mut d = dungeon();
+        let (ann, _) = d.join("Ann").unwrap();
+        let (bob, _) = d.join("Bob").unwrap();
+        let bob_at = d.player(bob).unwrap().pos;
+        let dir = Dir::ALL
+            .into_iter()
+            .find(|&dir| d.check(ann, Action::Move(dir)).is_ok())
+            .unwrap();
+        d.submit(ann, Action::Move(dir)).unwrap();
+        assert!(!d.is_ready(1));
+        // The shell's timer fired: resolve anyway.
+        let report = d.resolve_turn(1);
+        assert_eq!(report.actions, vec![(ann, Action::Move(dir))]);
+        assert_eq!(d.player(bob).unwrap().pos, bob_at);
+        assert_eq!(d.floor(1).unwrap().turn, 1);
+    }
+
+    #[test]
+    fn resolution_order_is_drawn_fairly_not_by_join_order() {
+        // Ann and Bob both step into the cell between them; whoever resolves first gets it.
+        let mut d = dungeon();
+        let (ann, _) = d.join("Ann").unwrap();
+        let (bob, _) = d.join("Bob").unwrap();
+        let left = open_row(&mut d, 3);
+        let (mid, right) = (left.step(Dir::E), left.step(Dir::E).step(Dir::E));
+        let mut ann_wins = 0;
+        for _ in 0..200 {
+            place(&mut d, ann, left);
+            place(&mut d, bob, right);
+            d.submit(ann, Action::Move(Dir::E)).unwrap();
+            d.submit(bob, Action::Move(Dir::W)).unwrap();
+            d.resolve_turn(1);
+            let (a, b) = (d.player(ann).unwrap().pos, d.player(bob).unwrap().pos);
+            assert!((a == mid) ^ (b == mid), "exactly one gets the cell");
+            if a == mid {
+                ann_wins += 1;
+            }
+        }
+        // A fair coin lands in 70..130 of 200 with probability > 99.9%; the seed is fixed.
+        assert!((70..=130).contains(&ann_wins), "Ann won {ann_wins} of 200");
+    }
+
+    #[test]
+    fn seen_tiles_stay_remembered_and_nothing_unseen_is_known() {
+        let mut d = dungeon();
+        let (id, _) = d.join("Ann").unwrap();
+        let mut ever_seen = vec![false; FLOOR_CELLS];
+        let mut rng_dir = 0usize;
+        for _ in 0..150 {
+            for (i, s) in d.player(id).unwrap().fov().iter().enumerate() {
+                ever_seen[i] |= *s;
+            }
+            let open: Vec<Dir> = Dir::ALL
+                .into_iter()
+                .filter(|&dir| d.check(id, Action::Move(dir)).is_ok())
+                .collect();
+            rng_dir = (rng_dir * 7 + 3) % open.len().max(1);
+            d.submit(
+                id,
+                open.get(rng_dir)
+                    .map_or(Action::Wait, |&dir| Action::Move(dir)),
+            )
+            .unwrap();
+            d.resolve_turn(1);
+        }
+        for (i, s) in d.player(id).unwrap().fov().iter().enumerate() {
+            ever_seen[i] |= *s;
+        }
+        let truth = &d.floor(1).unwrap().map;
+        let memory = d.player(id).unwrap().memory(1).unwrap();
+        for (i, &seen) in ever_seen.iter().enumerate() {
+            if seen {
+                assert_eq!(
+                    memory.cells()[i],
+                    truth.cells()[i],
+                    "cell {i} seen but not remembered right"
+                );
+            } else {
+                assert_eq!(
+                    memory.cells()[i],
+                    Tile::Unknown,
+                    "cell {i} known but never seen"
+                );
+            }
+        }
+    }
+
+    const FLOOR_CELLS: usize = crate::game::mapgen::FLOOR_WIDTH * crate::game::mapgen::FLOOR_HEIGHT;
+
+    #[test]
+    fn same_seed_and_inputs_give_the_same_world() {
+        fn play(seed: u64) -> Vec<(Pos, Vec<Tile>)> {
+            let mut d = Dungeon::new(seed);
+            let ids: Vec<EntityId> = ["Ann", "Bob", "Cy"]
+                .iter()
+                .map(|n| d.join(n).unwrap().0)
+                .collect();
+            for t in 0..120usize {
+                for (k, &id) in ids.iter().enumerate() {
+                    let dir = Dir::ALL[(t * 3 + k * 5) % 8];
+                    if d.submit(id, Action::Move(dir)).is_err() {
+                        d.submit(id, Action::Wait).unwrap();
+                    }
+                }
+                d.resolve_turn(1);
+            }
+            ids.iter()
+                .map(|id| {
+                    let p = d.player(*id).unwrap();
+                    (p.pos, p.memory(1).unwrap().cells().to_vec())
+                })
+                .collect()
+        }
+        assert_eq!(play(99), play(99));
+        assert_ne!(play(99), play(100));
+    }
+
+    #[test]
+    fn replaying_the_reported_actions_reproduces_the_world() {
+        let mut live = Dungeon::new(5);
+        let mut copy = Dungeon::new(5);
+        let ids: Vec<EntityId> = ["Ann", "Bob"]
+            .iter()
+            .map(|n| live.join(n).unwrap().0)
+            .collect();
+        for n in ["Ann", "Bob"] {
+            copy.join(n).unwrap();
+        }
+        for t in 0..80usize {
+            for (k, &id) in ids.iter().enumerate() {
+                let dir = Dir::ALL[(t + k * 3) % 8];
+                if live.submit(id, Action::Move(dir)).is_err() {
+                    live.submit(id, Action::Wait).unwrap();
+                }
+            }
+            let report = live.resolve_turn(1);
+            let replayed = copy.replay_turn(1, &report.actions);
+            assert_eq!(replayed, report, "turn {t}");
+        }
+        for id in ids {
+            assert_eq!(live.player(id).unwrap().pos, copy.player(id).unwrap().pos);
+        }
     }
 }

@@ -35,12 +35,14 @@ type Ws = WebSocketStream<TcpStream>;
 /// Close codes this server uses (RFC 6455 §7.4 plus our own 4000-range).
 pub mod close {
     pub const GOING_AWAY: u16 = 1001;
-    pub const PROTOCOL: u16 = 1002;
     pub const POLICY: u16 = 1008;
     pub const TOO_BIG: u16 = 1009;
     pub const INTERNAL: u16 = 1011;
     pub const TRY_LATER: u16 = 1013;
     pub const REPLACED: u16 = 4000;
+    /// The client speaks another protocol version (an error frame naming both came first).
+    /// Not 1002: libraries report that as a broken connection rather than a refusal.
+    pub const VERSION: u16 = 4001;
 }
 
 /// Dropped messages within [`FLOOD_WINDOW`] after which a connection is closed as a flood.
@@ -57,8 +59,10 @@ pub async fn serve(
 ) {
     let _ = stream.set_nodelay(true);
     let config = &shared.config;
-    let accepted = timeout(
-        config.handshake_timeout,
+    // One deadline from TCP accept to a successful hello, upgrade included.
+    let deadline = Instant::now() + config.handshake_timeout;
+    let accepted = timeout_at(
+        deadline,
         tokio_tungstenite::accept_async_with_config(stream, Some(shared.ws_config())),
     )
     .await;
@@ -106,7 +110,7 @@ pub async fn serve(
         shutdown,
     };
     debug!(%peer, conn, "connection open");
-    if let Some(joined) = c.handshake().await {
+    if let Some(joined) = c.handshake(deadline).await {
         c.session(joined).await;
     }
     debug!(%peer, conn, "connection closed");
@@ -142,8 +146,7 @@ enum Incoming {
 
 impl Connection {
     /// Waits for a good `hello` and joins its dungeon. `None` if the connection ended first.
-    async fn handshake(&mut self) -> Option<Joined> {
-        let deadline = Instant::now() + self.shared.config.handshake_timeout;
+    async fn handshake(&mut self, deadline: Instant) -> Option<Joined> {
         loop {
             let next = tokio::select! {
                 r = timeout_at(deadline, self.ws.next()) => r,
@@ -186,10 +189,12 @@ impl Connection {
                 );
                 info!(peer = %self.peer, version, "refused: protocol version mismatch");
                 let _ = send(&mut self.ws, &error(ErrorCode::BadVersion, &text)).await;
-                close_gracefully(&mut self.ws, close::PROTOCOL, "protocol version mismatch").await;
+                close_gracefully(&mut self.ws, close::VERSION, "protocol version mismatch").await;
                 return None;
             }
-            if let Err(why) = check_name(&name) {
+            // A resuming client's name is ignored (the character keeps its own), so only a new
+            // character's name is checked.
+            if let (None, Err(why)) = (&token, check_name(&name)) {
                 let _ = send(&mut self.ws, &error(ErrorCode::BadName, &why)).await;
                 continue;
             }
@@ -197,20 +202,37 @@ impl Connection {
                 let _ = send(&mut self.ws, &error(ErrorCode::BadDungeon, &why)).await;
                 continue;
             }
-            let Some(handle) = self
-                .shared
-                .registry
-                .get_or_create(&dungeon, &self.shared.config)
-            else {
-                let _ = send(
-                    &mut self.ws,
-                    &error(
-                        ErrorCode::ServerFull,
-                        "The server holds as many dungeons as it allows; join an existing one.",
-                    ),
-                )
-                .await;
-                continue;
+            let handle = if token.is_some() {
+                // Resuming never creates a dungeon: a token belongs to one that exists.
+                let Some(h) = self.shared.registry.get(&dungeon) else {
+                    let _ = send(
+                        &mut self.ws,
+                        &error(
+                            ErrorCode::BadToken,
+                            "That resume token matches no character in this dungeon.",
+                        ),
+                    )
+                    .await;
+                    continue;
+                };
+                h
+            } else {
+                let Some(h) = self
+                    .shared
+                    .registry
+                    .get_or_create(&dungeon, &self.shared.config)
+                else {
+                    let _ = send(
+                        &mut self.ws,
+                        &error(
+                            ErrorCode::ServerFull,
+                            "The server holds as many dungeons as it allows; join an existing one.",
+                        ),
+                    )
+                    .await;
+                    continue;
+                };
+                h
             };
             let (out_tx, out_rx) = mpsc::channel(self.shared.config.outbox_frames);
             let (reply_tx, reply_rx) = oneshot::channel();
@@ -290,8 +312,9 @@ impl Connection {
                         close_gracefully(&mut self.ws, code, &reason).await;
                         break;
                     }
+                    // The dungeon dropped this session without a word: its task ended.
                     None => {
-                        close_gracefully(&mut self.ws, close::REPLACED, "session ended").await;
+                        close_gracefully(&mut self.ws, close::INTERNAL, "dungeon stopped").await;
                         break;
                     }
                 },

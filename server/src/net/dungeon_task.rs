@@ -19,7 +19,7 @@ use tracing::{debug, info};
 
 use super::config::ServerConfig;
 use super::validate::{new_token, token_eq};
-use crate::game::{Action, Dungeon, EntityId, Event, JoinError};
+use crate::game::{Action, ActionError, Dungeon, EntityId, Event, JoinError};
 use crate::view::{events_for, view_of};
 
 /// Identifies one WebSocket connection for the server's lifetime.
@@ -151,7 +151,13 @@ impl DungeonTask {
                 }
                 match self.dungeon.submit(player, action) {
                     Ok(()) => self.after_choice(player),
-                    Err(e) => self.send_error(player, ErrorCode::Rejected, e.to_string()),
+                    Err(e) => {
+                        let code = match e {
+                            ActionError::NotPresent => ErrorCode::CannotAct,
+                            ActionError::Wall | ActionError::OffMap => ErrorCode::Rejected,
+                        };
+                        self.send_error(player, code, e.to_string());
+                    }
                 }
             }
             Command::Resync { player, conn } => {
@@ -198,6 +204,8 @@ impl DungeonTask {
         out: mpsc::Sender<Outgoing>,
     ) -> Result<EntityId, (ErrorCode, String)> {
         let resumed = token.is_some();
+        // Taking over a live session is not a return: nobody left, so nobody is told.
+        let mut took_over = false;
         let (player, token, events) = match token {
             Some(t) => {
                 // Compare against every stored token without stopping early.
@@ -211,6 +219,7 @@ impl DungeonTask {
                     ));
                 };
                 if let Some(old) = self.sessions.remove(&player) {
+                    took_over = true;
                     info!(dungeon = %self.name, player, "newer connection replaces the old one");
                     let _ = old.out.try_send(Outgoing::Frame(encode(&ServerMsg::Error {
                         code: ErrorCode::Replaced,
@@ -297,12 +306,14 @@ impl DungeonTask {
         let depth = self.dungeon.player(player).map_or(1, |p| p.depth);
         let mine = events_for(&self.dungeon, player, depth, &events);
         self.push_view(player, mine, false);
-        let line = if resumed {
-            format!("{name} is back.")
-        } else {
-            format!("{name} enters the dungeon.")
-        };
-        self.announce(player, &line);
+        if !took_over {
+            let line = if resumed {
+                format!("{name} is back.")
+            } else {
+                format!("{name} enters the dungeon.")
+            };
+            self.announce(player, &line);
+        }
         self.send_turn_status(depth);
         Ok(player)
     }

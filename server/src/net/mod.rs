@@ -92,6 +92,11 @@ impl Server {
         format!("ws://{}", self.addr)
     }
 
+    /// Dungeons loaded right now.
+    pub fn dungeons(&self) -> usize {
+        self.shared.registry.len()
+    }
+
     /// Open connections right now.
     pub fn connections(&self) -> usize {
         self.shared.counter.total()

@@ -60,6 +60,14 @@ impl Registry {
         Some(handle)
     }
 
+    /// The dungeon called `name` if it is running.
+    pub fn get(&self, name: &str) -> Option<DungeonHandle> {
+        let map = self.dungeons.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(&name.to_lowercase())
+            .filter(|h| !h.tx.is_closed())
+            .cloned()
+    }
+
     /// Drops every dungeon handle, so their tasks end once their connections are gone.
     pub fn clear(&self) {
         self.dungeons

@@ -67,7 +67,14 @@ fn parse() -> Args {
 }
 
 /// One bot's run: its turn latencies.
-async fn bot(url: String, name: String, dungeon: String, turns: usize, pace: Duration, seed: u64) -> anyhow::Result<Vec<Duration>> {
+async fn bot(
+    url: String,
+    name: String,
+    dungeon: String,
+    turns: usize,
+    pace: Duration,
+    seed: u64,
+) -> anyhow::Result<Vec<Duration>> {
     let (mut s, first) = Session::join(&url, &name, &dungeon, None).await?;
     let mut model = Model::new();
     if !matches!(first, ServerMsg::Welcome { .. }) {
@@ -145,13 +152,28 @@ async fn main() -> anyhow::Result<()> {
             .await?,
         ),
     };
-    let url = a.server.clone().or_else(|| local.as_ref().map(Server::url)).context("no server")?;
+    let url = a
+        .server
+        .clone()
+        .or_else(|| local.as_ref().map(Server::url))
+        .context("no server")?;
     let started = Instant::now();
     let mut tasks = Vec::new();
     for i in 0..a.clients {
         let dungeon = format!("{}-{}", a.dungeon, i / a.per_dungeon);
-        let name = if a.clients == 1 { a.name.clone() } else { format!("{}{i}", a.name) };
-        tasks.push(tokio::spawn(bot(url.clone(), name, dungeon, a.turns, Duration::from_millis(a.pace_ms), a.seed + i as u64)));
+        let name = if a.clients == 1 {
+            a.name.clone()
+        } else {
+            format!("{}{i}", a.name)
+        };
+        tasks.push(tokio::spawn(bot(
+            url.clone(),
+            name,
+            dungeon,
+            a.turns,
+            Duration::from_millis(a.pace_ms),
+            a.seed + i as u64,
+        )));
     }
     let mut all = Vec::new();
     let mut failed = 0;

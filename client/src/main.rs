@@ -9,7 +9,7 @@ use macroquad::window::Conf;
 
 /// Delve: a multiplayer roguelike. Without --server, starts a private local game (--solo).
 #[derive(Debug, Parser)]
-#[command(name = "delve", version, about, long_about = None)]
+#[command(name = "delve", version)]
 struct Args {
     /// Server to join, as ws://HOST:PORT.
     #[arg(long, conflicts_with = "solo")]

@@ -12,7 +12,7 @@ use tracing::{error, info};
 
 /// Runs a Delve server: friends join dungeons on it by name with `delve --server ws://HOST:PORT`.
 #[derive(Debug, Parser)]
-#[command(name = "delve-server", version, about, long_about = None)]
+#[command(name = "delve-server", version)]
 struct Args {
     /// Address to listen on. The default only accepts connections from this machine; use
     /// 0.0.0.0:7777 to let others join.
@@ -76,6 +76,7 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
 fn main() -> ExitCode {
     let args = Args::parse();
     tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )

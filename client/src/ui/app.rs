@@ -124,7 +124,10 @@ impl App {
             render::draw_entities(view, &cam, &self.sprites, &self.anims, now);
         }
         hud::draw_log(layout.log, &self.model);
-        let turn = hud::turn_line(&self.model, now - self.status_at, self.awaiting.is_some());
+        let mut turn = hud::turn_line(&self.model, now - self.status_at, self.awaiting.is_some());
+        if !matches!(self.connection, Connection::Joined) {
+            turn.text.clear();
+        }
         hud::draw_panel(layout.panel, &self.model, &turn, &connection);
         match &self.connection {
             Connection::Connecting if self.model.view.is_none() => {

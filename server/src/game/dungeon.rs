@@ -286,12 +286,12 @@ impl Dungeon {
 
     /// Recomputes what every character on floor `depth` sees, and adds it to their memory.
     fn refresh_sight(&mut self, depth: u8) {
-        let floor = self.floor_mut(depth);
+        self.floor_mut(depth);
+        // Borrow the fields apart: the floor is read while players are written.
+        let Some(Some(floor)) = self.floors.get(usize::from(depth).wrapping_sub(1)) else {
+            return;
+        };
         let (w, h) = (floor.map.width(), floor.map.height());
-        // Split borrows: the floor is read while players are written.
-        let floor = self.floors[usize::from(depth - 1)]
-            .as_ref()
-            .expect("generated just above");
         for p in self.players.values_mut().filter(|p| p.depth == depth) {
             p.fov.resize(w * h, false);
             fov::compute(&floor.opaque, w, h, p.pos.x, p.pos.y, p.sight, &mut p.fov);

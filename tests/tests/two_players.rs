@@ -280,3 +280,41 @@ async fn a_second_connection_with_the_token_replaces_the_first() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_choice_made_before_disconnecting_stands_and_its_timer_runs_on() {
+    let mut config = test_config();
+    config.turn_timeout = Duration::from_millis(200);
+    let server = TestServer::start(config).await;
+    let mut ann = Bot::join(&server.url, "Ann", "crypt").await;
+    let mut bob = Bot::join(&server.url, "Bob", "crypt").await;
+    let _ = ann.next_view().await; // "Bob enters the dungeon."
+
+    // Bob chooses a step, then leaves before Ann has chosen.
+    let dir = bob.open_dirs()[0];
+    let (bob_from, bob_id, bob_token) = (bob.pos(), bob.id(), bob.model.token.clone());
+    bob.step(dir).await;
+    match ann.recv().await.unwrap() {
+        ServerMsg::TurnStatus { waiting_for, .. } => {
+            assert_eq!(waiting_for, vec!["Ann".to_string()])
+        }
+        other => panic!("expected turn_status, got {other:?}"),
+    }
+    bob.session.close().await;
+
+    // Ann never chooses: the turn still resolves on the timer Bob's choice started, and Bob's
+    // step happens.
+    loop {
+        ann.next_view().await;
+        if ann.view().turn == 1 {
+            break;
+        }
+    }
+    let seen = ann.view().entity(bob_id).map(|e| e.pos);
+    if let Some(p) = seen {
+        assert_eq!(p, bob_from.step(dir), "Bob's accepted step was carried out");
+    }
+    let resumed = Bot::join_with(&server.url, "Bob", "crypt", bob_token).await;
+    assert_eq!(resumed.pos(), bob_from.step(dir));
+    server.stop().await;
+}

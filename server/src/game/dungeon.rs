@@ -134,15 +134,12 @@ impl Dungeon {
         Ok((id, events))
     }
 
-    /// Marks whether a connection drives `id`. A disconnected character waits and never holds up
-    /// its floor's turn.
+    /// Marks whether a connection drives `id`. A disconnected character never holds up its
+    /// floor's turn. A choice it already made stands: it was accepted, and dropping it would
+    /// also drop the turn's timer if it was the only one, leaving the others waiting.
     pub fn set_connected(&mut self, id: EntityId, connected: bool) {
         if let Some(p) = self.players.get_mut(&id) {
             p.connected = connected;
-            if !connected {
-                let depth = p.depth;
-                self.floor_mut(depth).pending.remove(&id);
-            }
         }
     }
 
@@ -476,10 +473,15 @@ mod tests {
         );
         assert!(!d.floor(1).unwrap().has_choices());
 
-        // A disconnected player never blocks; its pending choice is dropped.
+        // A disconnected player never blocks, and a choice it made before leaving stands.
         d.submit(bob, Action::Wait).unwrap();
         d.set_connected(bob, false);
-        assert!(!d.floor(1).unwrap().has_choices());
+        assert_eq!(d.floor(1).unwrap().pending(bob), Some(Action::Wait));
+        assert!(!d.is_ready(1), "Ann has not chosen");
+        d.submit(ann, Action::Wait).unwrap();
+        assert!(d.is_ready(1));
+        d.resolve_turn(1);
+        // Disconnected and silent: the turn is Ann's alone to complete.
         d.submit(ann, Action::Wait).unwrap();
         assert!(d.is_ready(1));
     }

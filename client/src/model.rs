@@ -181,7 +181,19 @@ mod tests {
             max_hp: 25,
             level: 1,
             xp: 0,
+            xp_level: 0,
+            xp_next: 100,
+            points: 0,
+            attack_min: 1,
+            attack_max: 4,
+            defence: 4,
+            save: 10,
             sight: 8,
+            kills: 0,
+            turns: 0,
+            deepest: 1,
+            alive: true,
+            cause: None,
         };
         View {
             turn: 0,
@@ -195,6 +207,8 @@ mod tests {
                 pos: me.pos,
                 hp: 25,
                 max_hp: 25,
+                level: 1,
+                monster: None,
             }],
             me,
         }

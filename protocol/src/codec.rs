@@ -103,6 +103,12 @@ mod tests {
             },
             ClientMsg::Move { dir: Dir::Ne },
             ClientMsg::Wait,
+            ClientMsg::Descend,
+            ClientMsg::Ascend,
+            ClientMsg::LevelUp {
+                stat: crate::Stat::Defence,
+            },
+            ClientMsg::NewCharacter,
             ClientMsg::Resync,
         ];
         assert_eq!(all.len(), ClientMsg::TYPES.len());

@@ -227,6 +227,8 @@ mod tests {
                 pos: Pos::new(rng.random_range(0..W as i32), rng.random_range(0..H as i32)),
                 hp: rng.random_range(1..30),
                 max_hp: 30,
+                level: 1,
+                monster: (k % 2 == 1).then(|| "micro_mouse".to_string()),
             })
             .collect();
         entities.sort_by_key(|e| e.id);
@@ -246,7 +248,19 @@ mod tests {
                 max_hp: 30,
                 level: 1,
                 xp: 0,
+                xp_level: 0,
+                xp_next: 100,
+                points: 0,
+                attack_min: 1,
+                attack_max: 4,
+                defence: 4,
+                save: 10,
                 sight: 8,
+                kills: 0,
+                turns: 0,
+                deepest: 1,
+                alive: true,
+                cause: None,
             },
         }
     }

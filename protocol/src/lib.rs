@@ -21,7 +21,7 @@ pub use diff::{TileSpan, ViewDiff};
 pub use event::{Event, MessageKind};
 pub use geom::{Dir, Pos};
 pub use msg::{ClientMsg, ErrorCode, ServerMsg};
-pub use view::{CellSet, EntityKind, EntityView, SelfView, Tile, TileGrid, View, ViewError};
+pub use view::{CellSet, EntityKind, EntityView, SelfView, Stat, Tile, TileGrid, View, ViewError};
 
 /// The protocol version this build speaks. A client with another version is refused with an
 /// error naming both.

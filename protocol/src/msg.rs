@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::diff::ViewDiff;
 use crate::event::Event;
 use crate::geom::Dir;
-use crate::view::View;
+use crate::view::{Stat, View};
 
 /// Everything a client can send. The first message on a connection must be `hello`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,13 +23,30 @@ pub enum ClientMsg {
     Move { dir: Dir },
     /// Spend the turn doing nothing. Replaces any action already chosen this turn.
     Wait,
+    /// Take the down-stair you stand on (`>`). Replaces any action already chosen this turn.
+    Descend,
+    /// Take the up-stair you stand on (`<`). Replaces any action already chosen this turn.
+    Ascend,
+    /// Spend a stat point, at once (it takes no turn).
+    LevelUp { stat: Stat },
+    /// After your character died: start a new one, with the same name, in the same dungeon.
+    NewCharacter,
     /// Ask for a fresh snapshot (for example after missing an update).
     Resync,
 }
 
 impl ClientMsg {
     /// Every `type` tag a client may send, for telling an unknown type from a malformed message.
-    pub const TYPES: &'static [&'static str] = &["hello", "move", "wait", "resync"];
+    pub const TYPES: &'static [&'static str] = &[
+        "hello",
+        "move",
+        "wait",
+        "descend",
+        "ascend",
+        "level_up",
+        "new_character",
+        "resync",
+    ];
 
     /// The `type` tag of this message.
     pub fn type_name(&self) -> &'static str {
@@ -37,6 +54,10 @@ impl ClientMsg {
             ClientMsg::Hello { .. } => "hello",
             ClientMsg::Move { .. } => "move",
             ClientMsg::Wait => "wait",
+            ClientMsg::Descend => "descend",
+            ClientMsg::Ascend => "ascend",
+            ClientMsg::LevelUp { .. } => "level_up",
+            ClientMsg::NewCharacter => "new_character",
             ClientMsg::Resync => "resync",
         }
     }

@@ -278,11 +278,12 @@ impl CellSet {
     }
 }
 
-/// What kind of thing an entity is. More kinds arrive with monsters, items and doors.
+/// What kind of thing an entity is. More kinds arrive with items and doors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EntityKind {
     Player,
+    Monster,
 }
 
 /// An entity the player can see right now.
@@ -294,6 +295,32 @@ pub struct EntityView {
     pub pos: Pos,
     pub hp: i32,
     pub max_hp: i32,
+    pub level: u32,
+    /// For monsters, the content key of its kind (`"tough_mouse"`), to pick a sprite by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub monster: Option<String>,
+}
+
+/// What a stat point can be spent on (one per level): +10 max HP, +1 attack (min and max),
+/// +1 defence, +1 sight, +5 saving throw, by the content file's numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stat {
+    MaxHp,
+    Attack,
+    Defence,
+    Sight,
+    Save,
+}
+
+impl Stat {
+    pub const ALL: [Stat; 5] = [
+        Stat::MaxHp,
+        Stat::Attack,
+        Stat::Defence,
+        Stat::Sight,
+        Stat::Save,
+    ];
 }
 
 /// The player's own character.
@@ -307,9 +334,32 @@ pub struct SelfView {
     pub hp: i32,
     pub max_hp: i32,
     pub level: u32,
+    /// Total experience.
     pub xp: u32,
+    /// Total experience at which the current level began.
+    pub xp_level: u32,
+    /// Total experience at which the next level begins.
+    pub xp_next: u32,
+    /// Stat points to spend (one per level gained); send `level_up` to spend one.
+    pub points: u32,
+    pub attack_min: i32,
+    pub attack_max: i32,
+    pub defence: i32,
+    /// Saving throw: the chance in percent to shake off an effect each turn.
+    pub save: i32,
     /// Sight radius in tiles.
     pub sight: i32,
+    pub kills: u32,
+    /// Turns this character has lived through.
+    pub turns: u64,
+    /// The deepest floor it reached.
+    pub deepest: u8,
+    /// `false` once the character has died: it watches the floor from where it fell, and
+    /// `new_character` starts another.
+    pub alive: bool,
+    /// How it died ("killed by a Rabid Mouse on floor 6"), once dead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
 }
 
 /// Everything one player may know: never more than its character sees or remembers.

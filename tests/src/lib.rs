@@ -4,24 +4,39 @@
 //!
 //! Every wait has a timeout and fails loudly: nothing here sleeps and hopes.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use delve_client::model::Model;
 use delve_client::net::{NetError, Session};
 use delve_protocol::{ClientMsg, Dir, ErrorCode, Event, Pos, ServerMsg, View};
+use delve_server::game::Content;
 use delve_server::net::{Server, ServerConfig};
 
 /// Longest any single wait in a test may take before it fails.
 pub const WAIT: Duration = Duration::from_secs(10);
 
-/// A server configuration for tests: a free port, a fixed seed, no turn timer.
+/// A server configuration for tests of connections and turn rules: a free port, a fixed seed,
+/// no turn timer, and no monsters to disturb them.
 pub fn test_config() -> ServerConfig {
     ServerConfig {
         bind: ([127, 0, 0, 1], 0).into(),
         data_dir: std::env::temp_dir().join("delve-tests"),
         seed: Some(42),
         turn_timeout: Duration::ZERO,
+        content: Arc::new(Content::builtin_without_monsters()),
         ..ServerConfig::default()
+    }
+}
+
+/// Like [`test_config`] but with the monsters of the real game, and players too tough to die:
+/// for long random games whose views must stay exact while monsters roam, fight and die.
+pub fn sturdy_config() -> ServerConfig {
+    let mut content = Content::builtin();
+    content.player.hp = 1_000_000;
+    ServerConfig {
+        content: Arc::new(content),
+        ..test_config()
     }
 }
 

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use delve_protocol::{ClientMsg, ServerMsg};
-use delve_tests::{Bot, TestServer, test_config, within};
+use delve_tests::{Bot, TestServer, sturdy_config, within};
 use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -97,7 +97,7 @@ fn junk(rng: &mut ChaCha8Rng) -> Message {
 async fn junk_from_one_client_disturbs_nobody_else() {
     let seed = 31337u64;
     println!("junk seed {seed}");
-    let mut config = test_config();
+    let mut config = sturdy_config();
     config.turn_timeout = Duration::from_millis(30);
     config.msgs_per_sec = 100_000;
     config.msg_burst = 100_000;

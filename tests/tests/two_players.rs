@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use delve_protocol::{ClientMsg, Dir, Event, ServerMsg};
-use delve_tests::{Bot, TestServer, assert_no_leaks, test_config};
+use delve_tests::{Bot, TestServer, assert_no_leaks, sturdy_config, test_config};
 use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -56,7 +56,7 @@ async fn random_walks_keep_views_exact_and_private() {
     let seed = 20261122u64;
     println!("random walk seed {seed}");
     // Bots play hundreds of turns as fast as the machine allows, far above a human's pace.
-    let mut config = test_config();
+    let mut config = sturdy_config();
     config.msgs_per_sec = 100_000;
     config.msg_burst = 100_000;
     let server = TestServer::start(config).await;
@@ -66,6 +66,7 @@ async fn random_walks_keep_views_exact_and_private() {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
 
     let mut times_in_sight = 0;
+    let mut monsters_seen = 0;
     for turn in 1..=TURNS as u64 {
         let a = random_intent(&mut rng, &ann);
         let b = random_intent(&mut rng, &bob);
@@ -80,7 +81,20 @@ async fn random_walks_keep_views_exact_and_private() {
         if ann.view().entity(bob.id()).is_some() {
             times_in_sight += 1;
         }
+        for bot in [&ann, &bob] {
+            monsters_seen += bot
+                .view()
+                .entities
+                .iter()
+                .filter(|e| e.kind == delve_protocol::EntityKind::Monster)
+                .count();
+        }
     }
+    // Monsters came and went too, so their entities went through the diffs as well.
+    assert!(
+        monsters_seen > 0,
+        "seed {seed}: no monster ever came into view"
+    );
     // They start side by side, so the property was exercised both ways.
     assert!(times_in_sight > 0, "seed {seed}: they never saw each other");
     assert!(

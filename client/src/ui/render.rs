@@ -152,8 +152,21 @@ pub fn draw_entities(view: &View, cam: &Camera, sprites: &Sprites, anims: &Anims
                 draw_texture_ex(&sprites.hero_cloak, base.x, base.y - lift, cloak, p.clone());
                 draw_texture_ex(&sprites.hero_body, base.x, base.y - lift, light, p);
             }
+            EntityKind::Monster => {
+                let r = cam.tile * 0.38;
+                let (cx, cy) = (base.x + cam.tile / 2.0, base.y + cam.tile / 2.0 - lift);
+                draw_circle(
+                    cx,
+                    cy,
+                    r,
+                    Color::new(0.55 * light.r, 0.2 * light.g, 0.2 * light.b, 1.0),
+                );
+                let g = e.name.chars().next().unwrap_or('?').to_string();
+                let d = measure_text(&g, None, 20, 1.0);
+                draw_text(&g, cx - d.width / 2.0, cy + d.height / 2.0, 20.0, WHITE);
+            }
         }
-        if e.id != view.me.id {
+        if e.kind == EntityKind::Player && e.id != view.me.id {
             label(
                 &e.name,
                 base.x + cam.tile / 2.0,

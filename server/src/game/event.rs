@@ -1,17 +1,80 @@
 //! What happens in the world. Executing an action yields events; `Dungeon::apply` is the only
-//! code that changes the world, one event at a time. The view layer then turns the events each
-//! player could see into protocol events for the client's log and animations.
+//! code that changes the world's visible state, one event at a time. The view layer then turns
+//! the events each player could see into protocol events and log lines for that player.
 
 use delve_protocol::{MessageKind, Pos};
 
 use super::EntityId;
+use super::stats::Stat;
+
+/// Who took part in an event, as they were at that moment (names and places are kept so the
+/// event can be told after the fact, even of a monster that died in it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Actor {
+    pub id: EntityId,
+    pub name: String,
+    pub pos: Pos,
+    pub player: bool,
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
     /// An entity stepped from one cell to the next.
-    Moved { id: EntityId, from: Pos, to: Pos },
-    /// A character appeared on a floor (joining the dungeon, later taking stairs).
-    Arrived { id: EntityId, depth: u8, pos: Pos },
+    Moved {
+        id: EntityId,
+        from: Pos,
+        to: Pos,
+    },
+    /// A character appeared on a floor by joining the dungeon.
+    Arrived {
+        id: EntityId,
+        depth: u8,
+        pos: Pos,
+    },
+    /// A character took the stairs from floor `from` to floor `to`.
+    ChangedFloor {
+        id: EntityId,
+        from: u8,
+        to: u8,
+        from_pos: Pos,
+        pos: Pos,
+    },
+    /// An attack: `damage` is `None` for a miss.
+    Attacked {
+        attacker: Actor,
+        target: Actor,
+        damage: Option<i32>,
+    },
+    /// Something died. `cause` says how, for a player's record.
+    Died {
+        victim: Actor,
+        killer: Option<Actor>,
+        cause: String,
+    },
+    GainedXp {
+        id: EntityId,
+        amount: u32,
+    },
+    /// A level gained. Monsters spend their stat point at once on `stat`.
+    LeveledUp {
+        id: EntityId,
+        level: u32,
+        stat: Option<Stat>,
+    },
+    /// A player spent a stat point.
+    SpentPoint {
+        id: EntityId,
+        stat: Stat,
+    },
+    Healed {
+        id: EntityId,
+        amount: i32,
+    },
+    /// A floor's turn ended: its clock and the turn counts of the living characters on it
+    /// advance.
+    TurnEnded {
+        depth: u8,
+    },
     /// A message for one player's log.
     Message {
         to: EntityId,

@@ -1,5 +1,5 @@
-//! One floor of a dungeon: its terrain, its dice, its turn clock and the choices made for the
-//! turn being chosen.
+//! One floor of a dungeon: its terrain, its monsters, its dice, its turn clock and the choices
+//! made for the turn being chosen.
 
 use std::collections::BTreeMap;
 
@@ -7,7 +7,9 @@ use delve_protocol::{Pos, Tile, TileGrid};
 
 use super::EntityId;
 use super::action::Action;
+use super::content::Content;
 use super::mapgen::{GenParams, Layout, Rect, generate};
+use super::monster::{Monster, spawn};
 use super::rng::{GameRng, Stream, floor_rng};
 
 #[derive(Clone, Debug)]
@@ -17,18 +19,28 @@ pub struct Floor {
     pub rooms: Vec<Rect>,
     pub up: Pos,
     pub down: Option<Pos>,
-    /// Turns resolved on this floor. Floors keep their own clocks.
+    /// Turns resolved on this floor. Floors keep their own clocks, and a floor nobody stands on
+    /// does not move at all.
     pub turn: u64,
+    pub monsters: BTreeMap<EntityId, Monster>,
+    /// Every floor cell, for monsters picking patrol goals.
+    pub(super) open_cells: Vec<Pos>,
     /// Whether each cell blocks sight, kept beside the map for the FOV's hot loop.
     pub(super) opaque: Vec<bool>,
-    /// This floor's dice for play (turn order, later combat and AI).
+    /// This floor's dice for play: turn order, combat, AI.
     pub(super) rng: GameRng,
     /// The choice each player made for the turn being chosen, replaceable until it resolves.
     pub(super) pending: BTreeMap<EntityId, Action>,
 }
 
 impl Floor {
-    pub(super) fn generate(seed: u64, depth: u8, has_down: bool, params: &GenParams) -> Floor {
+    pub(super) fn generate(
+        seed: u64,
+        depth: u8,
+        has_down: bool,
+        params: &GenParams,
+        content: &Content,
+    ) -> Floor {
         let Layout {
             map,
             rooms,
@@ -36,6 +48,15 @@ impl Floor {
             down,
         } = generate(seed, depth, has_down, params);
         let opaque = map.cells().iter().map(|t| !t.is_walkable()).collect();
+        let open_cells = (0..map.cells().len())
+            .filter(|&i| map.cells()[i] == Tile::Floor)
+            .map(|i| map.pos_of(i))
+            .collect();
+        let mut spawn_rng = floor_rng(seed, depth, Stream::Spawn);
+        let monsters = spawn(content, depth, &map, up, &mut spawn_rng)
+            .into_iter()
+            .map(|m| (m.id, m))
+            .collect();
         Floor {
             depth,
             map,
@@ -43,6 +64,8 @@ impl Floor {
             up,
             down,
             turn: 0,
+            monsters,
+            open_cells,
             opaque,
             rng: floor_rng(seed, depth, Stream::Play),
             pending: BTreeMap::new(),
@@ -61,5 +84,10 @@ impl Floor {
     /// The action `id` has chosen for the turn in progress.
     pub fn pending(&self, id: EntityId) -> Option<Action> {
         self.pending.get(&id).copied()
+    }
+
+    /// The monster standing at `p`.
+    pub fn monster_at(&self, p: Pos) -> Option<&Monster> {
+        self.monsters.values().find(|m| m.pos == p)
     }
 }

@@ -2,19 +2,25 @@
 //! world. No IO, no clock, no global random generator live here (CI greps for them).
 
 pub mod action;
+pub mod ai;
+pub mod content;
 pub mod dungeon;
 pub mod event;
 pub mod floor;
 pub mod fov;
 pub mod mapgen;
+pub mod monster;
+pub mod path;
 pub mod player;
 pub mod rng;
+pub mod stats;
 
 pub use action::{Action, ActionError};
-pub use dungeon::{Dungeon, FLOORS, JoinError, TurnReport};
+pub use content::Content;
+pub use dungeon::{Dungeon, JoinError, TurnReport};
 pub use event::Event;
 pub use floor::Floor;
 pub use player::Player;
 
-/// Identifies a character (and later any entity) within one dungeon.
+/// Identifies a character or monster within one dungeon.
 pub type EntityId = u32;

@@ -1,15 +1,21 @@
-//! A player's character: where it is, its stats, and what it remembers of each floor.
+//! A player's character: where it is, its level and stats, whether it lives, and what it
+//! remembers of each floor.
 
 use std::collections::BTreeMap;
 
 use delve_protocol::{Pos, TileGrid};
 
 use super::EntityId;
+use super::content::Content;
+use super::stats::{Points, Stats, player_base, xp_for_level};
 
-/// Starting sight radius in tiles *(given)*.
-pub const START_SIGHT: i32 = 8;
-/// Max HP at level 1: `25 + 10 * (level - 1)` *(given)*.
-pub const START_HP: i32 = 25;
+/// How a character's game ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Death {
+    /// "killed by a Rabid Mouse on floor 6".
+    pub cause: String,
+    pub depth: u8,
+}
 
 #[derive(Clone, Debug)]
 pub struct Player {
@@ -18,35 +24,61 @@ pub struct Player {
     pub depth: u8,
     pub pos: Pos,
     pub hp: i32,
-    pub max_hp: i32,
     pub level: u32,
+    /// Total experience.
     pub xp: u32,
-    pub sight: i32,
-    /// Whether a connection is driving this character. A disconnected character never holds up
-    /// a turn: it simply waits.
+    /// Stat points spent so far.
+    pub points: Points,
+    /// Stat points earned by levelling and not spent yet.
+    pub unspent: u32,
+    pub alive: bool,
+    pub death: Option<Death>,
+    /// Whether a connection drives this character. A disconnected character never holds up a
+    /// turn: it simply waits.
     pub connected: bool,
+    pub kills: u32,
+    /// Turns this character has lived through.
+    pub turns: u64,
+    /// The deepest floor it reached.
+    pub deepest: u8,
     /// Remembered tiles of every floor visited, by depth.
     pub(super) memory: BTreeMap<u8, TileGrid>,
-    /// What the character sees now on its floor, one flag per cell (row-major).
+    /// What the character sees now on its floor, one flag per cell (row-major). A dead
+    /// character keeps watching from where it fell.
     pub(super) fov: Vec<bool>,
 }
 
 impl Player {
-    pub(super) fn new(id: EntityId, name: String, depth: u8, pos: Pos) -> Player {
+    pub(super) fn new(id: EntityId, name: String, depth: u8, pos: Pos, c: &Content) -> Player {
         Player {
             id,
             name,
             depth,
             pos,
-            hp: START_HP,
-            max_hp: START_HP,
+            hp: player_base(c, 1).max_hp,
             level: 1,
             xp: 0,
-            sight: START_SIGHT,
+            points: Points::default(),
+            unspent: 0,
+            alive: true,
+            death: None,
             connected: true,
+            kills: 0,
+            turns: 0,
+            deepest: depth,
             memory: BTreeMap::new(),
             fov: Vec::new(),
         }
+    }
+
+    /// Current fighting numbers: base stats for the level plus spent points, clamped.
+    pub fn stats(&self, c: &Content) -> Stats {
+        self.points.apply(player_base(c, self.level), c).clamped()
+    }
+
+    /// Total XP at which the current level began, and at which the next one begins.
+    pub fn xp_band(&self, c: &Content) -> (u32, u32) {
+        (xp_for_level(c, self.level), xp_for_level(c, self.level + 1))
     }
 
     /// The tiles this character remembers of floor `depth`, if it has been there.

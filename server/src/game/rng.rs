@@ -15,6 +15,7 @@ pub type GameRng = ChaCha8Rng;
 pub enum Stream {
     MapGen = 1,
     Play = 2,
+    Spawn = 3,
 }
 
 /// SplitMix64's finaliser: a cheap, well-mixed hash of a 64-bit value.

@@ -2,7 +2,10 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
+
+use crate::game::Content;
 
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
@@ -33,6 +36,8 @@ pub struct ServerConfig {
     pub handshake_timeout: Duration,
     /// Frames queued for one connection before it counts as fallen behind.
     pub outbox_frames: usize,
+    /// Monsters and tuning numbers (the built-in content file unless `--content` says).
+    pub content: Arc<Content>,
 }
 
 impl Default for ServerConfig {
@@ -51,6 +56,7 @@ impl Default for ServerConfig {
             msg_burst: 40,
             handshake_timeout: Duration::from_secs(10),
             outbox_frames: 64,
+            content: Arc::new(Content::builtin()),
         }
     }
 }

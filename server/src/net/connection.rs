@@ -291,6 +291,10 @@ impl Connection {
                     let cmd = match msg {
                         ClientMsg::Move { dir } => Command::Act { player, conn, action: Action::Move(dir) },
                         ClientMsg::Wait => Command::Act { player, conn, action: Action::Wait },
+                        ClientMsg::Descend => Command::Act { player, conn, action: Action::Descend },
+                        ClientMsg::Ascend => Command::Act { player, conn, action: Action::Ascend },
+                        ClientMsg::LevelUp { stat } => Command::LevelUp { player, conn, stat },
+                        ClientMsg::NewCharacter => Command::NewCharacter { player, conn },
                         ClientMsg::Resync => Command::Resync { player, conn },
                         ClientMsg::Hello { .. } => {
                             let _ = send(&mut self.ws, &error(ErrorCode::BadHandshake, "Already joined; hello is only sent once per connection.")).await;

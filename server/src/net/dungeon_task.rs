@@ -21,6 +21,19 @@ use super::config::ServerConfig;
 use super::validate::{new_token, token_eq};
 use crate::game::{Action, ActionError, Dungeon, EntityId, Event, JoinError};
 use crate::view::{events_for, view_of};
+use delve_protocol::Stat;
+
+/// The error code for a refused action.
+fn error_code(e: &ActionError) -> ErrorCode {
+    match e {
+        ActionError::NotPresent | ActionError::Dead => ErrorCode::CannotAct,
+        ActionError::Wall
+        | ActionError::OffMap
+        | ActionError::NoStairs
+        | ActionError::NoWayUp
+        | ActionError::NoPoints => ErrorCode::Rejected,
+    }
+}
 
 /// Identifies one WebSocket connection for the server's lifetime.
 pub type ConnId = u64;
@@ -50,6 +63,17 @@ pub enum Command {
         action: Action,
     },
     Resync {
+        player: EntityId,
+        conn: ConnId,
+    },
+    /// Spend a stat point (takes no turn).
+    LevelUp {
+        player: EntityId,
+        conn: ConnId,
+        stat: Stat,
+    },
+    /// Start a new character after this one died.
+    NewCharacter {
         player: EntityId,
         conn: ConnId,
     },
@@ -98,7 +122,7 @@ impl DungeonTask {
         info!(dungeon = %name, seed, "dungeon created");
         DungeonTask {
             name,
-            dungeon: Dungeon::new(seed),
+            dungeon: Dungeon::new(seed, Arc::clone(&config.content)),
             config,
             stats,
             sessions: HashMap::new(),
@@ -151,13 +175,25 @@ impl DungeonTask {
                 }
                 match self.dungeon.submit(player, action) {
                     Ok(()) => self.after_choice(player),
-                    Err(e) => {
-                        let code = match e {
-                            ActionError::NotPresent => ErrorCode::CannotAct,
-                            ActionError::Wall | ActionError::OffMap => ErrorCode::Rejected,
-                        };
-                        self.send_error(player, code, e.to_string());
+                    Err(e) => self.send_error(player, error_code(&e), e.to_string()),
+                }
+            }
+            Command::LevelUp { player, conn, stat } => {
+                if !self.is_current(player, conn) {
+                    return;
+                }
+                match self.dungeon.spend_point(player, stat) {
+                    Ok(events) => {
+                        // Others on the floor may see the new max HP.
+                        let depth = self.dungeon.player(player).map_or(1, |p| p.depth);
+                        self.send_views(depth, depth, &events, false);
                     }
+                    Err(e) => self.send_error(player, error_code(&e), e.to_string()),
+                }
+            }
+            Command::NewCharacter { player, conn } => {
+                if self.is_current(player, conn) {
+                    self.new_character(player);
                 }
             }
             Command::Resync { player, conn } => {
@@ -251,6 +287,9 @@ impl DungeonTask {
                 let (player, events) = self.dungeon.join(&name).map_err(|e| match e {
                     JoinError::NameTaken(_) => (ErrorCode::NameTaken, e.to_string()),
                     JoinError::NoRoom => (ErrorCode::DungeonFull, e.to_string()),
+                    JoinError::StillAlive | JoinError::Unknown => {
+                        (ErrorCode::Internal, e.to_string())
+                    }
                 })?;
                 let token = new_token();
                 self.tokens.insert(player, token.clone());
@@ -348,21 +387,84 @@ impl DungeonTask {
         self.deadlines.remove(&depth);
         let report = self.dungeon.resolve_turn(depth);
         debug!(dungeon = %self.name, depth, turn = report.turn, actions = report.actions.len(), "turn resolved");
-        self.send_views(depth, &report.events);
+        // Everyone on the resolved floor gets its turn; those on a floor someone arrived on by
+        // the stairs get the news (and, if that floor's turn is being chosen, a new status).
+        for &floor in &report.floors {
+            self.send_views(floor, depth, &report.events, floor == depth);
+            if floor != depth {
+                self.send_turn_status(floor);
+            }
+        }
     }
 
-    /// Sends every connected player on floor `depth` its update for the turn just resolved.
-    fn send_views(&mut self, depth: u8, events: &[Event]) {
+    /// Sends every connected player on floor `floor` its update for `events`, which happened
+    /// on floor `depth`. `force` for a resolved turn: one update each, even if nothing changed.
+    fn send_views(&mut self, floor: u8, depth: u8, events: &[Event], force: bool) {
         let ids: Vec<EntityId> = self
             .dungeon
-            .players_on(depth)
+            .players_on(floor)
             .map(|p| p.id)
             .filter(|id| self.sessions.contains_key(id))
             .collect();
         for id in ids {
             let events = events_for(&self.dungeon, id, depth, events);
-            self.push_view(id, events, true);
+            self.push_view(id, events, force);
         }
+    }
+
+    /// A dead character's player starts a new one: same connection, same name, new id and
+    /// token, and a welcome with its first view.
+    fn new_character(&mut self, old: EntityId) {
+        let (id, events) = match self.dungeon.new_character(old) {
+            Ok(r) => r,
+            Err(e) => {
+                let code = match e {
+                    JoinError::NameTaken(_) => ErrorCode::NameTaken,
+                    JoinError::NoRoom => ErrorCode::DungeonFull,
+                    JoinError::StillAlive | JoinError::Unknown => ErrorCode::CannotAct,
+                };
+                self.send_error(old, code, e.to_string());
+                return;
+            }
+        };
+        let Some(session) = self.sessions.remove(&old) else {
+            return;
+        };
+        let token = new_token();
+        self.tokens.insert(id, token.clone());
+        let Some(view) = view_of(&self.dungeon, id) else {
+            return;
+        };
+        let welcome = ServerMsg::Welcome {
+            protocol_version: delve_protocol::PROTOCOL_VERSION,
+            player_id: id,
+            token,
+            dungeon: self.name.clone(),
+            turn_timeout_ms: self.config.turn_timeout.as_millis() as u64,
+            seq: 0,
+            view: view.clone(),
+        };
+        let _ = session.out.try_send(Outgoing::Frame(encode(&welcome)));
+        self.sessions.insert(
+            id,
+            Session {
+                conn: session.conn,
+                out: session.out,
+                baseline: Some(view),
+                seq: 0,
+                behind: false,
+            },
+        );
+        let name = self
+            .dungeon
+            .player(id)
+            .map(|p| p.name.clone())
+            .unwrap_or_default();
+        info!(dungeon = %self.name, player = id, %name, "new character after a death");
+        let mine = events_for(&self.dungeon, id, 1, &events);
+        self.push_view(id, mine, false);
+        self.announce(id, &format!("{name} enters the dungeon again."));
+        self.send_turn_status(1);
     }
 
     /// Tells every connected player but `except` a line of news about another player.
@@ -396,33 +498,59 @@ impl DungeonTask {
         if !force && events.is_empty() && diff.as_ref().is_some_and(|d| d.is_empty()) {
             return;
         }
-        let seq = s.seq + 1;
-        let msg = match diff {
-            Some(diff) => ServerMsg::Update {
-                seq,
-                turn: view.turn,
-                diff,
-                events,
-            },
-            None => ServerMsg::Snapshot {
-                seq,
-                view: view.clone(),
-            },
-        };
-        match s.out.try_send(Outgoing::Frame(encode(&msg))) {
-            Ok(()) => {
-                s.seq = seq;
-                s.baseline = Some(view);
+        // A view that cannot be a diff (another floor, or the connection fell behind) goes whole;
+        // the events then follow in an update of their own, so no log line is lost.
+        let mut frames = Vec::new();
+        let mut seq = s.seq;
+        match diff {
+            Some(diff) => {
+                seq += 1;
+                frames.push(ServerMsg::Update {
+                    seq,
+                    turn: view.turn,
+                    diff,
+                    events,
+                });
+            }
+            None => {
+                seq += 1;
+                frames.push(ServerMsg::Snapshot {
+                    seq,
+                    view: view.clone(),
+                });
+                if !events.is_empty() {
+                    seq += 1;
+                    frames.push(ServerMsg::Update {
+                        seq,
+                        turn: view.turn,
+                        diff: Default::default(),
+                        events,
+                    });
+                }
+            }
+        }
+        let mut sent = 0;
+        for f in &frames {
+            match s.out.try_send(Outgoing::Frame(encode(f))) {
+                Ok(()) => sent += 1,
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    if !s.behind {
+                        debug!(dungeon = %self.name, player = id, "connection fell behind; will resend a snapshot");
+                    }
+                    s.behind = true;
+                    break;
+                }
+                // The connection is closing; its Disconnect is on the way.
+                Err(mpsc::error::TrySendError::Closed(_)) => break,
+            }
+        }
+        if sent > 0 {
+            // The first frame carries the new view; a lost second frame only loses log lines.
+            s.seq += sent;
+            s.baseline = Some(view);
+            if sent as usize == frames.len() {
                 s.behind = false;
             }
-            Err(mpsc::error::TrySendError::Full(_)) => {
-                if !s.behind {
-                    debug!(dungeon = %self.name, player = id, "connection fell behind; will resend a snapshot");
-                }
-                s.behind = true;
-            }
-            // The connection is closing; its Disconnect is on the way.
-            Err(mpsc::error::TrySendError::Closed(_)) => {}
         }
     }
 
@@ -493,9 +621,11 @@ mod tests {
     use delve_protocol::decode_server;
     use std::time::Duration;
 
+    /// No monsters: these tests are about connections, and idle players must not be killed.
     fn config(turn_timeout_ms: u64) -> Arc<ServerConfig> {
         Arc::new(ServerConfig {
             turn_timeout: Duration::from_millis(turn_timeout_ms),
+            content: Arc::new(crate::game::Content::builtin_without_monsters()),
             ..ServerConfig::default()
         })
     }
@@ -556,7 +686,11 @@ mod tests {
             .await
             .unwrap();
             loop {
-                match bob_rx.recv().await.unwrap() {
+                let next = tokio::time::timeout(Duration::from_secs(60), bob_rx.recv()).await;
+                match next
+                    .expect("an update within a minute of game time")
+                    .unwrap()
+                {
                     Outgoing::Frame(t) if t.contains(r#""type":"update""#) => break,
                     _ => {}
                 }

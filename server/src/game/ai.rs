@@ -1,0 +1,214 @@
+//! Monster AI. Each turn every monster thinks once and returns the same kind of [`Action`] a
+//! player sends.
+//!
+//! - A monster that sees a player (within its sight range, in line of sight) is alerted. If a
+//!   player stands next to it, it attacks; otherwise it steps down the floor's flow field
+//!   towards the nearest player, sidestepping monsters in the way.
+//! - Alerted but out of sight, it walks an A* route to where it last saw a player; arriving
+//!   there without finding anyone, it calms down.
+//! - Otherwise it patrols: it walks an A* route to a random cell, and picks another on arrival
+//!   or when blocked for a few turns.
+//!
+//! Monsters never step into each other, so they never attack another monster or themselves.
+//!
+//! Line of sight uses the symmetry of the field of view: a monster sees a player exactly when
+//! the player's cell sees the monster's cell. So one wide field per player per turn
+//! ([`Ctx::awareness`]) serves every monster on the floor.
+
+use delve_protocol::{Dir, Pos, TileGrid};
+use rand::RngExt;
+
+use super::EntityId;
+use super::action::Action;
+use super::fov::within_radius;
+use super::monster::{Ai, Monster};
+use super::path::{astar, flow_field};
+use super::rng::GameRng;
+
+/// Turns a monster waits behind another before giving up on its route.
+const PATIENCE: u8 = 3;
+/// Longest route a monster plans.
+const MAX_ROUTE: u32 = 160;
+
+/// What the AI knows of the floor this turn.
+pub struct Ctx<'a> {
+    pub map: &'a TileGrid,
+    /// Floor cells, for picking patrol goals.
+    pub open_cells: &'a [Pos],
+    /// Living players on the floor.
+    pub players: &'a [(EntityId, Pos)],
+    /// Per player (same order), the cells that player's cell sees, to the widest monster sight.
+    pub awareness: &'a [Vec<bool>],
+    /// Who stands where, by cell index, kept current as monsters move.
+    pub occupant: &'a [Option<EntityId>],
+}
+
+impl Ctx<'_> {
+    fn free(&self, p: Pos) -> bool {
+        self.map.get(p).is_walkable()
+            && self
+                .map
+                .index(p)
+                .is_some_and(|i| self.occupant[i].is_none())
+    }
+
+    /// The player `m` sees, nearest first (ties to the lower id).
+    fn seen_player(&self, m: &Monster, sight: i32) -> Option<(EntityId, Pos)> {
+        let cell = self.map.index(m.pos)?;
+        self.players
+            .iter()
+            .zip(self.awareness)
+            .filter(|((_, p), aware)| {
+                within_radius(p.x - m.pos.x, p.y - m.pos.y, sight) && aware[cell]
+            })
+            .map(|(pl, _)| *pl)
+            .min_by_key(|(id, p)| (p.dist2(m.pos), *id))
+    }
+}
+
+fn dir_to(from: Pos, to: Pos) -> Option<Dir> {
+    Dir::from_delta(to.x - from.x, to.y - from.y)
+}
+
+/// Decides `m`'s action for this turn, updating its AI state. `flow` is the floor's flow field
+/// towards the players, computed by the first monster that needs it.
+pub fn think(
+    m: &mut Monster,
+    sight: i32,
+    ctx: &Ctx,
+    flow: &mut Option<Vec<u32>>,
+    rng: &mut GameRng,
+) -> Action {
+    // Next to a living player: attack it (the weakest first would need HP; the nearest will do).
+    if let Some(&(_, p)) = ctx.players.iter().find(|(_, p)| p.chebyshev(m.pos) == 1) {
+        m.ai = Ai::Hunt {
+            target: p,
+            route: Vec::new(),
+            stuck: 0,
+        };
+        return dir_to(m.pos, p).map_or(Action::Wait, Action::Move);
+    }
+    if let Some((_, target)) = ctx.seen_player(m, sight) {
+        m.ai = Ai::Hunt {
+            target,
+            route: Vec::new(),
+            stuck: 0,
+        };
+        let field =
+            flow.get_or_insert_with(|| flow_field(ctx.map, ctx.players.iter().map(|(_, p)| *p)));
+        return chase(m.pos, ctx, field, rng);
+    }
+    match std::mem::take(&mut m.ai) {
+        Ai::Hunt {
+            target,
+            route,
+            stuck,
+        } => {
+            if m.pos == target || stuck >= PATIENCE {
+                // Lost them: back to patrolling.
+                m.ai = Ai::Patrol;
+                return Action::Wait;
+            }
+            let (action, route, stuck) = follow(m.pos, target, route, stuck, ctx);
+            m.ai = if route.is_empty() && action == Action::Wait {
+                Ai::Patrol
+            } else {
+                Ai::Hunt {
+                    target,
+                    route,
+                    stuck,
+                }
+            };
+            action
+        }
+        Ai::Wander { route, stuck } if !route.is_empty() && stuck < PATIENCE => {
+            let goal = route[0];
+            let (action, route, stuck) = follow(m.pos, goal, route, stuck, ctx);
+            m.ai = Ai::Wander { route, stuck };
+            action
+        }
+        Ai::Patrol | Ai::Wander { .. } => {
+            // Pick somewhere to go; the walk starts next turn.
+            if let Some(&goal) = pick(ctx.open_cells, rng)
+                && let Some(mut route) = astar(ctx.map, m.pos, goal, MAX_ROUTE, |_| false)
+            {
+                route.reverse();
+                m.ai = Ai::Wander { route, stuck: 0 };
+            } else {
+                m.ai = Ai::Patrol;
+            }
+            Action::Wait
+        }
+    }
+}
+
+fn pick<'a, T>(items: &'a [T], rng: &mut GameRng) -> Option<&'a T> {
+    (!items.is_empty()).then(|| &items[rng.random_range(0..items.len())])
+}
+
+/// One step down the flow field; if the best cells are taken, a step that keeps the distance;
+/// otherwise wait. Ties are broken at random so packs spread around their prey.
+fn chase(from: Pos, ctx: &Ctx, field: &[u32], rng: &mut GameRng) -> Action {
+    let here = ctx.map.index(from).map_or(u32::MAX, |i| field[i]);
+    let mut best: Vec<Dir> = Vec::new();
+    let mut best_d = u32::MAX;
+    let mut level: Vec<Dir> = Vec::new();
+    for d in Dir::ALL {
+        let q = from.step(d);
+        let Some(i) = ctx.map.index(q) else { continue };
+        if !ctx.free(q) {
+            continue;
+        }
+        let fd = field[i];
+        if fd < here {
+            if fd < best_d {
+                best_d = fd;
+                best.clear();
+            }
+            if fd == best_d {
+                best.push(d);
+            }
+        } else if fd == here && fd != u32::MAX {
+            level.push(d);
+        }
+    }
+    let choice = if best.is_empty() {
+        pick(&level, rng)
+    } else {
+        pick(&best, rng)
+    };
+    choice.map_or(Action::Wait, |&d| Action::Move(d))
+}
+
+/// A step along `route` (cells left to walk, next last) towards `goal`, replanning when the
+/// route no longer starts next to `from`. A monster in the way costs a turn of patience.
+fn follow(
+    from: Pos,
+    goal: Pos,
+    mut route: Vec<Pos>,
+    stuck: u8,
+    ctx: &Ctx,
+) -> (Action, Vec<Pos>, u8) {
+    while route.last() == Some(&from) {
+        route.pop();
+    }
+    if route.last().is_none_or(|n| n.chebyshev(from) != 1) {
+        route = match astar(ctx.map, from, goal, MAX_ROUTE, |_| false) {
+            Some(mut r) => {
+                r.reverse();
+                r
+            }
+            None => return (Action::Wait, Vec::new(), stuck),
+        };
+    }
+    let Some(&next) = route.last() else {
+        return (Action::Wait, route, stuck);
+    };
+    if !ctx.free(next) {
+        return (Action::Wait, route, stuck + 1);
+    }
+    match dir_to(from, next) {
+        Some(d) => (Action::Move(d), route, 0),
+        None => (Action::Wait, Vec::new(), stuck),
+    }
+}

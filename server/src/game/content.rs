@@ -1,0 +1,455 @@
+//! The game's content: monsters and every tuning number, read from a TOML data file
+//! (`server/content/delve.toml`, built into the server as the default) and checked before use.
+//!
+//! Parsing takes text, not a path: reading the file is the shell's job, so the engine stays
+//! free of IO. Every problem is reported with the file, the entry and the field at fault.
+
+use serde::Deserialize;
+
+/// The content built into the server.
+pub const BUILTIN: &str = include_str!("../../content/delve.toml");
+/// How the built-in content is named in messages.
+pub const BUILTIN_NAME: &str = "server/content/delve.toml (built in)";
+
+/// What went wrong with a content file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ContentError {
+    /// The file is not valid TOML, or a field is missing, unknown or of the wrong type.
+    #[error("{file}: {message}")]
+    Syntax { file: String, message: String },
+    /// A value is out of range or inconsistent with another.
+    #[error("{file}: {entry}: field `{field}`: {problem}")]
+    Invalid {
+        file: String,
+        entry: String,
+        field: String,
+        problem: String,
+    },
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Content {
+    pub dungeon: DungeonRules,
+    pub player: PlayerRules,
+    pub levels: LevelRules,
+    pub level_up: LevelUpRules,
+    pub combat: CombatRules,
+    pub xp: XpRules,
+    pub spawn: SpawnRules,
+    #[serde(rename = "monster")]
+    pub monsters: Vec<MonsterKind>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DungeonRules {
+    pub floors: u8,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerRules {
+    pub hp: i32,
+    pub hp_per_level: i32,
+    pub defence: i32,
+    pub defence_per_level: i32,
+    pub attack_min: i32,
+    pub attack_min_per_level: i32,
+    pub attack_max: i32,
+    pub attack_max_per_level: f64,
+    pub save: i32,
+    pub save_per_level: f64,
+    pub sight: i32,
+    pub regen_turns: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LevelRules {
+    pub step: u32,
+    pub growth: u32,
+    pub max_level: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LevelUpRules {
+    pub max_hp: i32,
+    pub attack: i32,
+    pub defence: i32,
+    pub sight: i32,
+    pub save: i32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CombatRules {
+    pub hit_base: i32,
+    pub hit_per_defence: i32,
+    pub hit_min: i32,
+    pub hit_max: i32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct XpRules {
+    pub level_step: f64,
+    pub factor_min: f64,
+    pub factor_max: f64,
+    pub player_value_per_level: u32,
+    pub pickup: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpawnRules {
+    pub count: u32,
+    pub count_per_floor: u32,
+    pub safe_distance: u32,
+}
+
+/// The status effect a monster's hits can inflict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Inflicts {
+    None,
+    Stun,
+    Poison,
+    Confusion,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MonsterKind {
+    /// Stable identifier, sent to clients so they can pick a sprite.
+    pub key: String,
+    pub name: String,
+    /// One character for text displays.
+    pub glyph: String,
+    pub hp: [i32; 2],
+    pub defence: i32,
+    pub attack: [i32; 2],
+    pub sight: i32,
+    pub xp: u32,
+    pub inflicts: Inflicts,
+    pub floors: [u8; 2],
+    pub weight: u32,
+    #[serde(default)]
+    pub boss: bool,
+}
+
+impl Content {
+    /// The content built into the server.
+    pub fn builtin() -> Content {
+        // The built-in file is checked by a unit test, so this cannot fail in a tested build.
+        Content::parse(BUILTIN, BUILTIN_NAME).unwrap_or_else(|e| panic!("built-in content: {e}"))
+    }
+
+    /// Parses and checks content text; `file` names it in errors.
+    pub fn parse(text: &str, file: &str) -> Result<Content, ContentError> {
+        let content: Content = toml::from_str(text).map_err(|e| ContentError::Syntax {
+            file: file.to_owned(),
+            message: e.to_string().trim_end().to_owned(),
+        })?;
+        content.validate(file)?;
+        Ok(content)
+    }
+
+    /// The built-in content with no monsters on floors 1 to 9: for tests about movement,
+    /// sight and turns that monsters would only disturb.
+    pub fn builtin_without_monsters() -> Content {
+        let mut c = Content::builtin();
+        c.spawn.count = 0;
+        c.spawn.count_per_floor = 0;
+        c
+    }
+
+    /// The monster kind with this key.
+    pub fn monster(&self, key: &str) -> Option<&MonsterKind> {
+        self.monsters.iter().find(|m| m.key == key)
+    }
+
+    fn validate(&self, file: &str) -> Result<(), ContentError> {
+        let bad = |entry: &str, field: &str, problem: String| ContentError::Invalid {
+            file: file.to_owned(),
+            entry: entry.to_owned(),
+            field: field.to_owned(),
+            problem,
+        };
+        let at_least = |entry: &str, field: &str, v: i64, min: i64| {
+            if v < min {
+                Err(bad(
+                    entry,
+                    field,
+                    format!("{v} is below the minimum of {min}"),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        let floors = self.dungeon.floors;
+        at_least("[dungeon]", "floors", floors.into(), 1)?;
+        let p = &self.player;
+        at_least("[player]", "hp", p.hp.into(), 1)?;
+        at_least("[player]", "attack_min", p.attack_min.into(), 1)?;
+        if p.attack_max < p.attack_min {
+            return Err(bad(
+                "[player]",
+                "attack_max",
+                format!("{} is below attack_min {}", p.attack_max, p.attack_min),
+            ));
+        }
+        at_least("[player]", "sight", p.sight.into(), 1)?;
+        for (field, v) in [
+            ("hp_per_level", p.hp_per_level),
+            ("defence", p.defence),
+            ("defence_per_level", p.defence_per_level),
+            ("attack_min_per_level", p.attack_min_per_level),
+            ("save", p.save),
+        ] {
+            at_least("[player]", field, v.into(), 0)?;
+        }
+        for (field, v) in [
+            ("attack_max_per_level", p.attack_max_per_level),
+            ("save_per_level", p.save_per_level),
+        ] {
+            if !(0.0..=1000.0).contains(&v) {
+                return Err(bad(
+                    "[player]",
+                    field,
+                    format!("{v} is not between 0 and 1000"),
+                ));
+            }
+        }
+        at_least("[levels]", "step", self.levels.step.into(), 1)?;
+        at_least("[levels]", "max_level", self.levels.max_level.into(), 1)?;
+        let c = &self.combat;
+        if !(0..=100).contains(&c.hit_min)
+            || !(0..=100).contains(&c.hit_max)
+            || c.hit_min > c.hit_max
+        {
+            return Err(bad(
+                "[combat]",
+                "hit_min",
+                format!(
+                    "hit_min {} and hit_max {} must satisfy 0 <= hit_min <= hit_max <= 100",
+                    c.hit_min, c.hit_max
+                ),
+            ));
+        }
+        let x = &self.xp;
+        if !(x.factor_min > 0.0 && x.factor_min <= x.factor_max) {
+            return Err(bad(
+                "[xp]",
+                "factor_min",
+                format!(
+                    "factor_min {} and factor_max {} must satisfy 0 < factor_min <= factor_max",
+                    x.factor_min, x.factor_max
+                ),
+            ));
+        }
+        if self.monsters.is_empty() {
+            return Err(bad("[[monster]]", "key", "there are no monsters".into()));
+        }
+        for (i, m) in self.monsters.iter().enumerate() {
+            let entry = format!("[[monster]] #{} ({:?})", i + 1, m.key);
+            if m.key.is_empty()
+                || !m
+                    .key
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit())
+            {
+                return Err(bad(
+                    &entry,
+                    "key",
+                    "must be lowercase letters, digits and _".into(),
+                ));
+            }
+            if self.monsters[..i].iter().any(|o| o.key == m.key) {
+                return Err(bad(
+                    &entry,
+                    "key",
+                    "another monster has the same key".into(),
+                ));
+            }
+            if m.name.trim().is_empty() {
+                return Err(bad(&entry, "name", "is empty".into()));
+            }
+            if m.glyph.chars().count() != 1 {
+                return Err(bad(
+                    &entry,
+                    "glyph",
+                    format!("{:?} is not one character", m.glyph),
+                ));
+            }
+            if m.hp[0] < 1 || m.hp[0] > m.hp[1] {
+                return Err(bad(
+                    &entry,
+                    "hp",
+                    format!("{:?} must be [min, max] with 1 <= min <= max", m.hp),
+                ));
+            }
+            if m.attack[0] < 1 || m.attack[0] > m.attack[1] {
+                return Err(bad(
+                    &entry,
+                    "attack",
+                    format!("{:?} must be [min, max] with 1 <= min <= max", m.attack),
+                ));
+            }
+            at_least(&entry, "defence", m.defence.into(), 0)?;
+            at_least(&entry, "sight", m.sight.into(), 1)?;
+            if m.floors[0] < 1 || m.floors[0] > m.floors[1] || m.floors[1] > floors {
+                return Err(bad(
+                    &entry,
+                    "floors",
+                    format!(
+                        "{:?} must be [first, last] with 1 <= first <= last <= {floors}",
+                        m.floors
+                    ),
+                ));
+            }
+            at_least(&entry, "weight", m.weight.into(), 1)?;
+        }
+        let bosses: Vec<&MonsterKind> = self.monsters.iter().filter(|m| m.boss).collect();
+        if bosses.len() > 1 {
+            return Err(bad(
+                &format!("[[monster]] {:?}", bosses[1].key),
+                "boss",
+                "only one monster can be the boss".into(),
+            ));
+        }
+        for d in 1..=floors {
+            if !self
+                .monsters
+                .iter()
+                .any(|m| m.floors[0] <= d && d <= m.floors[1])
+            {
+                return Err(bad(
+                    "[[monster]]",
+                    "floors",
+                    format!("no monster appears on floor {d}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builtin_content_is_valid_and_holds_the_given_numbers() {
+        let c = Content::parse(BUILTIN, BUILTIN_NAME).unwrap();
+        assert_eq!(c.dungeon.floors, 10);
+        let given = [
+            ("micro_mouse", [1, 4], 1, [1, 3], 12, 10, Inflicts::None),
+            ("tough_mouse", [20, 49], 12, [1, 16], 32, 50, Inflicts::Stun),
+            ("rabid_mouse", [12, 46], 9, [1, 10], 4, 65, Inflicts::Poison),
+            (
+                "meta_mouse",
+                [20, 54],
+                1,
+                [12, 16],
+                12,
+                105,
+                Inflicts::Confusion,
+            ),
+        ];
+        for (key, hp, def, atk, sight, xp, inflicts) in given {
+            let m = c.monster(key).unwrap_or_else(|| panic!("{key} missing"));
+            assert_eq!(
+                (m.hp, m.defence, m.attack, m.sight, m.xp, m.inflicts),
+                (hp, def, atk, sight, xp, inflicts),
+                "{key}"
+            );
+        }
+        let neo = c.monster("neo_mouse").unwrap();
+        let (micro, tough) = (
+            c.monster("micro_mouse").unwrap(),
+            c.monster("tough_mouse").unwrap(),
+        );
+        assert!(
+            micro.xp < neo.xp && neo.xp < tough.xp,
+            "the Neo Mouse sits between Micro and Tough"
+        );
+        let king = c.monster("mouse_king").unwrap();
+        assert!(king.boss && king.floors == [10, 10]);
+        assert_eq!((c.player.hp, c.player.sight, c.xp.pickup), (25, 8, 1));
+        assert_eq!((c.levels.step, c.levels.growth), (100, 50));
+        assert_eq!(
+            (
+                c.level_up.max_hp,
+                c.level_up.attack,
+                c.level_up.defence,
+                c.level_up.sight,
+                c.level_up.save
+            ),
+            (10, 1, 1, 1, 5)
+        );
+    }
+
+    fn with(find: &str, replace: &str) -> String {
+        assert!(BUILTIN.contains(find), "{find}");
+        BUILTIN.replacen(find, replace, 1)
+    }
+
+    #[test]
+    fn errors_name_the_file_the_entry_and_the_field() {
+        let e = Content::parse(&with("hp = [20, 49]", "hp = [49, 20]"), "x.toml").unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("x.toml: [[monster]] #3 (\"tough_mouse\"): field `hp`:"),
+            "{msg}"
+        );
+
+        let e = Content::parse(&with("hit_min = 15", "hit_min = 150"), "x.toml").unwrap_err();
+        assert!(e.to_string().contains("[combat]: field `hit_min`"), "{e}");
+
+        let e = Content::parse(&with("weight = 4", "weight = 0"), "x.toml").unwrap_err();
+        assert!(e.to_string().contains("field `weight`"), "{e}");
+
+        let e = Content::parse(&with("floors = [6, 9]", "floors = [6, 11]"), "x.toml").unwrap_err();
+        assert!(
+            e.to_string().contains("(\"meta_mouse\"): field `floors`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn unknown_missing_and_mistyped_fields_are_syntax_errors_with_a_line() {
+        let e = Content::parse(&with("sight = 4 ", "sigth = 4 "), "x.toml").unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("x.toml:") && msg.contains("sigth") && msg.contains("line"),
+            "{msg}"
+        );
+
+        let e = Content::parse(&with("xp = 65", "xp = \"lots\""), "x.toml").unwrap_err();
+        assert!(
+            e.to_string().contains("line") && e.to_string().contains("xp"),
+            "{e}"
+        );
+
+        let e = Content::parse("[dungeon]\nfloors = 10\n", "x.toml").unwrap_err();
+        assert!(e.to_string().contains("missing field"), "{e}");
+
+        assert!(Content::parse("this is = not [toml", "x.toml").is_err());
+    }
+
+    #[test]
+    fn every_floor_needs_a_monster() {
+        let text = with("floors = [1, 5]", "floors = [2, 5]").replacen(
+            "floors = [1, 8]",
+            "floors = [2, 8]",
+            1,
+        );
+        let e = Content::parse(&text, "x.toml").unwrap_err();
+        assert!(
+            e.to_string().contains("no monster appears on floor 1"),
+            "{e}"
+        );
+    }
+}

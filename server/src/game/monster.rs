@@ -1,0 +1,156 @@
+//! Monsters: what they are (a kind from the content file), their level and stats, and where
+//! their AI is heading. Spawning fills a new floor with them.
+
+use delve_protocol::{Pos, Tile};
+use rand::RngExt;
+
+use super::EntityId;
+use super::content::{Content, MonsterKind};
+use super::mapgen::distances;
+use super::rng::GameRng;
+use super::stats::{Points, Stat, Stats, xp_for_level};
+
+/// What a monster is doing. Routes hold the cells still to walk, the next one last.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Ai {
+    /// Not alerted: walking an A* route to a random cell, then picking another.
+    #[default]
+    Patrol,
+    /// Walking `route` on patrol.
+    Wander { route: Vec<Pos>, stuck: u8 },
+    /// Alerted: heading for where a player was last seen (`route` when out of sight).
+    Hunt {
+        target: Pos,
+        route: Vec<Pos>,
+        stuck: u8,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Monster {
+    pub id: EntityId,
+    /// Index into `Content::monsters`.
+    pub kind: usize,
+    pub pos: Pos,
+    pub hp: i32,
+    /// Max HP rolled when it was made, before stat points.
+    pub rolled_hp: i32,
+    pub level: u32,
+    pub xp: u32,
+    pub points: Points,
+    pub ai: Ai,
+}
+
+impl Monster {
+    pub fn kind<'c>(&self, c: &'c Content) -> &'c MonsterKind {
+        &c.monsters[self.kind]
+    }
+
+    /// Fighting numbers: the kind's, with its rolled HP and stat points, clamped.
+    pub fn stats(&self, c: &Content) -> Stats {
+        let k = self.kind(c);
+        let base = Stats {
+            max_hp: self.rolled_hp,
+            attack_min: k.attack[0],
+            attack_max: k.attack[1],
+            defence: k.defence,
+            save: 0,
+            sight: k.sight,
+        };
+        self.points.apply(base, c).clamped()
+    }
+}
+
+/// The id of the `k`-th monster made on floor `depth`. Each floor has its own block of ids, so
+/// the order floors are first visited in never changes them.
+pub fn monster_id(depth: u8, k: u32) -> EntityId {
+    1_000_000 * u32::from(depth) + k
+}
+
+/// A new monster of `kind` at `level` (a random stat point per level above 1), full HP.
+pub fn make(
+    c: &Content,
+    kind: usize,
+    id: EntityId,
+    pos: Pos,
+    level: u32,
+    rng: &mut GameRng,
+) -> Monster {
+    let k = &c.monsters[kind];
+    let mut m = Monster {
+        id,
+        kind,
+        pos,
+        hp: 0,
+        rolled_hp: rng.random_range(k.hp[0]..=k.hp[1]),
+        level,
+        xp: xp_for_level(c, level),
+        points: Points::default(),
+        ai: Ai::Patrol,
+    };
+    for _ in 1..level {
+        m.points
+            .add(Stat::ALL[rng.random_range(0..Stat::ALL.len())]);
+    }
+    m.hp = m.stats(c).max_hp;
+    m
+}
+
+/// The monsters of a new floor. A floor some boss belongs to holds that boss alone; any other
+/// holds `count + count_per_floor * (depth - 1)` monsters drawn by weight from the kinds that
+/// appear there, at level `depth`, none within `safe_distance` steps of the up-stair.
+pub fn spawn(
+    c: &Content,
+    depth: u8,
+    map: &delve_protocol::TileGrid,
+    up: Pos,
+    rng: &mut GameRng,
+) -> Vec<Monster> {
+    let dist = distances(map, up);
+    let safe = c.spawn.safe_distance;
+    let mut cells: Vec<Pos> = (0..map.cells().len())
+        .filter(|&i| map.cells()[i] == Tile::Floor && dist[i].is_some_and(|d| d >= safe))
+        .map(|i| map.pos_of(i))
+        .collect();
+    let here = |k: &MonsterKind| k.floors[0] <= depth && depth <= k.floors[1];
+    let boss = c.monsters.iter().position(|k| k.boss && here(k));
+    let (kinds, count): (Vec<usize>, u32) = match boss {
+        Some(b) => (vec![b], 1),
+        None => (
+            (0..c.monsters.len())
+                .filter(|&i| !c.monsters[i].boss && here(&c.monsters[i]))
+                .collect(),
+            c.spawn.count + c.spawn.count_per_floor * u32::from(depth - 1),
+        ),
+    };
+    let total: u32 = kinds.iter().map(|&i| c.monsters[i].weight).sum();
+    let mut out = Vec::new();
+    for k in 0..count {
+        if cells.is_empty() || total == 0 {
+            break;
+        }
+        let mut roll = rng.random_range(0..total);
+        let kind = *kinds
+            .iter()
+            .find(|&&i| {
+                let w = c.monsters[i].weight;
+                if roll < w {
+                    true
+                } else {
+                    roll -= w;
+                    false
+                }
+            })
+            .unwrap_or(&kinds[0]);
+        let pos = cells.swap_remove(rng.random_range(0..cells.len()));
+        out.push(make(
+            c,
+            kind,
+            monster_id(depth, k + 1),
+            pos,
+            u32::from(depth),
+            rng,
+        ));
+    }
+    out
+}

@@ -1,0 +1,343 @@
+//! Per-player views: what one character sees and remembers, built from the world after each
+//! change, plus the turn's events told the way that character saw them (see [`tell`]).
+//!
+//! This is the privacy boundary. Everything a client learns about the world passes through
+//! [`view_of`] or [`events_for`], and both only read cells in the character's current sight or
+//! memory.
+
+mod tell;
+
+use delve_protocol as proto;
+use delve_protocol::{CellSet, EntityKind, EntityView, SelfView, View};
+
+use crate::game::{Content, Dungeon, EntityId, Player};
+
+pub use tell::events_for;
+
+/// The view of character `id`, or `None` if it is not in the dungeon. A dead character keeps
+/// watching the floor from where it fell.
+pub fn view_of(dungeon: &Dungeon, id: EntityId) -> Option<View> {
+    let me = dungeon.player(id)?;
+    let floor = dungeon.floor(me.depth)?;
+    let content = dungeon.content();
+    let map = me
+        .memory(me.depth)
+        .cloned()
+        .unwrap_or_else(|| proto::TileGrid::new(floor.map.width(), floor.map.height()));
+    let visible = CellSet::from_flags(me.fov().iter().copied());
+    let sees = |p: proto::Pos| map.index(p).is_some_and(|i| me.sees(i));
+    let mut entities: Vec<EntityView> = dungeon
+        .living_on(me.depth)
+        .filter(|p| p.id == id || sees(p.pos))
+        .map(|p| player_entity(p, content))
+        .collect();
+    entities.extend(floor.monsters.values().filter(|m| sees(m.pos)).map(|m| {
+        let kind = m.kind(content);
+        EntityView {
+            id: m.id,
+            kind: EntityKind::Monster,
+            name: kind.name.clone(),
+            pos: m.pos,
+            hp: m.hp,
+            max_hp: m.stats(content).max_hp,
+            level: m.level,
+            monster: Some(kind.key.clone()),
+        }
+    }));
+    entities.sort_by_key(|e| e.id);
+    Some(View {
+        turn: floor.turn,
+        depth: me.depth,
+        map,
+        visible,
+        entities,
+        me: self_of(me, content),
+    })
+}
+
+fn player_entity(p: &Player, content: &Content) -> EntityView {
+    EntityView {
+        id: p.id,
+        kind: EntityKind::Player,
+        name: p.name.clone(),
+        pos: p.pos,
+        hp: p.hp,
+        max_hp: p.stats(content).max_hp,
+        level: p.level,
+        monster: None,
+    }
+}
+
+fn self_of(p: &Player, content: &Content) -> SelfView {
+    let stats = p.stats(content);
+    let (xp_level, xp_next) = p.xp_band(content);
+    SelfView {
+        id: p.id,
+        name: p.name.clone(),
+        pos: p.pos,
+        depth: p.depth,
+        hp: p.hp,
+        max_hp: stats.max_hp,
+        level: p.level,
+        xp: p.xp,
+        xp_level,
+        xp_next,
+        points: p.unspent,
+        attack_min: stats.attack_min,
+        attack_max: stats.attack_max,
+        defence: stats.defence,
+        save: stats.save,
+        sight: stats.sight,
+        kills: p.kills,
+        turns: p.turns,
+        deepest: p.deepest,
+        alive: p.alive,
+        cause: p.death.as_ref().map(|d| d.cause.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Dungeon, Event};
+    use delve_protocol::{Dir, Pos, Tile};
+    use std::sync::Arc;
+
+    /// Two floor cells on floor 1 that cannot see each other, and one pair that can.
+    fn scene(d: &mut Dungeon) -> ((Pos, Pos), (Pos, Pos)) {
+        let map = d.floor_mut(1).map.clone();
+        let floor: Vec<Pos> = (0..map.cells().len())
+            .map(|i| map.pos_of(i))
+            .filter(|p| map.get(*p) == Tile::Floor)
+            .collect();
+        let (a, _) = d.join("Probe").unwrap();
+        let mut hidden = None;
+        let mut seen = None;
+        'outer: for &p in &floor {
+            d.place_for_test(a, 1, p);
+            for &q in &floor {
+                let sees = d.player(a).unwrap().sees(map.index(q).unwrap());
+                if q != p && sees && q.chebyshev(p) >= 2 && seen.is_none() {
+                    seen = Some((p, q));
+                }
+                if !sees && hidden.is_none() {
+                    hidden = Some((p, q));
+                }
+                if seen.is_some() && hidden.is_some() {
+                    break 'outer;
+                }
+            }
+        }
+        (hidden.unwrap(), seen.unwrap())
+    }
+
+    #[test]
+    fn a_view_holds_the_other_player_only_in_sight() {
+        let mut d = Dungeon::new(
+            77,
+            Arc::new(crate::game::Content::builtin_without_monsters()),
+        );
+        let ((h1, h2), (s1, s2)) = scene(&mut d);
+        let (ann, _) = d.join("Ann").unwrap();
+        let (bob, _) = d.join("Bob").unwrap();
+
+        d.place_for_test(ann, 1, h1);
+        d.place_for_test(bob, 1, h2);
+        let v = view_of(&d, ann).unwrap();
+        assert!(v.entity(bob).is_none(), "Bob is out of sight");
+        assert!(v.entity(ann).is_some(), "you always see yourself");
+        assert!(!v.is_visible(h2));
+
+        d.place_for_test(ann, 1, s1);
+        d.place_for_test(bob, 1, s2);
+        let v = view_of(&d, ann).unwrap();
+        assert_eq!(v.entity(bob).map(|e| e.pos), Some(s2));
+        for e in &v.entities {
+            assert!(v.is_visible(e.pos));
+        }
+        // Remembered tiles come only from memory: nothing unknown is visible.
+        for i in v.visible.iter() {
+            assert_ne!(v.map.cells()[i], Tile::Unknown);
+        }
+    }
+
+    #[test]
+    fn moves_are_shown_only_when_both_ends_are_in_sight() {
+        let mut d = Dungeon::new(
+            77,
+            Arc::new(crate::game::Content::builtin_without_monsters()),
+        );
+        let (_, (s1, s2)) = scene(&mut d);
+        let (ann, _) = d.join("Ann").unwrap();
+        let (bob, _) = d.join("Bob").unwrap();
+        d.place_for_test(ann, 1, s1);
+        d.place_for_test(bob, 1, s2);
+        let map = d.floor(1).unwrap().map.clone();
+        let ann_sees = |q: Pos| d.player(ann).unwrap().sees(map.index(q).unwrap());
+        let dark = (0..map.cells().len())
+            .map(|i| map.pos_of(i))
+            .find(|&q| map.get(q) == Tile::Floor && !ann_sees(q))
+            .unwrap();
+        let lit_step = Dir::ALL
+            .iter()
+            .map(|&dir| s2.step(dir))
+            .find(|&q| map.get(q) == Tile::Floor && q != s1 && ann_sees(q))
+            .unwrap();
+        let seen = Event::Moved {
+            id: bob,
+            from: s2,
+            to: lit_step,
+        };
+        let into_dark = Event::Moved {
+            id: bob,
+            from: s2,
+            to: dark,
+        };
+        let from_dark = Event::Moved {
+            id: bob,
+            from: dark,
+            to: s2,
+        };
+        let theirs = Event::Message {
+            to: bob,
+            kind: delve_protocol::MessageKind::Normal,
+            text: "secret".into(),
+        };
+        let out = events_for(&d, ann, 1, &[seen.clone(), into_dark, from_dark, theirs]);
+        assert_eq!(
+            out,
+            vec![delve_protocol::Event::Moved {
+                id: bob,
+                from: s2,
+                to: lit_step
+            }]
+        );
+        // Your own moves always come through, even from the dark.
+        let own = Event::Moved {
+            id: ann,
+            from: dark,
+            to: s1,
+        };
+        assert_eq!(events_for(&d, ann, 1, &[own]).len(), 1);
+        // Nothing for a player on another floor.
+        assert!(events_for(&d, ann, 2, &[seen]).is_empty());
+    }
+
+    #[test]
+    fn monsters_in_sight_are_in_the_view_with_their_kind() {
+        let mut d = Dungeon::new(
+            77,
+            Arc::new(crate::game::Content::builtin_without_monsters()),
+        );
+        let (_, (s1, s2)) = scene(&mut d);
+        let (ann, _) = d.join("Ann").unwrap();
+        d.place_for_test(ann, 1, s1);
+        let rat = d.add_monster_for_test(1, "rabid_mouse", 4, s2);
+        let v = view_of(&d, ann).unwrap();
+        let e = v.entity(rat).expect("the Rabid Mouse is in sight");
+        assert_eq!(e.kind, delve_protocol::EntityKind::Monster);
+        assert_eq!(e.monster.as_deref(), Some("rabid_mouse"));
+        assert_eq!((e.name.as_str(), e.level), ("Rabid Mouse", 4));
+        assert_eq!(v.me.xp_next, 100);
+        assert!(v.me.alive && v.me.cause.is_none());
+    }
+
+    #[test]
+    fn attacks_and_deaths_are_told_in_each_viewer_s_words() {
+        use crate::game::event::Actor;
+        use delve_protocol::{Event as P, MessageKind};
+        let mut d = Dungeon::new(
+            77,
+            Arc::new(crate::game::Content::builtin_without_monsters()),
+        );
+        let (_, (s1, s2)) = scene(&mut d);
+        let (ann, _) = d.join("Ann").unwrap();
+        let (bob, _) = d.join("Bob").unwrap();
+        d.place_for_test(ann, 1, s1);
+        d.place_for_test(bob, 1, s2);
+        let mouse = Actor {
+            id: 5_000_001,
+            name: "Tough Mouse".into(),
+            pos: s2,
+            player: false,
+        };
+        let bob_a = Actor {
+            id: bob,
+            name: "Bob".into(),
+            pos: s2,
+            player: true,
+        };
+        let ann_a = Actor {
+            id: ann,
+            name: "Ann".into(),
+            pos: s1,
+            player: true,
+        };
+        let events = [
+            Event::Attacked {
+                attacker: mouse.clone(),
+                target: bob_a.clone(),
+                damage: Some(7),
+            },
+            Event::Attacked {
+                attacker: ann_a.clone(),
+                target: mouse.clone(),
+                damage: None,
+            },
+            Event::Died {
+                victim: mouse.clone(),
+                killer: Some(ann_a.clone()),
+                cause: String::new(),
+            },
+            Event::GainedXp {
+                id: ann,
+                amount: 50,
+            },
+        ];
+        let lines = |v: &[P]| -> Vec<(MessageKind, String)> {
+            v.iter()
+                .filter_map(|e| match e {
+                    P::Message { kind, text } => Some((*kind, text.clone())),
+                    _ => None,
+                })
+                .collect()
+        };
+        let for_bob = lines(&events_for(&d, bob, 1, &events));
+        assert!(
+            for_bob.contains(&(MessageKind::Bad, "The Tough Mouse hits you for 7.".into())),
+            "{for_bob:?}"
+        );
+        assert!(
+            for_bob.contains(&(MessageKind::Normal, "Ann misses the Tough Mouse.".into())),
+            "{for_bob:?}"
+        );
+        assert!(
+            for_bob.contains(&(MessageKind::Normal, "Ann kills the Tough Mouse.".into())),
+            "{for_bob:?}"
+        );
+        assert!(
+            !for_bob.iter().any(|(_, t)| t.contains("experience")),
+            "Ann's XP is hers: {for_bob:?}"
+        );
+        let for_ann = lines(&events_for(&d, ann, 1, &events));
+        assert!(
+            for_ann.contains(&(
+                MessageKind::Normal,
+                "The Tough Mouse hits Bob for 7.".into()
+            )),
+            "{for_ann:?}"
+        );
+        assert!(
+            for_ann.contains(&(MessageKind::Normal, "You miss the Tough Mouse.".into())),
+            "{for_ann:?}"
+        );
+        assert!(
+            for_ann.contains(&(MessageKind::Good, "You kill the Tough Mouse!".into())),
+            "{for_ann:?}"
+        );
+        assert!(
+            for_ann.contains(&(MessageKind::Good, "You gain 50 experience points.".into())),
+            "{for_ann:?}"
+        );
+    }
+}

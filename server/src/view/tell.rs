@@ -1,0 +1,243 @@
+//! The turn's events as one player saw them: which events reach its client, and the log lines
+//! that tell them in its words ("You hit the Micro Mouse for 3.", "The Tough Mouse hits Bob
+//! for 7.").
+//!
+//! The rule is conservative: an event is shown when it is about the viewer, or when every cell it
+//! names is in the viewer's sight after the turn. A step from the dark into sight is therefore not
+//! animated (the entity simply appears, via the view diff): animating it would reveal the cell it
+//! came from.
+
+use delve_protocol as proto;
+use delve_protocol::{MessageKind, Pos, Stat};
+
+use crate::game::event::Actor;
+use crate::game::{Dungeon, EntityId, Event};
+
+/// "the Micro Mouse" for monsters, the name for players; capitalised to start a sentence.
+fn called(a: &Actor, start: bool) -> String {
+    match (a.player, start) {
+        (true, _) => a.name.clone(),
+        (false, true) => format!("The {}", a.name),
+        (false, false) => format!("the {}", a.name),
+    }
+}
+
+fn stat_name(s: Stat) -> &'static str {
+    match s {
+        Stat::MaxHp => "maximum HP",
+        Stat::Attack => "attack",
+        Stat::Defence => "defence",
+        Stat::Sight => "sight",
+        Stat::Save => "saving throw",
+    }
+}
+
+/// The events of a turn on floor `depth` that character `viewer` could see, for its client, with
+/// the log lines that tell them.
+pub fn events_for(
+    dungeon: &Dungeon,
+    viewer: EntityId,
+    depth: u8,
+    events: &[Event],
+) -> Vec<proto::Event> {
+    let Some(me) = dungeon.player(viewer) else {
+        return Vec::new();
+    };
+    let Some(floor) = dungeon.floor(me.depth) else {
+        return Vec::new();
+    };
+    // Cells of the floor the events happened on that the viewer sees now.
+    let here = me.depth == depth;
+    let sees = |p: Pos| here && floor.map.index(p).is_some_and(|i| me.sees(i));
+    let mut out = Vec::new();
+    let say = |out: &mut Vec<proto::Event>, kind, text: String| {
+        out.push(proto::Event::message(kind, text))
+    };
+    let mut hurt = false;
+    for e in events {
+        match e {
+            Event::Moved { id, from, to } => {
+                if *id == viewer || (sees(*from) && sees(*to)) {
+                    out.push(proto::Event::Moved {
+                        id: *id,
+                        from: *from,
+                        to: *to,
+                    });
+                }
+            }
+            Event::Arrived { .. } | Event::Healed { .. } | Event::TurnEnded { .. } => {}
+            Event::ChangedFloor {
+                id,
+                from,
+                to,
+                from_pos,
+                pos,
+            } => {
+                if *id == viewer {
+                    continue; // the mover's own lines come as messages
+                }
+                let Some(who) = dungeon.player(*id) else {
+                    continue;
+                };
+                let down = to > from;
+                if me.depth == *from && floor.map.index(*from_pos).is_some_and(|i| me.sees(i)) {
+                    let verb = if down { "descends" } else { "climbs" };
+                    say(
+                        &mut out,
+                        MessageKind::Normal,
+                        format!("{} {verb} the staircase.", who.name),
+                    );
+                } else if me.depth == *to && floor.map.index(*pos).is_some_and(|i| me.sees(i)) {
+                    let whence = if down { "above" } else { "below" };
+                    say(
+                        &mut out,
+                        MessageKind::Normal,
+                        format!("{} arrives from {whence}.", who.name),
+                    );
+                }
+            }
+            Event::Attacked {
+                attacker,
+                target,
+                damage,
+            } => {
+                let mine = attacker.id == viewer || target.id == viewer;
+                let seen = sees(attacker.pos) && sees(target.pos);
+                if !(mine || seen) {
+                    continue;
+                }
+                out.push(proto::Event::Attacked {
+                    attacker: attacker.id,
+                    target: target.id,
+                    damage: *damage,
+                });
+                let (kind, text) = match (attacker.id == viewer, target.id == viewer, damage) {
+                    (true, _, Some(d)) => (
+                        MessageKind::Normal,
+                        format!("You hit {} for {d}.", called(target, false)),
+                    ),
+                    (true, _, None) => (
+                        MessageKind::Normal,
+                        format!("You miss {}.", called(target, false)),
+                    ),
+                    (_, true, Some(d)) => {
+                        hurt = true;
+                        (
+                            MessageKind::Bad,
+                            format!("{} hits you for {d}.", called(attacker, true)),
+                        )
+                    }
+                    (_, true, None) => (
+                        MessageKind::Normal,
+                        format!("{} misses you.", called(attacker, true)),
+                    ),
+                    (_, _, Some(d)) => (
+                        MessageKind::Normal,
+                        format!(
+                            "{} hits {} for {d}.",
+                            called(attacker, true),
+                            called(target, false)
+                        ),
+                    ),
+                    (_, _, None) => (
+                        MessageKind::Normal,
+                        format!(
+                            "{} misses {}.",
+                            called(attacker, true),
+                            called(target, false)
+                        ),
+                    ),
+                };
+                say(&mut out, kind, text);
+            }
+            Event::Died {
+                victim,
+                killer,
+                cause,
+            } => {
+                let mine = victim.id == viewer || killer.as_ref().is_some_and(|k| k.id == viewer);
+                if !mine && !sees(victim.pos) {
+                    continue;
+                }
+                out.push(proto::Event::Died {
+                    id: victim.id,
+                    pos: victim.pos,
+                });
+                let (kind, text) = if victim.id == viewer {
+                    (MessageKind::Bad, format!("You die... ({cause})"))
+                } else if killer.as_ref().is_some_and(|k| k.id == viewer) {
+                    (
+                        MessageKind::Good,
+                        format!("You kill {}!", called(victim, false)),
+                    )
+                } else if victim.player {
+                    let by = killer
+                        .as_ref()
+                        .map_or("something".to_string(), |k| called(k, false));
+                    (
+                        MessageKind::Bad,
+                        format!("{} is killed by {by}!", victim.name),
+                    )
+                } else {
+                    match killer {
+                        Some(k) => (
+                            MessageKind::Normal,
+                            format!("{} kills {}.", called(k, true), called(victim, false)),
+                        ),
+                        None => (
+                            MessageKind::Normal,
+                            format!("{} dies.", called(victim, true)),
+                        ),
+                    }
+                };
+                say(&mut out, kind, text);
+            }
+            Event::GainedXp { id, amount } if *id == viewer => {
+                say(
+                    &mut out,
+                    MessageKind::Good,
+                    format!("You gain {amount} experience points."),
+                );
+            }
+            Event::GainedXp { .. } => {}
+            Event::LeveledUp { id, level, .. } => {
+                if *id == viewer {
+                    say(
+                        &mut out,
+                        MessageKind::Good,
+                        format!("You are now level {level}!"),
+                    );
+                } else if let Some(m) = floor.monsters.get(id)
+                    && sees(m.pos)
+                {
+                    let name = &dungeon.content().monsters[m.kind].name;
+                    say(
+                        &mut out,
+                        MessageKind::Warning,
+                        format!("The {name} looks stronger!"),
+                    );
+                }
+            }
+            Event::SpentPoint { id, stat } if *id == viewer => {
+                say(
+                    &mut out,
+                    MessageKind::Good,
+                    format!("Your {} rises.", stat_name(*stat)),
+                );
+            }
+            Event::SpentPoint { .. } => {}
+            Event::Message { to, kind, text } => {
+                if *to == viewer {
+                    say(&mut out, *kind, text.clone());
+                }
+            }
+        }
+    }
+    if hurt && me.alive {
+        let max = me.stats(dungeon.content()).max_hp;
+        if me.hp * 4 <= max {
+            say(&mut out, MessageKind::Warning, "Your HP is low!".into());
+        }
+    }
+    out
+}

@@ -4,4 +4,5 @@
 
 pub mod game;
 pub mod net;
+pub mod sim;
 pub mod view;

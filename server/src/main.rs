@@ -5,14 +5,53 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use anyhow::Context;
-use clap::Parser;
+use clap::{Parser, Subcommand};
+use delve_server::game::Content;
+use delve_server::game::content::{BUILTIN, BUILTIN_NAME};
 use delve_server::net::{Server, ServerConfig};
-use tracing::{error, info};
+use delve_server::sim::{self, SimConfig};
+use tracing::info;
 
 /// Runs a Delve server: friends join dungeons on it by name with `delve --server ws://HOST:PORT`.
 #[derive(Debug, Parser)]
 #[command(name = "delve-server", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
+    /// Content file (monsters and tuning numbers) to use instead of the built-in one.
+    #[arg(long, global = true)]
+    content: Option<PathBuf>,
+
+    #[command(flatten)]
+    serve: Args,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Play whole games with bots through the engine (no network) and print how deep they got
+    /// and what killed them.
+    Simulate {
+        /// Games to play.
+        #[arg(long, default_value_t = 1000)]
+        games: u32,
+        /// Seed of the first game's dungeon; each game derives its own from it.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Turns after which a game is stopped.
+        #[arg(long, default_value_t = 20_000)]
+        max_turns: u64,
+        /// Threads to play on (default: every core).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+}
+
+/// Options of the server itself (when no subcommand is given).
+#[derive(Debug, clap::Args)]
 struct Args {
     /// Address to listen on. The default only accepts connections from this machine; use
     /// 0.0.0.0:7777 to let others join.
@@ -74,24 +113,70 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .init();
-    match run(args) {
+    let result = load_content(cli.content.as_deref()).and_then(|content| match cli.command {
+        None => run(cli.serve, content),
+        Some(Command::Simulate {
+            games,
+            seed,
+            max_turns,
+            threads,
+        }) => {
+            let threads = threads
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            simulate(
+                content,
+                SimConfig {
+                    games,
+                    seed,
+                    max_turns,
+                    threads,
+                },
+            )
+        }
+    });
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            error!("{e:#}");
             eprintln!("delve-server: {e:#}");
             ExitCode::FAILURE
         }
     }
 }
 
-fn run(args: Args) -> anyhow::Result<()> {
+/// The content file given, or the built-in one, checked.
+fn load_content(path: Option<&std::path::Path>) -> anyhow::Result<Arc<Content>> {
+    let content = match path {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read content file {}", p.display()))?;
+            Content::parse(&text, &p.display().to_string())?
+        }
+        None => Content::parse(BUILTIN, BUILTIN_NAME)?,
+    };
+    Ok(Arc::new(content))
+}
+
+fn simulate(content: Arc<Content>, cfg: SimConfig) -> anyhow::Result<()> {
+    let started = std::time::Instant::now();
+    let results = sim::run(Arc::clone(&content), &cfg);
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "Delve balance simulation: {} games, seed {}, cap {} turns, {} threads, {:.1} s",
+        cfg.games, cfg.seed, cfg.max_turns, cfg.threads, secs
+    );
+    println!();
+    print!("{}", sim::report(&results, content.dungeon.floors));
+    Ok(())
+}
+
+fn run(args: Args, content: Arc<Content>) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.data_dir)
         .with_context(|| format!("cannot create data directory {}", args.data_dir.display()))?;
     let config = ServerConfig {
@@ -107,6 +192,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         msgs_per_sec: args.rate,
         msg_burst: args.burst,
         handshake_timeout: Duration::from_secs_f64(args.handshake_timeout),
+        content,
         ..ServerConfig::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -1,0 +1,211 @@
+//! A simple bot that plays through the engine the way a cautious player would, using only what
+//! its character knows: the map it remembers, what it sees, and the monsters in sight.
+//!
+//! Each turn: spend stat points; when badly hurt with monsters about, retreat to the up-stair and
+//! escape to the floor above (monsters do not follow, and an empty floor stands still); hit an
+//! adjacent monster (the weakest); rest when hurt and alone; wait for a visible monster to come
+//! rather than walk into a pack; otherwise explore towards the nearest unknown edge of the map,
+//! and once the floor is explored (or has taken too long), walk to the down-stair and descend.
+
+use std::collections::VecDeque;
+
+use delve_protocol::{Dir, Pos, Stat, Tile, TileGrid};
+
+use crate::game::{Action, Dungeon, EntityId};
+
+/// Turns on one floor after which the bot stops exploring and heads down.
+const FLOOR_PATIENCE: u64 = 1500;
+/// Rest when HP falls below this share of the maximum, until it is back above `REST_UNTIL`.
+const REST_BELOW: f64 = 0.6;
+const REST_UNTIL: f64 = 1.0;
+/// Below this share of its HP, with monsters about, the bot makes for the up-stair.
+const FLEE_BELOW: f64 = 0.45;
+/// Stat points go round these in turn.
+const POINT_ORDER: [Stat; 3] = [Stat::MaxHp, Stat::Attack, Stat::Defence];
+
+#[derive(Debug, Default)]
+pub struct Bot {
+    /// Cells still to walk, next last.
+    route: Vec<Pos>,
+    resting: bool,
+    points_spent: usize,
+    floor: u8,
+    floor_turns: u64,
+}
+
+/// What the bot decides for the coming turn.
+pub enum Move {
+    Act(Action),
+    Spend(Stat),
+}
+
+impl Bot {
+    pub fn decide(&mut self, d: &Dungeon, id: EntityId) -> Move {
+        let Some(me) = d.player(id) else {
+            return Move::Act(Action::Wait);
+        };
+        let content = d.content();
+        if me.unspent > 0 {
+            let stat = POINT_ORDER[self.points_spent % POINT_ORDER.len()];
+            self.points_spent += 1;
+            return Move::Spend(stat);
+        }
+        if self.floor != me.depth {
+            self.floor = me.depth;
+            self.floor_turns = 0;
+            self.route.clear();
+        }
+        self.floor_turns += 1;
+        let Some(floor) = d.floor(me.depth) else {
+            return Move::Act(Action::Wait);
+        };
+        let Some(map) = me.memory(me.depth) else {
+            return Move::Act(Action::Wait);
+        };
+        let sees = |p: Pos| map.index(p).is_some_and(|i| me.sees(i));
+        let visible: Vec<(Pos, i32)> = floor
+            .monsters
+            .values()
+            .filter(|m| sees(m.pos))
+            .map(|m| (m.pos, m.hp))
+            .collect();
+
+        let max = me.stats(content).max_hp;
+        let hp = f64::from(me.hp) / f64::from(max.max(1));
+        // Badly hurt with monsters about: up the stairs to rest in peace, if there is a way up.
+        if hp < FLEE_BELOW && !visible.is_empty() && me.depth > 1 {
+            if map.get(me.pos) == Tile::StairsUp {
+                return Move::Act(Action::Ascend);
+            }
+            let up = map
+                .cells()
+                .iter()
+                .position(|t| *t == Tile::StairsUp)
+                .map(|i| map.pos_of(i));
+            let blocked = |p: Pos| visible.iter().any(|(m, _)| *m == p);
+            if let Some(route) = up.and_then(|u| route_to(map, me.pos, |p| p == u))
+                && let Some(&next) = route.last()
+                && !blocked(next)
+                && let Some(dir) = dir_to(me.pos, next)
+            {
+                self.route.clear();
+                return Move::Act(Action::Move(dir));
+            }
+        }
+        // Fight whatever stands next to us, the weakest first.
+        if let Some((p, _)) = visible
+            .iter()
+            .filter(|(p, _)| p.chebyshev(me.pos) == 1)
+            .min_by_key(|(_, hp)| *hp)
+        {
+            self.route.clear();
+            return dir_to(me.pos, *p)
+                .map_or(Move::Act(Action::Wait), |dir| Move::Act(Action::Move(dir)));
+        }
+        if hp < REST_BELOW {
+            self.resting = true;
+        }
+        if self.resting && (hp >= REST_UNTIL || !visible.is_empty()) {
+            self.resting = hp < REST_UNTIL && visible.is_empty();
+        }
+        if self.resting {
+            return Move::Act(Action::Wait);
+        }
+        // A monster in sight: let it come to us (it must step into our reach first).
+        if !visible.is_empty() {
+            self.route.clear();
+            return Move::Act(Action::Wait);
+        }
+        if map.get(me.pos) == Tile::StairsDown && self.done_here(map) {
+            return Move::Act(Action::Descend);
+        }
+        // Follow the current route while it holds.
+        while self.route.last() == Some(&me.pos) {
+            self.route.pop();
+        }
+        let stale = self
+            .route
+            .last()
+            .is_none_or(|n| n.chebyshev(me.pos) != 1 || !map.get(*n).is_walkable());
+        if stale {
+            let goal = if self.done_here(map) {
+                find_stairs(map)
+            } else {
+                None
+            };
+            self.route = match goal {
+                Some(stairs) => route_to(map, me.pos, |p| p == stairs),
+                None => route_to(map, me.pos, |p| frontier(map, p))
+                    .or_else(|| find_stairs(map).and_then(|s| route_to(map, me.pos, |p| p == s))),
+            }
+            .unwrap_or_default();
+        }
+        match self.route.last().and_then(|n| dir_to(me.pos, *n)) {
+            Some(dir) => Move::Act(Action::Move(dir)),
+            None => {
+                if map.get(me.pos) == Tile::StairsDown {
+                    Move::Act(Action::Descend)
+                } else {
+                    Move::Act(Action::Wait)
+                }
+            }
+        }
+    }
+
+    /// Whether this floor is done: nothing left to explore, or explored for long enough.
+    fn done_here(&self, map: &TileGrid) -> bool {
+        self.floor_turns > FLOOR_PATIENCE
+            || !(0..map.cells().len()).any(|i| frontier(map, map.pos_of(i)))
+    }
+}
+
+fn dir_to(from: Pos, to: Pos) -> Option<Dir> {
+    Dir::from_delta(to.x - from.x, to.y - from.y)
+}
+
+/// A known walkable cell next to an unknown one.
+fn frontier(map: &TileGrid, p: Pos) -> bool {
+    map.get(p).is_walkable()
+        && Dir::ALL
+            .iter()
+            .any(|&d| map.in_bounds(p.step(d)) && map.get(p.step(d)) == Tile::Unknown)
+}
+
+fn find_stairs(map: &TileGrid) -> Option<Pos> {
+    map.cells()
+        .iter()
+        .position(|t| *t == Tile::StairsDown)
+        .map(|i| map.pos_of(i))
+}
+
+/// Breadth-first over known walkable cells to the nearest cell that is `goal`; the route comes
+/// back with the next step last.
+fn route_to(map: &TileGrid, from: Pos, goal: impl Fn(Pos) -> bool) -> Option<Vec<Pos>> {
+    let n = map.width() * map.height();
+    let mut came = vec![usize::MAX; n];
+    let start = map.index(from)?;
+    came[start] = start;
+    let mut queue = VecDeque::from([from]);
+    while let Some(p) = queue.pop_front() {
+        if p != from && goal(p) {
+            let mut route = Vec::new();
+            let mut k = map.index(p)?;
+            while k != start {
+                route.push(map.pos_of(k));
+                k = came[k];
+            }
+            return Some(route);
+        }
+        for d in Dir::ALL {
+            let q = p.step(d);
+            if let Some(i) = map.index(q)
+                && came[i] == usize::MAX
+                && map.get(q).is_walkable()
+            {
+                came[i] = map.index(p)?;
+                queue.push_back(q);
+            }
+        }
+    }
+    None
+}

@@ -1,0 +1,292 @@
+//! The balance simulation: whole games played by [`bot::Bot`]s straight through the engine (no
+//! network), and a report of how deep they got and what killed them. Tuning changes in the
+//! content file are judged by it (`delve-server simulate`, docs/BALANCE.md).
+
+pub mod bot;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::game::rng::mix;
+use crate::game::{Action, Content, Dungeon, Event};
+use bot::{Bot, Move};
+
+/// How one game ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Killed by a monster of this name.
+    Killed(String),
+    /// The Mouse King fell.
+    Won,
+    /// Still alive when the turn cap was reached.
+    TimedOut,
+}
+
+#[derive(Clone, Debug)]
+pub struct GameResult {
+    pub seed: u64,
+    pub outcome: Outcome,
+    pub deepest: u8,
+    pub level: u32,
+    pub turns: u64,
+    pub kills: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    pub games: u32,
+    pub seed: u64,
+    /// Turns after which a game is stopped.
+    pub max_turns: u64,
+    pub threads: usize,
+}
+
+/// Plays one game on the dungeon with `seed` until the bot dies, wins or runs out of turns.
+pub fn play(content: Arc<Content>, seed: u64, max_turns: u64) -> GameResult {
+    let mut d = Dungeon::new(seed, content);
+    let Ok((id, _)) = d.join("Bot") else {
+        return GameResult {
+            seed,
+            outcome: Outcome::TimedOut,
+            deepest: 1,
+            level: 1,
+            turns: 0,
+            kills: 0,
+        };
+    };
+    let mut bot = Bot::default();
+    let mut won = false;
+    let mut turns = 0;
+    while turns < max_turns {
+        let Some(p) = d.player(id) else { break };
+        if !p.alive {
+            break;
+        }
+        let depth = p.depth;
+        match bot.decide(&d, id) {
+            Move::Spend(stat) => {
+                let _ = d.spend_point(id, stat);
+                continue;
+            }
+            Move::Act(action) => {
+                if d.submit(id, action).is_err() {
+                    let _ = d.submit(id, Action::Wait);
+                }
+            }
+        }
+        let report = d.resolve_turn(depth);
+        turns += 1;
+        won |= report.events.iter().any(|e| {
+            matches!(e, Event::Died { victim, .. } if !victim.player && d.content().monsters.iter().any(|k| k.boss && k.name == victim.name))
+        });
+        if won {
+            break;
+        }
+    }
+    let p = d.player(id);
+    let outcome = match p {
+        _ if won => Outcome::Won,
+        Some(p) if !p.alive => {
+            let cause = p
+                .death
+                .as_ref()
+                .map(|d| d.cause.clone())
+                .unwrap_or_default();
+            // "killed by a Rabid Mouse on floor 6" -> "Rabid Mouse"
+            let name = cause
+                .strip_prefix("killed by ")
+                .and_then(|c| c.split(" on floor").next())
+                .map(|n| {
+                    n.trim_start_matches("a ")
+                        .trim_start_matches("an ")
+                        .to_string()
+                })
+                .unwrap_or(cause);
+            Outcome::Killed(name)
+        }
+        _ => Outcome::TimedOut,
+    };
+    GameResult {
+        seed,
+        outcome,
+        deepest: p.map_or(1, |p| p.deepest),
+        level: p.map_or(1, |p| p.level),
+        turns,
+        kills: p.map_or(0, |p| p.kills),
+    }
+}
+
+/// Plays `games` games on as many threads; game `k` uses a seed derived from `seed` and `k`, so
+/// a run is reproducible whatever the thread count.
+pub fn run(content: Arc<Content>, cfg: &SimConfig) -> Vec<GameResult> {
+    let next = AtomicU32::new(0);
+    let mut results: Vec<GameResult> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..cfg.threads.max(1))
+            .map(|_| {
+                let content = Arc::clone(&content);
+                let next = &next;
+                s.spawn(move || {
+                    let mut out = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        if k >= cfg.games {
+                            break;
+                        }
+                        let seed = mix(cfg.seed ^ mix(u64::from(k)));
+                        out.push((k, play(Arc::clone(&content), seed, cfg.max_turns)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        let mut all: Vec<(u32, GameResult)> = handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect();
+        all.sort_by_key(|(k, _)| *k);
+        all.into_iter().map(|(_, r)| r).collect()
+    });
+    results.shrink_to_fit();
+    results
+}
+
+/// The report `delve-server simulate` prints.
+pub fn report(results: &[GameResult], floors: u8) -> String {
+    let n = results.len().max(1);
+    let pct = |k: usize| 100.0 * k as f64 / n as f64;
+    let bar = |k: usize| "#".repeat((40.0 * k as f64 / n as f64).round() as usize);
+    let mut s = String::new();
+    let _ = writeln!(s, "deepest floor reached");
+    let _ = writeln!(s, "  floor   games   share");
+    for f in 1..=floors {
+        let k = results.iter().filter(|r| r.deepest == f).count();
+        let _ = writeln!(s, "  {f:>5}   {k:>5}   {:>5.1}%  {}", pct(k), bar(k));
+    }
+    let mut levels: Vec<u32> = results.iter().map(|r| r.level).collect();
+    levels.sort_unstable();
+    let mut turns: Vec<u64> = results.iter().map(|r| r.turns).collect();
+    turns.sort_unstable();
+    let mean = |v: &[u64]| v.iter().sum::<u64>() as f64 / v.len().max(1) as f64;
+    let median = |v: &[u64]| v.get(v.len() / 2).copied().unwrap_or(0);
+    let lv: Vec<u64> = levels.iter().map(|&l| u64::from(l)).collect();
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "level reached   mean {:.1}, median {}, max {}",
+        mean(&lv),
+        median(&lv),
+        lv.last().copied().unwrap_or(0)
+    );
+    let _ = writeln!(
+        s,
+        "turns played    mean {:.0}, median {}, max {}",
+        mean(&turns),
+        median(&turns),
+        turns.last().copied().unwrap_or(0)
+    );
+    let kills: Vec<u64> = results.iter().map(|r| u64::from(r.kills)).collect();
+    let _ = writeln!(s, "kills           mean {:.1}", mean(&kills));
+    let _ = writeln!(s);
+    let _ = writeln!(s, "how games ended");
+    let mut ends: BTreeMap<String, (usize, u64)> = BTreeMap::new();
+    for r in results {
+        let key = match &r.outcome {
+            Outcome::Killed(by) => format!("killed by {by}"),
+            Outcome::Won => "won: the Mouse King fell".into(),
+            Outcome::TimedOut => "alive at the turn cap".into(),
+        };
+        let e = ends.entry(key).or_default();
+        e.0 += 1;
+        e.1 += u64::from(r.deepest);
+    }
+    let mut ends: Vec<(String, (usize, u64))> = ends.into_iter().collect();
+    ends.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.0.cmp(&b.0)));
+    for (what, (k, depth_sum)) in ends {
+        let _ = writeln!(
+            s,
+            "  {what:<34} {k:>5}   {:>5.1}%   mean floor {:.1}",
+            pct(k),
+            depth_sum as f64 / k as f64
+        );
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(s, "deaths by floor and monster (rows: floor of death)");
+    let names: Vec<String> = {
+        let mut v: Vec<String> = results
+            .iter()
+            .filter_map(|r| match &r.outcome {
+                Outcome::Killed(by) => Some(by.clone()),
+                _ => None,
+            })
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let _ = write!(s, "  floor");
+    for name in &names {
+        let _ = write!(s, " {:>12}", name);
+    }
+    let _ = writeln!(s);
+    for f in 1..=floors {
+        let _ = write!(s, "  {f:>5}");
+        for name in &names {
+            let k = results
+                .iter()
+                .filter(|r| r.deepest == f && r.outcome == Outcome::Killed(name.clone()))
+                .count();
+            let _ = write!(s, " {k:>12}");
+        }
+        let _ = writeln!(s);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_simulated_game_is_reproducible_and_ends() {
+        let c = Arc::new(Content::builtin());
+        let a = play(Arc::clone(&c), 42, 5000);
+        let b = play(c, 42, 5000);
+        assert_eq!(
+            (a.outcome.clone(), a.turns, a.deepest, a.level),
+            (b.outcome, b.turns, b.deepest, b.level)
+        );
+        assert!(a.turns > 0);
+    }
+
+    #[test]
+    fn the_report_lists_every_floor_and_every_ending() {
+        let results = vec![
+            GameResult {
+                seed: 1,
+                outcome: Outcome::Killed("Tough Mouse".into()),
+                deepest: 3,
+                level: 3,
+                turns: 900,
+                kills: 12,
+            },
+            GameResult {
+                seed: 2,
+                outcome: Outcome::TimedOut,
+                deepest: 2,
+                level: 2,
+                turns: 20_000,
+                kills: 5,
+            },
+        ];
+        let r = report(&results, 10);
+        assert!(r.contains("killed by Tough Mouse"), "{r}");
+        assert!(r.contains("alive at the turn cap"), "{r}");
+        let floor_rows = r
+            .lines()
+            .filter(|l| l.trim_start().starts_with(char::is_numeric))
+            .count();
+        assert!(floor_rows >= 10, "{r}");
+    }
+}

@@ -217,10 +217,21 @@ mod tests {
     #[test]
     fn kill_xp_scales_with_the_level_difference_and_never_drops_below_one() {
         let x = c().xp;
+        let scaled = |v: u32, diff: f64| {
+            ((f64::from(v) * (1.0 + x.level_step * diff).clamp(x.factor_min, x.factor_max)).round()
+                as u32)
+                .max(1)
+        };
         assert_eq!(kill_xp(&x, 50, 3, 3), 50, "same level: the table value");
-        assert_eq!(kill_xp(&x, 50, 5, 3), 70, "two levels above you: more");
-        assert_eq!(kill_xp(&x, 50, 1, 3), 30, "two levels below you: less");
+        assert!(kill_xp(&x, 50, 5, 3) > 50, "above you: more");
+        assert_eq!(kill_xp(&x, 50, 5, 3), scaled(50, 2.0));
+        assert!(kill_xp(&x, 50, 1, 3) < 50, "below you: less");
+        assert_eq!(kill_xp(&x, 50, 1, 3), scaled(50, -2.0));
         assert_eq!(kill_xp(&x, 10, 1, 20), 1, "far below: never below 1");
-        assert_eq!(kill_xp(&x, 10, 30, 1), 20, "capped at factor_max");
+        assert_eq!(
+            kill_xp(&x, 10, 30, 1),
+            (10.0 * x.factor_max).round() as u32,
+            "capped at factor_max"
+        );
     }
 }

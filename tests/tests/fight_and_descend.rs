@@ -1,0 +1,177 @@
+//! A scripted client plays through the real server: it explores floor 1 using only its own
+//! view, fights the monsters that come, gains experience, takes the stairs down, and climbs
+//! back to find floor 1 as it left it.
+
+use std::collections::VecDeque;
+
+use delve_protocol::{ClientMsg, Dir, EntityKind, Event, MessageKind, Pos, Tile, View};
+use delve_tests::{Bot, TestServer, assert_no_leaks, sturdy_config};
+
+/// The first step towards the nearest known walkable cell that satisfies `goal`.
+fn step_towards(v: &View, goal: impl Fn(Pos) -> bool) -> Option<Dir> {
+    let map = &v.map;
+    let start = v.me.pos;
+    let mut came = vec![usize::MAX; map.cells().len()];
+    let si = map.index(start)?;
+    came[si] = si;
+    let mut queue = VecDeque::from([start]);
+    while let Some(p) = queue.pop_front() {
+        if p != start && goal(p) {
+            let mut k = map.index(p)?;
+            while came[k] != si {
+                k = came[k];
+            }
+            let next = map.pos_of(k);
+            return Dir::from_delta(next.x - start.x, next.y - start.y);
+        }
+        for d in Dir::ALL {
+            let q = p.step(d);
+            if let Some(i) = map.index(q)
+                && came[i] == usize::MAX
+                && map.get(q).is_walkable()
+            {
+                came[i] = map.index(p)?;
+                queue.push_back(q);
+            }
+        }
+    }
+    None
+}
+
+fn unexplored_edge(v: &View, p: Pos) -> bool {
+    v.map.get(p).is_walkable()
+        && Dir::ALL
+            .iter()
+            .any(|&d| v.map.in_bounds(p.step(d)) && v.map.get(p.step(d)) == Tile::Unknown)
+}
+
+/// What the script does next: attack an adjacent monster, else walk to the stairs if the
+/// floor is done, else explore.
+fn next_intent(v: &View, want_stairs: bool) -> ClientMsg {
+    let me = v.me.pos;
+    if let Some(m) = v
+        .entities
+        .iter()
+        .find(|e| e.kind == EntityKind::Monster && e.pos.chebyshev(me) == 1)
+    {
+        let dir = Dir::from_delta(m.pos.x - me.x, m.pos.y - me.y).expect("adjacent");
+        return ClientMsg::Move { dir };
+    }
+    if want_stairs {
+        if v.map.get(me) == Tile::StairsDown {
+            return ClientMsg::Descend;
+        }
+        if let Some(dir) = step_towards(v, |p| v.map.get(p) == Tile::StairsDown) {
+            return ClientMsg::Move { dir };
+        }
+    }
+    match step_towards(v, |p| unexplored_edge(v, p)) {
+        Some(dir) => ClientMsg::Move { dir },
+        None => ClientMsg::Wait,
+    }
+}
+
+#[tokio::test]
+async fn a_scripted_client_fights_gains_xp_descends_and_returns() {
+    let mut config = sturdy_config();
+    config.msgs_per_sec = 100_000;
+    config.msg_burst = 100_000;
+    let server = TestServer::start(config).await;
+    let mut ann = Bot::join(&server.url, "Ann", "crypt").await;
+
+    let mut log: Vec<(MessageKind, String)> = Vec::new();
+    let mut kills_seen = 0;
+    let mut turns = 0;
+    while ann.view().me.depth == 1 {
+        assert!(
+            turns < 4000,
+            "never got down: kills {kills_seen}, log tail {:?}",
+            &log[log.len().saturating_sub(5)..]
+        );
+        let v = ann.view().clone();
+        // Head down once the floor has given a fight or two and the stairs are known.
+        let want_stairs = v.me.kills >= 2 || turns > 2500;
+        let intent = next_intent(&v, want_stairs && v.map.cells().contains(&Tile::StairsDown));
+        ann.send(intent).await;
+        let events = ann.next_view().await;
+        turns += 1;
+        assert_no_leaks("Ann", ann.view());
+        for e in events {
+            if let Event::Message { kind, text } = e {
+                if text.starts_with("You kill the") {
+                    kills_seen += 1;
+                }
+                log.push((kind, text));
+            }
+        }
+    }
+    // A floor change brings a whole new view (a snapshot); the turn's log lines follow it in
+    // an update of their own.
+    let after = ann.next_view().await;
+    assert!(
+        after
+            .iter()
+            .any(|e| matches!(e, Event::Message { text, .. } if text == "Entering floor #2")),
+        "{after:?}"
+    );
+    // The fights went by the rules and were told in Ann's words.
+    let me = ann.view().me.clone();
+    assert!(me.kills >= 2, "kills: {}", me.kills);
+    assert_eq!(kills_seen, me.kills as usize);
+    assert!(
+        me.xp >= 10 * me.kills,
+        "each kill is worth at least the Micro Mouse's 10 XP: {}",
+        me.xp
+    );
+    assert!(log.iter().any(|(k, t)| *k == MessageKind::Good
+        && t.starts_with("You gain ")
+        && t.ends_with(" experience points.")));
+    assert!(
+        log.iter()
+            .any(|(_, t)| t.starts_with("You hit the ") || t.starts_with("You miss the "))
+    );
+    assert!(
+        log.iter()
+            .any(|(k, t)| *k == MessageKind::Bad && t.contains(" hits you for ")),
+        "monsters fought back"
+    );
+
+    // Arrived on floor 2 at its up-stair, told so, with a whole new view.
+    assert_eq!(me.depth, 2);
+    assert_eq!(ann.view().map.get(me.pos), Tile::StairsUp);
+    let texts: Vec<&str> = ann
+        .model
+        .log
+        .iter()
+        .rev()
+        .take(6)
+        .map(|l| l.text.as_str())
+        .collect();
+    assert!(
+        texts.contains(&"Entering floor #2") && texts.contains(&"You descend the staircase."),
+        "{texts:?}"
+    );
+    assert_eq!(me.deepest, 2);
+
+    // Back up: floor 1 as it was left, its clock unmoved while nobody was there.
+    let floor1_turn = {
+        // The turn floor 1 stopped at is the last turn Ann saw there.
+        turns as u64
+    };
+    ann.send(ClientMsg::Ascend).await;
+    ann.next_view().await;
+    while ann.view().me.depth != 1 {
+        ann.next_view().await;
+    }
+    let v = ann.view();
+    assert_eq!(
+        v.map.get(v.me.pos),
+        Tile::StairsDown,
+        "arriving from below: at the down-stair"
+    );
+    assert_eq!(
+        v.turn, floor1_turn,
+        "floor 1 did not move while Ann was below"
+    );
+    server.stop().await;
+}

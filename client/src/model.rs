@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use delve_protocol::{ErrorCode, Event, MessageKind, ServerMsg, View, ViewError};
+use delve_protocol::{ErrorCode, Event, MessageKind, ServerMsg, StatGain, View, ViewError};
 
 /// Lines kept in the message log.
 pub const LOG_LINES: usize = 200;
@@ -57,6 +57,8 @@ pub struct Model {
     pub token: Option<String>,
     pub dungeon: Option<String>,
     pub turn_timeout_ms: u64,
+    /// What a stat point adds to each stat.
+    pub level_up: Vec<StatGain>,
     /// Sequence number of the last view message applied.
     pub seq: u64,
     pub view: Option<View>,
@@ -79,10 +81,12 @@ impl Model {
                 token,
                 dungeon,
                 turn_timeout_ms,
+                level_up,
                 seq,
                 view,
                 ..
             } => {
+                self.level_up = level_up;
                 self.player_id = Some(player_id);
                 self.token = Some(token);
                 self.dungeon = Some(dungeon);

@@ -20,7 +20,7 @@ pub use codec::{
 pub use diff::{TileSpan, ViewDiff};
 pub use event::{Event, MessageKind};
 pub use geom::{Dir, Pos};
-pub use msg::{ClientMsg, ErrorCode, ServerMsg};
+pub use msg::{ClientMsg, ErrorCode, ServerMsg, StatGain};
 pub use view::{CellSet, EntityKind, EntityView, SelfView, Stat, Tile, TileGrid, View, ViewError};
 
 /// The protocol version this build speaks. A client with another version is refused with an

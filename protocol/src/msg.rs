@@ -76,6 +76,8 @@ pub enum ServerMsg {
         dungeon: String,
         /// Milliseconds a floor waits after its first choice before resolving; 0 = waits for all.
         turn_timeout_ms: u64,
+        /// What one stat point adds to each stat, for the level-up dialog.
+        level_up: Vec<StatGain>,
         /// Sequence number of this snapshot; the next update carries `seq + 1`.
         seq: u64,
         view: View,
@@ -103,6 +105,13 @@ pub enum ServerMsg {
     },
     /// Something the server could not do. The connection stays open unless a close follows.
     Error { code: ErrorCode, message: String },
+}
+
+/// What one stat point spent on `stat` adds to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatGain {
+    pub stat: Stat,
+    pub amount: i32,
 }
 
 /// Stable, machine-readable error codes. The `message` beside them is for people.

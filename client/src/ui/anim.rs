@@ -1,5 +1,6 @@
-//! Smooth movement: where each entity is drawn, gliding from cell to cell after a move event
-//! instead of jumping, with a small hop.
+//! What moves on screen between turns: entities gliding from cell to cell with a small hop,
+//! damage numbers floating up from whoever was hit, a red flash on them, and a puff where
+//! something died.
 
 use std::collections::HashMap;
 
@@ -8,6 +9,9 @@ use macroquad::math::{Vec2, vec2};
 
 /// Seconds one step takes on screen.
 const STEP_TIME: f64 = 0.11;
+/// Seconds a damage number floats, a hit flash lasts, a death puff spreads.
+pub const FLOAT_TIME: f64 = 0.9;
+pub const FLASH_TIME: f64 = 0.25;
 
 #[derive(Clone, Copy, Debug)]
 struct Glide {
@@ -16,9 +20,30 @@ struct Glide {
     start: f64,
 }
 
+/// A number or word rising from a cell ("-7", "miss").
+#[derive(Clone, Debug)]
+pub struct Floater {
+    pub text: String,
+    /// Red for damage to you, pale for damage to others, grey for a miss.
+    pub color: [u8; 3],
+    pub at: Vec2,
+    pub start: f64,
+}
+
+/// A puff of dust where something died.
+#[derive(Clone, Copy, Debug)]
+pub struct Puff {
+    pub at: Vec2,
+    pub start: f64,
+}
+
 #[derive(Debug, Default)]
 pub struct Anims {
     glides: HashMap<u32, Glide>,
+    /// When each entity was last hit.
+    flashes: HashMap<u32, f64>,
+    pub floaters: Vec<Floater>,
+    pub puffs: Vec<Puff>,
 }
 
 fn cell(p: Pos) -> Vec2 {
@@ -26,27 +51,65 @@ fn cell(p: Pos) -> Vec2 {
 }
 
 impl Anims {
-    /// Starts glides for the moves in a turn's events.
-    pub fn on_events(&mut self, events: &[Event], now: f64) {
+    /// Starts the animations of a turn's events. `me` is the viewer; `pos_of` says where an
+    /// entity in view stands now.
+    pub fn on_events(
+        &mut self,
+        events: &[Event],
+        me: u32,
+        pos_of: impl Fn(u32) -> Option<Pos>,
+        now: f64,
+    ) {
         for e in events {
-            if let Event::Moved { id, from, to } = e {
-                // Start from where it is drawn now, so quick successive moves stay smooth.
-                let start = self.glides.get(id).map_or(cell(*from), |g| g.at(now).0);
-                self.glides.insert(
-                    *id,
-                    Glide {
-                        from: start,
-                        to: cell(*to),
-                        start: now,
-                    },
-                );
+            match e {
+                Event::Moved { id, from, to } => {
+                    // Start from where it is drawn now, so quick successive moves stay smooth.
+                    let start = self.glides.get(id).map_or(cell(*from), |g| g.at(now).0);
+                    self.glides.insert(
+                        *id,
+                        Glide {
+                            from: start,
+                            to: cell(*to),
+                            start: now,
+                        },
+                    );
+                }
+                Event::Attacked { target, damage, .. } => {
+                    let Some(p) = pos_of(*target) else { continue };
+                    let (text, color) = match damage {
+                        Some(d) if *target == me => (format!("-{d}"), [255, 70, 70]),
+                        Some(d) => (format!("-{d}"), [255, 236, 214]),
+                        None => ("miss".to_string(), [170, 170, 184]),
+                    };
+                    if damage.is_some() {
+                        self.flashes.insert(*target, now);
+                    }
+                    // Several numbers on one cell in one turn rise one after another.
+                    let stacked = self
+                        .floaters
+                        .iter()
+                        .filter(|f| f.at == cell(p) && f.start >= now)
+                        .count();
+                    self.floaters.push(Floater {
+                        text,
+                        color,
+                        at: cell(p),
+                        start: now + 0.15 * stacked as f64,
+                    });
+                }
+                Event::Died { pos, .. } => self.puffs.push(Puff {
+                    at: cell(*pos),
+                    start: now,
+                }),
+                Event::Message { .. } => {}
             }
         }
     }
 
-    /// Forgets every glide: after a snapshot everything is drawn where it is.
+    /// Forgets glides and flashes: after a snapshot everything is drawn where it is.
     pub fn reset(&mut self) {
         self.glides.clear();
+        self.flashes.clear();
     }
 
     /// Where entity `id`, standing at `pos`, is drawn now (in cells), and its hop height
@@ -58,10 +121,20 @@ impl Anims {
         }
     }
 
-    /// Drops finished glides and those of entities no longer in view.
+    /// How strongly entity `id` flashes red now (0..1).
+    pub fn flash(&self, id: u32, now: f64) -> f32 {
+        self.flashes.get(&id).map_or(0.0, |t| {
+            (1.0 - (now - t) / FLASH_TIME).clamp(0.0, 1.0) as f32
+        })
+    }
+
+    /// Drops finished animations and glides of entities no longer in view.
     pub fn prune(&mut self, view: &View, now: f64) {
         self.glides
             .retain(|id, g| now - g.start < STEP_TIME && view.entity(*id).is_some());
+        self.flashes.retain(|_, t| now - *t < FLASH_TIME);
+        self.floaters.retain(|f| now - f.start < FLOAT_TIME);
+        self.puffs.retain(|p| now - p.start < FLOAT_TIME);
     }
 
     /// Whether anything is still moving.

@@ -165,16 +165,33 @@ pub fn draw_panel(area: Rect, model: &Model, turn: &TurnLine, connection: &str) 
         &format!("HP {} / {}", me.hp, me.max_hp),
     );
     y += 28.0;
+    // Progress through the current level, from the XP it began at to the next level's.
+    let span = me.xp_next.saturating_sub(me.xp_level).max(1);
+    let frac = me.xp.saturating_sub(me.xp_level) as f32 / span as f32;
     bar(
         x,
         y,
         w,
         14.0,
-        0.0,
+        frac,
         Color::from_rgba(70, 110, 220, 255),
-        &format!("XP {}", me.xp),
+        &format!("XP {} / {}", me.xp, me.xp_next),
     );
-    y += 40.0;
+    y += 14.0;
+    if me.points > 0 {
+        let blink = (get_time() * 3.0).sin() > -0.3;
+        let c = if blink { GOLD } else { DIM };
+        let plural = if me.points > 1 { "s" } else { "" };
+        draw_text(
+            format!("Level up! {} stat point{plural} - press p", me.points),
+            x,
+            y + 18.0,
+            18.0,
+            c,
+        );
+        y += 24.0;
+    }
+    y += 36.0;
     draw_text(format!("Floor {}", me.depth), x, y, 24.0, WHITE);
     let t = format!("Turn {}", view.turn);
     let d = measure_text(&t, None, 20, 1.0);
@@ -195,7 +212,12 @@ pub fn draw_panel(area: Rect, model: &Model, turn: &TurnLine, connection: &str) 
     draw_text("In sight", x, y, 20.0, DIM);
     y += 22.0;
     for e in view.entities.iter().filter(|e| e.id != me.id).take(6) {
-        draw_circle(x + 6.0, y - 5.0, 5.0, player_color(e.id, me.id));
+        let dot = if e.kind == delve_protocol::EntityKind::Monster {
+            Color::from_rgba(230, 70, 60, 255)
+        } else {
+            player_color(e.id, me.id)
+        };
+        draw_circle(x + 6.0, y - 5.0, 5.0, dot);
         draw_text(
             format!("{}  {}/{} HP", e.name, e.hp, e.max_hp),
             x + 18.0,
@@ -212,7 +234,9 @@ pub fn draw_panel(area: Rect, model: &Model, turn: &TurnLine, connection: &str) 
     let help = [
         "Move   arrows, WASD, numpad, hjklyubn",
         "       two arrows at once: diagonal",
-        "Wait   . or numpad 5",
+        "Wait   . or numpad 5    Stairs  > <",
+        "Attack walk into it     c  character",
+        "m  messages             p  level up",
     ];
     let mut hy = area.y + area.h - 16.0 - 18.0 * (help.len() as f32 - 1.0);
     for line in help {
@@ -266,8 +290,9 @@ fn draw_minimap(view: &View, x: f32, y: f32, w: f32) -> f32 {
     y + h
 }
 
-/// The newest log lines, oldest fading, newest at the bottom.
-pub fn draw_log(area: Rect, model: &Model) {
+/// The log: the newest lines at the bottom, older ones fading. `scroll` lines back from the
+/// newest (mouse wheel over the log).
+pub fn draw_log(area: Rect, model: &Model, scroll: usize) {
     draw_rectangle(
         area.x,
         area.y,
@@ -278,11 +303,12 @@ pub fn draw_log(area: Rect, model: &Model) {
     draw_line(area.x, area.y, area.x + area.w, area.y, 2.0, EDGE);
     let line_h = 20.0;
     let rows = ((area.h - 14.0) / line_h).floor().max(1.0) as usize;
+    let scroll = scroll.min(model.log.len().saturating_sub(rows));
     let newest_turn = model.log.back().map_or(0, |l| l.turn);
     let mut y = area.y + area.h - 12.0;
-    for (k, line) in model.log.iter().rev().take(rows).enumerate() {
+    for (k, line) in model.log.iter().rev().skip(scroll).take(rows).enumerate() {
         let mut c = message_color(line.kind);
-        if line.turn + 1 < newest_turn || k >= 3 {
+        if scroll == 0 && (line.turn + 1 < newest_turn || k >= 3) {
             c.a = (1.0 - k as f32 * 0.1).max(0.45);
         }
         if line.count > 1 {
@@ -297,6 +323,17 @@ pub fn draw_log(area: Rect, model: &Model) {
             draw_text(&line.text, area.x + 16.0, y, 20.0, c);
         }
         y -= line_h;
+    }
+    if scroll > 0 {
+        let note = format!("{scroll} newer lines below - scroll down, or m for all");
+        let d = measure_text(&note, None, 16, 1.0);
+        draw_text(
+            &note,
+            area.x + area.w - d.width - 12.0,
+            area.y + 18.0,
+            16.0,
+            DIM,
+        );
     }
 }
 

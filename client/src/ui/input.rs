@@ -1,8 +1,11 @@
-//! Keyboard to intents. Numpad, vi-keys and Home/PgUp/End/PgDn give all eight directions with
+//! Keyboard to commands. Numpad, vi-keys and Home/PgUp/End/PgDn give all eight directions with
 //! one key. Arrow keys and WASD give the diagonals as chords: press Up and Right together for
-//! north-east. A chord key waits a few milliseconds for its partner before it counts alone.
-//! Holding a direction walks: after a short delay the move repeats, but only once the previous
-//! turn has resolved, so a held key never piles up intents.
+//! north-east. A chord counts every key pressed within a few milliseconds, so a tap shorter than a
+//! frame is never lost. Holding a direction walks: after a short delay the move repeats, but
+//! only once the previous turn has resolved, so a held key never piles up intents.
+//!
+//! Keys that are characters (`>`, `<`, `.`, `c`, ...) are read from the typed-character queue,
+//! so they work whatever the keyboard layout, and Shift+`.` (`>`) is never taken for `.`.
 
 use delve_protocol::Dir;
 use macroquad::prelude::*;
@@ -13,15 +16,27 @@ const CHORD_WAIT: f64 = 0.055;
 const REPEAT_DELAY: f64 = 0.26;
 const REPEAT_EVERY: f64 = 0.11;
 
-/// What the player asked for this frame.
+/// What the player asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Command {
     Move(Dir),
     Wait,
+    Descend,
+    Ascend,
+    /// Toggle the character screen.
+    Character,
+    /// Toggle the message history.
+    Messages,
+    /// Open the level-up dialog.
+    LevelUp,
+    /// A number key (1-9), for choosing in a dialog.
+    Choose(u8),
+    Confirm,
+    Cancel,
 }
 
 /// Keys that mean one direction (or waiting) on their own.
-const SINGLE: [(KeyCode, Option<Dir>); 23] = [
+const SINGLE: [(KeyCode, Option<Dir>); 21] = [
     (KeyCode::Kp8, Some(Dir::N)),
     (KeyCode::Kp9, Some(Dir::Ne)),
     (KeyCode::Kp6, Some(Dir::E)),
@@ -31,8 +46,6 @@ const SINGLE: [(KeyCode, Option<Dir>); 23] = [
     (KeyCode::Kp4, Some(Dir::W)),
     (KeyCode::Kp7, Some(Dir::Nw)),
     (KeyCode::Kp5, None),
-    (KeyCode::Period, None),
-    (KeyCode::KpDecimal, None),
     (KeyCode::K, Some(Dir::N)),
     (KeyCode::U, Some(Dir::Ne)),
     (KeyCode::L, Some(Dir::E)),
@@ -78,20 +91,60 @@ fn chord_dir() -> Option<Dir> {
 #[derive(Debug, Default)]
 pub struct Input {
     /// A chord in the making: when its first key went down and the direction of every chord key
-    /// pressed since. Presses are counted, not just held keys, so a tap shorter than a frame
-    /// still moves.
+    /// pressed since.
     chord: Option<(f64, i32, i32)>,
     /// The command being held down, when it was first given and when it last fired.
     held: Option<(Command, f64, f64)>,
 }
 
 impl Input {
-    /// The command for this frame, if any. `can_repeat` is false while our last intent's turn
-    /// has not resolved yet.
-    pub fn poll(&mut self, now: f64, can_repeat: bool) -> Option<Command> {
-        if is_key_down(KeyCode::LeftControl) || is_key_down(KeyCode::RightControl) {
-            return None;
+    /// The commands of this frame. While `modal` (a dialog is open) only dialog keys count;
+    /// `can_repeat` is false while our last intent's turn has not resolved yet.
+    pub fn poll(&mut self, now: f64, can_repeat: bool, modal: bool) -> Vec<Command> {
+        let mut out = Vec::new();
+        while let Some(c) = get_char_pressed() {
+            let cmd = match c {
+                '>' => Command::Descend,
+                '<' => Command::Ascend,
+                '.' => Command::Wait,
+                'c' | 'C' => Command::Character,
+                'm' | 'M' => Command::Messages,
+                'p' | 'P' | '+' => Command::LevelUp,
+                '1'..='9' if modal => Command::Choose(c as u8 - b'0'),
+                _ => continue,
+            };
+            out.push(cmd);
         }
+        if is_key_pressed(KeyCode::Escape) {
+            out.push(Command::Cancel);
+        }
+        if is_key_pressed(KeyCode::Enter) || is_key_pressed(KeyCode::KpEnter) {
+            out.push(Command::Confirm);
+        }
+        if modal {
+            self.chord = None;
+            self.held = None;
+            out.retain(|c| {
+                !matches!(
+                    c,
+                    Command::Move(_) | Command::Wait | Command::Descend | Command::Ascend
+                )
+            });
+            return out;
+        }
+        if is_key_down(KeyCode::LeftControl) || is_key_down(KeyCode::RightControl) {
+            return out;
+        }
+        if let Some(m) = self.movement(now, can_repeat) {
+            out.push(m);
+        }
+        if out.contains(&Command::Wait) {
+            self.held = Some((Command::Wait, now, now));
+        }
+        out
+    }
+
+    fn movement(&mut self, now: f64, can_repeat: bool) -> Option<Command> {
         for (key, dir) in SINGLE {
             if is_key_pressed(key) {
                 let cmd = command_of(dir);
@@ -134,7 +187,8 @@ impl Input {
                     .any(|(k, sd)| *sd == Some(d) && is_key_down(*k))
                     || chord_dir() == Some(d)
             }
-            Command::Wait => SINGLE.iter().any(|(k, sd)| sd.is_none() && is_key_down(*k)),
+            Command::Wait => is_key_down(KeyCode::Kp5) || is_key_down(KeyCode::Period),
+            _ => false,
         };
         if !still_held {
             // Held chord keys may have changed direction (let go of one of two).

@@ -5,6 +5,7 @@ pub mod app;
 pub mod hud;
 pub mod input;
 pub mod render;
+pub mod screens;
 pub mod screenshot;
 pub mod sprites;
 

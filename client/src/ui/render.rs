@@ -126,44 +126,61 @@ pub fn draw_entities(view: &View, cam: &Camera, sprites: &Sprites, anims: &Anims
     let mut order: Vec<_> = view.entities.iter().collect();
     order.sort_by_key(|e| (e.pos.y, e.id == view.me.id));
     let size = Some(vec2(cam.tile, cam.tile));
+    let plain = |dest| DrawTextureParams {
+        dest_size: dest,
+        ..Default::default()
+    };
     for e in order {
         let (at, hop) = anims.position(e.id, e.pos, now);
         let base = cam.to_screen(at);
         let lift = hop * cam.tile * 0.12;
         let light = torch(e.pos.dist2(view.me.pos), view.me.sight);
-        draw_texture_ex(
-            &sprites.shadow,
-            base.x,
-            base.y,
-            WHITE,
-            DrawTextureParams {
-                dest_size: size,
-                ..Default::default()
-            },
-        );
+        // Hit: flash towards red.
+        let flash = anims.flash(e.id, now);
+        let tint = |c: Color| {
+            Color::new(
+                (c.r * light.r) * (1.0 - flash) + flash,
+                (c.g * light.g) * (1.0 - flash) + 0.25 * flash,
+                (c.b * light.b) * (1.0 - flash) + 0.25 * flash,
+                1.0,
+            )
+        };
+        draw_texture_ex(&sprites.shadow, base.x, base.y, WHITE, plain(size));
         match e.kind {
             EntityKind::Player => {
                 let c = player_color(e.id, view.me.id);
-                let cloak = Color::new(c.r * light.r, c.g * light.g, c.b * light.b, 1.0);
-                let p = DrawTextureParams {
-                    dest_size: size,
-                    ..Default::default()
-                };
-                draw_texture_ex(&sprites.hero_cloak, base.x, base.y - lift, cloak, p.clone());
-                draw_texture_ex(&sprites.hero_body, base.x, base.y - lift, light, p);
+                draw_texture_ex(
+                    &sprites.hero_cloak,
+                    base.x,
+                    base.y - lift,
+                    tint(c),
+                    plain(size),
+                );
+                draw_texture_ex(
+                    &sprites.hero_body,
+                    base.x,
+                    base.y - lift,
+                    tint(WHITE),
+                    plain(size),
+                );
             }
             EntityKind::Monster => {
-                let r = cam.tile * 0.38;
-                let (cx, cy) = (base.x + cam.tile / 2.0, base.y + cam.tile / 2.0 - lift);
-                draw_circle(
-                    cx,
-                    cy,
-                    r,
-                    Color::new(0.55 * light.r, 0.2 * light.g, 0.2 * light.b, 1.0),
+                let (tex, scale) = sprites.monster(e.monster.as_deref());
+                let s = cam.tile * scale;
+                // Feet on the cell's floor, centred across it; the mouse looks at you.
+                let x = base.x + (cam.tile - s) / 2.0;
+                let y = base.y + cam.tile - s - lift;
+                draw_texture_ex(
+                    tex,
+                    x,
+                    y,
+                    tint(WHITE),
+                    DrawTextureParams {
+                        dest_size: Some(vec2(s, s)),
+                        flip_x: view.me.pos.x < e.pos.x,
+                        ..Default::default()
+                    },
                 );
-                let g = e.name.chars().next().unwrap_or('?').to_string();
-                let d = measure_text(&g, None, 20, 1.0);
-                draw_text(&g, cx - d.width / 2.0, cy + d.height / 2.0, 20.0, WHITE);
             }
         }
         if e.kind == EntityKind::Player && e.id != view.me.id {
@@ -174,24 +191,68 @@ pub fn draw_entities(view: &View, cam: &Camera, sprites: &Sprites, anims: &Anims
                 player_color(e.id, view.me.id),
             );
         }
-        if e.hp < e.max_hp {
+        if e.hp < e.max_hp || e.kind == EntityKind::Monster && e.id != view.me.id {
             let frac = (e.hp as f32 / e.max_hp.max(1) as f32).clamp(0.0, 1.0);
             let y = base.y + cam.tile - 3.0;
+            let color = if e.kind == EntityKind::Monster {
+                Color::from_rgba(230, 70, 60, 255)
+            } else {
+                Color::from_rgba(80, 200, 90, 255)
+            };
             draw_rectangle(
                 base.x + 3.0,
                 y,
                 cam.tile - 6.0,
                 3.0,
-                Color::from_rgba(40, 0, 0, 220),
+                Color::from_rgba(20, 0, 0, 220),
             );
-            draw_rectangle(
-                base.x + 3.0,
-                y,
-                (cam.tile - 6.0) * frac,
-                3.0,
-                Color::from_rgba(220, 50, 50, 255),
+            draw_rectangle(base.x + 3.0, y, (cam.tile - 6.0) * frac, 3.0, color);
+        }
+    }
+    draw_effects(cam, anims, now);
+}
+
+/// Death puffs and floating damage numbers, over everything else on the map.
+fn draw_effects(cam: &Camera, anims: &Anims, now: f64) {
+    for p in &anims.puffs {
+        let t = ((now - p.start) / super::anim::FLOAT_TIME) as f32;
+        let c = cam.to_screen(p.at) + vec2(cam.tile / 2.0, cam.tile / 2.0);
+        for k in 0..6 {
+            let a = k as f32 * std::f32::consts::TAU / 6.0 + 0.4;
+            let r = cam.tile * (0.15 + 0.45 * t);
+            draw_circle(
+                c.x + a.cos() * r,
+                c.y + a.sin() * r * 0.7,
+                cam.tile * 0.12 * (1.0 - t),
+                Color::new(0.8, 0.78, 0.72, 0.7 * (1.0 - t)),
             );
         }
+    }
+    for f in &anims.floaters {
+        let t = ((now - f.start) / super::anim::FLOAT_TIME) as f32;
+        if t < 0.0 {
+            continue;
+        }
+        let c = cam.to_screen(f.at) + vec2(cam.tile / 2.0, cam.tile * (0.2 - 0.6 * t));
+        let size = 22;
+        let d = measure_text(&f.text, None, size, 1.0);
+        let [r, g, b] = f.color;
+        let alpha = (1.0 - t * t).clamp(0.0, 1.0);
+        let x = (c.x - d.width / 2.0).round();
+        draw_text(
+            &f.text,
+            x + 1.0,
+            c.y.round() + 1.0,
+            f32::from(size),
+            Color::new(0.0, 0.0, 0.0, alpha * 0.8),
+        );
+        draw_text(
+            &f.text,
+            x,
+            c.y.round(),
+            f32::from(size),
+            Color::from_rgba(r, g, b, (alpha * 255.0) as u8),
+        );
     }
 }
 

@@ -18,6 +18,9 @@ pub struct Sprites {
     /// The cloak: drawn tinted with the player's colour.
     pub hero_cloak: Texture2D,
     pub shadow: Texture2D,
+    /// Monsters by content key; unknown kinds fall back to `mouse_fallback`.
+    pub monsters: Vec<(&'static str, Texture2D)>,
+    pub mouse_fallback: Texture2D,
 }
 
 impl Sprites {
@@ -31,7 +34,26 @@ impl Sprites {
             hero_body: texture(&from_art(HERO, &hero_palette(false))),
             hero_cloak: texture(&from_art(HERO, &hero_palette(true))),
             shadow: texture(&shadow()),
+            monsters: MOUSE_KINDS
+                .iter()
+                .map(|k| (k.key, texture(&mouse(k))))
+                .collect(),
+            mouse_fallback: texture(&mouse(&MOUSE_KINDS[0])),
         }
+    }
+
+    /// The sprite for a monster kind, and how large it is drawn (1.0 = one cell).
+    pub fn monster(&self, key: Option<&str>) -> (&Texture2D, f32) {
+        let scale = MOUSE_KINDS
+            .iter()
+            .find(|k| Some(k.key) == key)
+            .map_or(1.0, |k| k.scale);
+        let tex = self
+            .monsters
+            .iter()
+            .find(|(k, _)| Some(*k) == key)
+            .map_or(&self.mouse_fallback, |(_, t)| t);
+        (tex, scale)
     }
 }
 
@@ -254,4 +276,138 @@ fn from_art(art: [&str; 16], palette: &[(char, [u8; 4])]) -> Image {
             .find(|(k, _)| *k == c)
             .map_or([0, 0, 0, 0], |(_, v)| *v)
     })
+}
+
+/// A mouse in profile, facing east: `B` body, `b` belly, `E` ear, `r` inner ear, `e` eye,
+/// `n` nose, `t` tail, `f` feet, `w` whiskers; `C` crown and `R` cape for the King only. An
+/// outline is added round the shape afterwards.
+const MOUSE: [&str; 16] = [
+    "................",
+    "........CCCC....",
+    ".........EE.C...",
+    "........ErrE....",
+    "........ErrE....",
+    ".....BBBBEEBB...",
+    "...BBBBBBBBBBB..",
+    "..BBBBBBBBBBeBB.",
+    ".RBBBBBBBBBBBBBn",
+    ".RBBBBBBBBBBBBw.",
+    "tRBbbbbbbbbBBB..",
+    ".tRBbbbbbbbBB...",
+    "..tt.ff...ff....",
+    "....tt..........",
+    "................",
+    "................",
+];
+
+/// How each monster kind looks.
+struct MouseLook {
+    key: &'static str,
+    body: [u8; 3],
+    belly: [u8; 3],
+    eye: [u8; 3],
+    /// Drawn at this fraction of a cell.
+    scale: f32,
+    king: bool,
+}
+
+const MOUSE_KINDS: [MouseLook; 6] = [
+    MouseLook {
+        key: "micro_mouse",
+        body: [168, 156, 148],
+        belly: [214, 204, 196],
+        eye: [20, 16, 20],
+        scale: 0.7,
+        king: false,
+    },
+    MouseLook {
+        key: "neo_mouse",
+        body: [70, 170, 160],
+        belly: [150, 220, 210],
+        eye: [230, 255, 250],
+        scale: 0.85,
+        king: false,
+    },
+    MouseLook {
+        key: "tough_mouse",
+        body: [112, 78, 54],
+        belly: [150, 118, 90],
+        eye: [20, 16, 20],
+        scale: 1.0,
+        king: false,
+    },
+    MouseLook {
+        key: "rabid_mouse",
+        body: [150, 160, 60],
+        belly: [196, 200, 120],
+        eye: [255, 40, 40],
+        scale: 0.9,
+        king: false,
+    },
+    MouseLook {
+        key: "meta_mouse",
+        body: [120, 70, 170],
+        belly: [180, 140, 220],
+        eye: [120, 255, 255],
+        scale: 0.95,
+        king: false,
+    },
+    MouseLook {
+        key: "mouse_king",
+        body: [140, 120, 110],
+        belly: [200, 180, 170],
+        eye: [20, 16, 20],
+        scale: 1.15,
+        king: true,
+    },
+];
+
+fn mouse(look: &MouseLook) -> Image {
+    let [br, bg, bb] = look.body;
+    let body = rgb(br, bg, bb);
+    let mut palette = vec![
+        ('B', body),
+        ('b', {
+            let [r, g, b] = look.belly;
+            rgb(r, g, b)
+        }),
+        ('E', shade(body, -22)),
+        ('r', rgb(232, 150, 160)),
+        ('e', {
+            let [r, g, b] = look.eye;
+            rgb(r, g, b)
+        }),
+        ('n', rgb(236, 120, 140)),
+        ('t', rgb(214, 150, 150)),
+        ('f', rgb(214, 150, 150)),
+        ('w', rgb(230, 230, 230)),
+    ];
+    if look.king {
+        palette.push(('C', rgb(250, 206, 60)));
+        palette.push(('R', rgb(180, 30, 40)));
+    }
+    let mut img = from_art(MOUSE, &palette);
+    outline(&mut img, [16, 10, 14, 255]);
+    img
+}
+
+/// Paints every transparent pixel that touches an opaque one (4 ways) with `color`.
+fn outline(img: &mut Image, color: [u8; 4]) {
+    let (w, h) = (usize::from(img.width), usize::from(img.height));
+    let opaque = |bytes: &[u8], x: usize, y: usize| bytes[(y * w + x) * 4 + 3] > 0;
+    let before = img.bytes.clone();
+    for y in 0..h {
+        for x in 0..w {
+            if opaque(&before, x, y) {
+                continue;
+            }
+            let near = (x > 0 && opaque(&before, x - 1, y))
+                || (x + 1 < w && opaque(&before, x + 1, y))
+                || (y > 0 && opaque(&before, x, y - 1))
+                || (y + 1 < h && opaque(&before, x, y + 1));
+            if near {
+                img.bytes[(y * w + x) * 4..(y * w + x) * 4 + 4].copy_from_slice(&color);
+            }
+        }
+    }
 }

@@ -714,6 +714,8 @@ impl Dungeon {
                 if let Some(p) = self.players.get_mut(&victim.id) {
                     p.alive = false;
                     p.hp = 0;
+                    // The fatal turn counts as one lived through (TurnEnded only counts the living).
+                    p.turns += 1;
                     p.death = Some(Death {
                         cause: cause.clone(),
                         depth: p.depth,

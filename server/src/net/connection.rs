@@ -28,7 +28,7 @@ use super::Shared;
 use super::dungeon_task::{Command, ConnId, Outgoing};
 use super::limits::{ConnectionSlot, RateLimiter, SlotRefused};
 use super::validate::{check_dungeon, check_name};
-use crate::game::{Action, EntityId};
+use crate::game::Action;
 
 type Ws = WebSocketStream<TcpStream>;
 
@@ -116,9 +116,9 @@ pub async fn serve(
     debug!(%peer, conn, "connection closed");
 }
 
-/// A joined session: the dungeon it is in and the outbox the dungeon writes to.
+/// A joined session: the dungeon it is in and the outbox the dungeon writes to. Which character
+/// it drives is the dungeon's business (it changes when a dead player starts again).
 struct Joined {
-    player: EntityId,
     dungeon: mpsc::Sender<Command>,
     outbox: mpsc::Receiver<Outgoing>,
 }
@@ -258,7 +258,6 @@ impl Connection {
                 Ok(Ok(player)) => {
                     info!(peer = %self.peer, conn = self.conn, dungeon = %handle.name, player, "joined");
                     return Some(Joined {
-                        player,
                         dungeon: handle.tx,
                         outbox: out_rx,
                     });
@@ -279,7 +278,7 @@ impl Connection {
 
     /// Forwards intents to the dungeon and the dungeon's frames to the socket.
     async fn session(&mut self, mut joined: Joined) {
-        let (player, conn) = (joined.player, self.conn);
+        let conn = self.conn;
         loop {
             tokio::select! {
                 frame = self.ws.next() => {
@@ -289,13 +288,13 @@ impl Connection {
                         Incoming::Stop => break,
                     };
                     let cmd = match msg {
-                        ClientMsg::Move { dir } => Command::Act { player, conn, action: Action::Move(dir) },
-                        ClientMsg::Wait => Command::Act { player, conn, action: Action::Wait },
-                        ClientMsg::Descend => Command::Act { player, conn, action: Action::Descend },
-                        ClientMsg::Ascend => Command::Act { player, conn, action: Action::Ascend },
-                        ClientMsg::LevelUp { stat } => Command::LevelUp { player, conn, stat },
-                        ClientMsg::NewCharacter => Command::NewCharacter { player, conn },
-                        ClientMsg::Resync => Command::Resync { player, conn },
+                        ClientMsg::Move { dir } => Command::Act { conn, action: Action::Move(dir) },
+                        ClientMsg::Wait => Command::Act { conn, action: Action::Wait },
+                        ClientMsg::Descend => Command::Act { conn, action: Action::Descend },
+                        ClientMsg::Ascend => Command::Act { conn, action: Action::Ascend },
+                        ClientMsg::LevelUp { stat } => Command::LevelUp { conn, stat },
+                        ClientMsg::NewCharacter => Command::NewCharacter { conn },
+                        ClientMsg::Resync => Command::Resync { conn },
                         ClientMsg::Hello { .. } => {
                             let _ = send(&mut self.ws, &error(ErrorCode::BadHandshake, "Already joined; hello is only sent once per connection.")).await;
                             continue;
@@ -328,10 +327,7 @@ impl Connection {
                 }
             }
         }
-        let _ = joined
-            .dungeon
-            .send(Command::Disconnect { player, conn })
-            .await;
+        let _ = joined.dungeon.send(Command::Disconnect { conn }).await;
     }
 
     /// Turns one read result into a message, answering problems on the spot.

@@ -21,7 +21,7 @@ use super::config::ServerConfig;
 use super::validate::{new_token, token_eq};
 use crate::game::{Action, ActionError, Dungeon, EntityId, Event, JoinError};
 use crate::view::{events_for, view_of};
-use delve_protocol::Stat;
+use delve_protocol::{Stat, StatGain};
 
 /// The error code for a refused action.
 fn error_code(e: &ActionError) -> ErrorCode {
@@ -47,7 +47,8 @@ pub enum Outgoing {
     Close { code: u16, reason: String },
 }
 
-/// What a connection asks of its dungeon.
+/// What a connection asks of its dungeon. After joining, commands name only the connection:
+/// the character it drives can change (a new one after a death), and the dungeon knows which.
 #[derive(Debug)]
 pub enum Command {
     Join {
@@ -58,27 +59,22 @@ pub enum Command {
         reply: oneshot::Sender<Result<EntityId, (ErrorCode, String)>>,
     },
     Act {
-        player: EntityId,
         conn: ConnId,
         action: Action,
     },
     Resync {
-        player: EntityId,
         conn: ConnId,
     },
     /// Spend a stat point (takes no turn).
     LevelUp {
-        player: EntityId,
         conn: ConnId,
         stat: Stat,
     },
     /// Start a new character after this one died.
     NewCharacter {
-        player: EntityId,
         conn: ConnId,
     },
     Disconnect {
-        player: EntityId,
         conn: ConnId,
     },
 }
@@ -165,23 +161,19 @@ impl DungeonTask {
                 let result = self.join(name, token, conn, out);
                 let _ = reply.send(result);
             }
-            Command::Act {
-                player,
-                conn,
-                action,
-            } => {
-                if !self.is_current(player, conn) {
+            Command::Act { conn, action } => {
+                let Some(player) = self.player_of(conn) else {
                     return;
-                }
+                };
                 match self.dungeon.submit(player, action) {
                     Ok(()) => self.after_choice(player),
                     Err(e) => self.send_error(player, error_code(&e), e.to_string()),
                 }
             }
-            Command::LevelUp { player, conn, stat } => {
-                if !self.is_current(player, conn) {
+            Command::LevelUp { conn, stat } => {
+                let Some(player) = self.player_of(conn) else {
                     return;
-                }
+                };
                 match self.dungeon.spend_point(player, stat) {
                     Ok(events) => {
                         // Others on the floor may see the new max HP.
@@ -191,20 +183,21 @@ impl DungeonTask {
                     Err(e) => self.send_error(player, error_code(&e), e.to_string()),
                 }
             }
-            Command::NewCharacter { player, conn } => {
-                if self.is_current(player, conn) {
+            Command::NewCharacter { conn } => {
+                if let Some(player) = self.player_of(conn) {
                     self.new_character(player);
                 }
             }
-            Command::Resync { player, conn } => {
-                if self.is_current(player, conn) {
+            Command::Resync { conn } => {
+                if let Some(player) = self.player_of(conn) {
                     self.send_snapshot(player);
                 }
             }
-            Command::Disconnect { player, conn } => {
-                if !self.is_current(player, conn) {
+            Command::Disconnect { conn } => {
+                // A connection replaced by a newer one has no character any more: nothing to do.
+                let Some(player) = self.player_of(conn) else {
                     return;
-                }
+                };
                 self.sessions.remove(&player);
                 self.stats
                     .online
@@ -228,8 +221,36 @@ impl DungeonTask {
         }
     }
 
-    fn is_current(&self, player: EntityId, conn: ConnId) -> bool {
-        self.sessions.get(&player).is_some_and(|s| s.conn == conn)
+    /// The welcome for a session on character `player`: who it is, how to come back, the rules
+    /// the client needs, and the first view.
+    fn welcome(&self, player: EntityId, token: String, view: View) -> ServerMsg {
+        let u = &self.dungeon.content().level_up;
+        ServerMsg::Welcome {
+            protocol_version: delve_protocol::PROTOCOL_VERSION,
+            player_id: player,
+            token,
+            dungeon: self.name.clone(),
+            turn_timeout_ms: self.config.turn_timeout.as_millis() as u64,
+            level_up: [
+                (Stat::MaxHp, u.max_hp),
+                (Stat::Attack, u.attack),
+                (Stat::Defence, u.defence),
+                (Stat::Sight, u.sight),
+                (Stat::Save, u.save),
+            ]
+            .map(|(stat, amount)| StatGain { stat, amount })
+            .to_vec(),
+            seq: 0,
+            view,
+        }
+    }
+
+    /// The character connection `conn` drives now, if any.
+    fn player_of(&self, conn: ConnId) -> Option<EntityId> {
+        self.sessions
+            .iter()
+            .find(|(_, s)| s.conn == conn)
+            .map(|(id, _)| *id)
     }
 
     fn join(
@@ -302,15 +323,7 @@ impl DungeonTask {
         let Some(view) = view_of(&self.dungeon, player) else {
             return Err((ErrorCode::Internal, "The character has no view.".into()));
         };
-        let welcome = ServerMsg::Welcome {
-            protocol_version: delve_protocol::PROTOCOL_VERSION,
-            player_id: player,
-            token,
-            dungeon: self.name.clone(),
-            turn_timeout_ms: self.config.turn_timeout.as_millis() as u64,
-            seq: 0,
-            view: view.clone(),
-        };
+        let welcome = self.welcome(player, token, view.clone());
         if out.try_send(Outgoing::Frame(encode(&welcome))).is_err() {
             // The character stays, disconnected, and can be resumed with its token.
             self.dungeon.set_connected(player, false);
@@ -435,15 +448,7 @@ impl DungeonTask {
         let Some(view) = view_of(&self.dungeon, id) else {
             return;
         };
-        let welcome = ServerMsg::Welcome {
-            protocol_version: delve_protocol::PROTOCOL_VERSION,
-            player_id: id,
-            token,
-            dungeon: self.name.clone(),
-            turn_timeout_ms: self.config.turn_timeout.as_millis() as u64,
-            seq: 0,
-            view: view.clone(),
-        };
+        let welcome = self.welcome(id, token, view.clone());
         let _ = session.out.try_send(Outgoing::Frame(encode(&welcome)));
         self.sessions.insert(
             id,
@@ -673,13 +678,11 @@ mod tests {
     /// paused, so the turn timer fires as soon as the task is idle.
     async fn play_turns(
         tx: &mpsc::Sender<Command>,
-        bob: EntityId,
         bob_rx: &mut mpsc::Receiver<Outgoing>,
         n: usize,
     ) {
         for _ in 0..n {
             tx.send(Command::Act {
-                player: bob,
                 conn: 2,
                 action: Action::Wait,
             })
@@ -710,12 +713,12 @@ mod tests {
         tokio::spawn(task.run(rx));
         // Ann's outbox holds 4 frames and nobody reads it.
         let (_ann, mut ann_rx) = join(&tx, "Ann", 1, 4).await;
-        let (bob, mut bob_rx) = join(&tx, "Bob", 2, 64).await;
+        let (_bob, mut bob_rx) = join(&tx, "Bob", 2, 64).await;
         let _ = frames(&mut bob_rx); // welcome and "Entering floor #1"
 
         // Bob plays 30 turns; each resolves on the timer because Ann never chooses. The dungeon
         // goes on although Ann's outbox is full.
-        play_turns(&tx, bob, &mut bob_rx, 30).await;
+        play_turns(&tx, &mut bob_rx, 30).await;
 
         let first = frames(&mut ann_rx);
         assert_eq!(first.len(), 4, "the outbox kept only what fit");
@@ -727,7 +730,7 @@ mod tests {
         );
 
         // Ann drains; the next turn brings her a whole snapshot, continuing the sequence.
-        play_turns(&tx, bob, &mut bob_rx, 1).await;
+        play_turns(&tx, &mut bob_rx, 1).await;
         let next = frames(&mut ann_rx);
         let snap = next
             .iter()
@@ -741,7 +744,7 @@ mod tests {
             other => panic!("expected a snapshot after falling behind, got {other:?}"),
         }
         // And updates resume after it.
-        play_turns(&tx, bob, &mut bob_rx, 1).await;
+        play_turns(&tx, &mut bob_rx, 1).await;
         let after = frames(&mut ann_rx);
         assert!(
             matches!(

@@ -73,6 +73,8 @@ fn bench_fov(c: &mut Criterion) {
 fn busy_dungeon() -> (Dungeon, Vec<u32>) {
     let mut content = Content::builtin();
     content.player.hp = 1_000_000;
+    // A crowded floor: the monster phase is what grows with depth.
+    content.spawn.count = 40;
     let mut d = Dungeon::new(99, Arc::new(content));
     let ids: Vec<u32> = ["Ann", "Bob", "Cy", "Di"]
         .iter()
@@ -87,6 +89,8 @@ fn busy_dungeon() -> (Dungeon, Vec<u32>) {
         }
         d.resolve_turn(1);
     }
+    let left = d.floor(1).map_or(0, |f| f.monsters.len());
+    println!("busy dungeon: 4 players and {left} monsters on floor 1 after 200 turns");
     (d, ids)
 }
 
@@ -151,7 +155,7 @@ fn bench_turn(c: &mut Criterion) {
     });
     let (mut d, ids) = busy_dungeon();
     let mut t = 0usize;
-    g.bench_function("resolve a turn, 4 players + floor 1 monsters", |b| {
+    g.bench_function("resolve a turn, 4 players + a crowded floor", |b| {
         b.iter(|| {
             t += 1;
             for (k, &id) in ids.iter().enumerate() {

@@ -83,38 +83,70 @@ async fn bot(
     model.handle(first)?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut lat = Vec::with_capacity(turns);
-    for _ in 0..turns {
+    let mut done = 0;
+    while done < turns {
         let view = model.view.as_ref().context("no view")?;
+        // Dead: start again, as a player would.
+        if !view.me.alive {
+            s.send(&ClientMsg::NewCharacter).await?;
+            loop {
+                let m = tokio::time::timeout(Duration::from_secs(30), s.recv())
+                    .await
+                    .context("no welcome within 30 s")??;
+                let welcome = matches!(m, ServerMsg::Welcome { .. });
+                if model.handle(m).is_err() {
+                    s.send(&ClientMsg::Resync).await?;
+                }
+                if welcome {
+                    break;
+                }
+            }
+            continue;
+        }
+        // Hit a monster next to us, else wander.
+        let me = view.me.pos;
+        let foe = view
+            .entities
+            .iter()
+            .find(|e| e.kind == delve_protocol::EntityKind::Monster && e.pos.chebyshev(me) == 1)
+            .and_then(|e| Dir::from_delta(e.pos.x - me.x, e.pos.y - me.y));
         let open: Vec<Dir> = Dir::ALL
             .into_iter()
-            .filter(|&d| view.map.get(view.me.pos.step(d)).is_walkable())
+            .filter(|&d| view.map.get(me.step(d)).is_walkable())
             .collect();
-        let msg = match open.choose(&mut rng) {
-            Some(&dir) if rng.random_ratio(9, 10) => ClientMsg::Move { dir },
+        let msg = match (foe, open.choose(&mut rng)) {
+            (Some(dir), _) => ClientMsg::Move { dir },
+            (None, Some(&dir)) if rng.random_ratio(9, 10) => ClientMsg::Move { dir },
             _ => ClientMsg::Wait,
         };
         let target = view.turn + 1;
         let sent = Instant::now();
         s.send(&msg).await?;
-        loop {
+        let resolved = loop {
             let m = tokio::time::timeout(Duration::from_secs(30), s.recv())
                 .await
                 .context("no update within 30 s")??;
             let is_update = matches!(m, ServerMsg::Update { turn, .. } | ServerMsg::Snapshot { view: delve_protocol::View { turn, .. }, .. } if turn >= target);
             if let ServerMsg::Error { code, message } = &m {
-                // A move another bot made impossible is fine; anything else is not.
-                if *code != delve_protocol::ErrorCode::Rejected {
-                    bail!("{name}: error {code:?}: {message}");
+                match code {
+                    // Not queued (a stale view, or dead): choose again.
+                    delve_protocol::ErrorCode::Rejected | delve_protocol::ErrorCode::CannotAct => {
+                        break false;
+                    }
+                    _ => bail!("{name}: error {code:?}: {message}"),
                 }
             }
             if model.handle(m).is_err() {
                 s.send(&ClientMsg::Resync).await?;
             }
             if is_update {
-                break;
+                break true;
             }
+        };
+        if resolved {
+            lat.push(sent.elapsed());
+            done += 1;
         }
-        lat.push(sent.elapsed());
         if !pace.is_zero() {
             tokio::time::sleep(pace).await;
         }

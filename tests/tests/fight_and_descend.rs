@@ -2,47 +2,15 @@
 //! view, fights the monsters that come, gains experience, takes the stairs down, and climbs
 //! back to find floor 1 as it left it.
 
-use std::collections::VecDeque;
-
 use delve_protocol::{ClientMsg, Dir, EntityKind, Event, MessageKind, Pos, Tile, View};
+use delve_server::game::path::nearest_route;
+use delve_server::sim::bot::frontier;
 use delve_tests::{Bot, TestServer, assert_no_leaks, sturdy_config};
 
 /// The first step towards the nearest known walkable cell that satisfies `goal`.
 fn step_towards(v: &View, goal: impl Fn(Pos) -> bool) -> Option<Dir> {
-    let map = &v.map;
-    let start = v.me.pos;
-    let mut came = vec![usize::MAX; map.cells().len()];
-    let si = map.index(start)?;
-    came[si] = si;
-    let mut queue = VecDeque::from([start]);
-    while let Some(p) = queue.pop_front() {
-        if p != start && goal(p) {
-            let mut k = map.index(p)?;
-            while came[k] != si {
-                k = came[k];
-            }
-            let next = map.pos_of(k);
-            return Dir::from_delta(next.x - start.x, next.y - start.y);
-        }
-        for d in Dir::ALL {
-            let q = p.step(d);
-            if let Some(i) = map.index(q)
-                && came[i] == usize::MAX
-                && map.get(q).is_walkable()
-            {
-                came[i] = map.index(p)?;
-                queue.push_back(q);
-            }
-        }
-    }
-    None
-}
-
-fn unexplored_edge(v: &View, p: Pos) -> bool {
-    v.map.get(p).is_walkable()
-        && Dir::ALL
-            .iter()
-            .any(|&d| v.map.in_bounds(p.step(d)) && v.map.get(p.step(d)) == Tile::Unknown)
+    let next = *nearest_route(&v.map, v.me.pos, goal)?.last()?;
+    Dir::from_delta(next.x - v.me.pos.x, next.y - v.me.pos.y)
 }
 
 /// What the script does next: attack an adjacent monster, else walk to the stairs if the
@@ -65,7 +33,7 @@ fn next_intent(v: &View, want_stairs: bool) -> ClientMsg {
             return ClientMsg::Move { dir };
         }
     }
-    match step_towards(v, |p| unexplored_edge(v, p)) {
+    match step_towards(v, |p| frontier(&v.map, p)) {
         Some(dir) => ClientMsg::Move { dir },
         None => ClientMsg::Wait,
     }

@@ -93,6 +93,39 @@ pub fn astar(
     None
 }
 
+/// Breadth-first over walkable cells of `map` (a real floor, or a player's memory of one) to the
+/// nearest cell that satisfies `goal`. The route comes back with the next step last; `None` if
+/// no such cell can be reached.
+pub fn nearest_route(map: &TileGrid, from: Pos, goal: impl Fn(Pos) -> bool) -> Option<Vec<Pos>> {
+    let n = map.width() * map.height();
+    let mut came = vec![usize::MAX; n];
+    let start = map.index(from)?;
+    came[start] = start;
+    let mut queue = VecDeque::from([from]);
+    while let Some(p) = queue.pop_front() {
+        if p != from && goal(p) {
+            let mut route = Vec::new();
+            let mut k = map.index(p)?;
+            while k != start {
+                route.push(map.pos_of(k));
+                k = came[k];
+            }
+            return Some(route);
+        }
+        for d in Dir::ALL {
+            let q = p.step(d);
+            if let Some(i) = map.index(q)
+                && came[i] == usize::MAX
+                && map.get(q).is_walkable()
+            {
+                came[i] = map.index(p)?;
+                queue.push_back(q);
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,9 +7,9 @@
 //! rather than walk into a pack; otherwise explore towards the nearest unknown edge of the map,
 //! and once the floor is explored (or has taken too long), walk to the down-stair and descend.
 
-use std::collections::VecDeque;
-
 use delve_protocol::{Dir, Pos, Stat, Tile, TileGrid};
+
+use crate::game::path::nearest_route;
 
 use crate::game::{Action, Dungeon, EntityId};
 
@@ -83,7 +83,7 @@ impl Bot {
                 .position(|t| *t == Tile::StairsUp)
                 .map(|i| map.pos_of(i));
             let blocked = |p: Pos| visible.iter().any(|(m, _)| *m == p);
-            if let Some(route) = up.and_then(|u| route_to(map, me.pos, |p| p == u))
+            if let Some(route) = up.and_then(|u| nearest_route(map, me.pos, |p| p == u))
                 && let Some(&next) = route.last()
                 && !blocked(next)
                 && let Some(dir) = dir_to(me.pos, next)
@@ -134,9 +134,10 @@ impl Bot {
                 None
             };
             self.route = match goal {
-                Some(stairs) => route_to(map, me.pos, |p| p == stairs),
-                None => route_to(map, me.pos, |p| frontier(map, p))
-                    .or_else(|| find_stairs(map).and_then(|s| route_to(map, me.pos, |p| p == s))),
+                Some(stairs) => nearest_route(map, me.pos, |p| p == stairs),
+                None => nearest_route(map, me.pos, |p| frontier(map, p)).or_else(|| {
+                    find_stairs(map).and_then(|s| nearest_route(map, me.pos, |p| p == s))
+                }),
             }
             .unwrap_or_default();
         }
@@ -163,8 +164,8 @@ fn dir_to(from: Pos, to: Pos) -> Option<Dir> {
     Dir::from_delta(to.x - from.x, to.y - from.y)
 }
 
-/// A known walkable cell next to an unknown one.
-fn frontier(map: &TileGrid, p: Pos) -> bool {
+/// A known walkable cell next to an unknown one: where exploring goes next.
+pub fn frontier(map: &TileGrid, p: Pos) -> bool {
     map.get(p).is_walkable()
         && Dir::ALL
             .iter()
@@ -176,36 +177,4 @@ fn find_stairs(map: &TileGrid) -> Option<Pos> {
         .iter()
         .position(|t| *t == Tile::StairsDown)
         .map(|i| map.pos_of(i))
-}
-
-/// Breadth-first over known walkable cells to the nearest cell that is `goal`; the route comes
-/// back with the next step last.
-fn route_to(map: &TileGrid, from: Pos, goal: impl Fn(Pos) -> bool) -> Option<Vec<Pos>> {
-    let n = map.width() * map.height();
-    let mut came = vec![usize::MAX; n];
-    let start = map.index(from)?;
-    came[start] = start;
-    let mut queue = VecDeque::from([from]);
-    while let Some(p) = queue.pop_front() {
-        if p != from && goal(p) {
-            let mut route = Vec::new();
-            let mut k = map.index(p)?;
-            while k != start {
-                route.push(map.pos_of(k));
-                k = came[k];
-            }
-            return Some(route);
-        }
-        for d in Dir::ALL {
-            let q = p.step(d);
-            if let Some(i) = map.index(q)
-                && came[i] == usize::MAX
-                && map.get(q).is_walkable()
-            {
-                came[i] = map.index(p)?;
-                queue.push_back(q);
-            }
-        }
-    }
-    None
 }

@@ -83,7 +83,8 @@ struct Args {
     #[arg(long, default_value_t = ServerConfig::default().max_players_per_dungeon)]
     max_players: usize,
 
-    /// Most characters (online or not) one dungeon keeps.
+    /// Most characters one dungeon keeps, online or not, the dead included (dead characters
+    /// whose players have left are forgotten first to make room).
     #[arg(long, default_value_t = ServerConfig::default().max_characters_per_dungeon)]
     max_characters: usize,
 

@@ -65,7 +65,10 @@ async fn a_dead_player_sees_how_and_starts_a_new_character_that_plays_on() {
     };
     ann.model.handle(welcome).unwrap();
     assert_ne!(ann.id(), first_id);
-    assert_ne!(ann.model.token, old_token);
+    assert_eq!(
+        ann.model.token, old_token,
+        "the token belongs to the player, not the character"
+    );
     let me = ann.view().me.clone();
     assert!(me.alive && me.name == "Ann" && me.level == 1 && me.hp == me.max_hp);
     let turn = ann.view().turn;
@@ -78,5 +81,10 @@ async fn a_dead_player_sees_how_and_starts_a_new_character_that_plays_on() {
             break;
         }
     }
+    // The token now resumes the new character, not the dead one.
+    let new_id = ann.id();
+    ann.session.close().await;
+    let again = Bot::join_with(&server.url, "Ann", "crypt", old_token).await;
+    assert_eq!(again.id(), new_id);
     server.stop().await;
 }

@@ -166,15 +166,40 @@ impl Dungeon {
         self.players.values().filter(|p| p.alive).count()
     }
 
-    /// Adds a new character called `name`, standing beside floor 1's up-stair.
-    pub fn join(&mut self, name: &str) -> Result<(EntityId, Vec<Event>), JoinError> {
-        if self
+    /// Characters the dungeon keeps, the dead included.
+    pub fn character_count(&self) -> usize {
+        self.players.len()
+    }
+
+    /// Forgets the longest-dead character whose player has gone, to make room; `false` if
+    /// there is none.
+    pub fn evict_dead(&mut self) -> bool {
+        let gone = self
             .players
             .values()
-            .any(|p| p.alive && p.name.to_lowercase() == name.to_lowercase())
-        {
+            .find(|p| !p.alive && !p.connected)
+            .map(|p| p.id);
+        gone.is_some_and(|id| self.players.remove(&id).is_some())
+    }
+
+    /// Whether `name` is in use by a character other than `except`: a living one, or a dead one
+    /// whose player is still here (it may start again under that name).
+    fn name_in_use(&self, name: &str, except: Option<EntityId>) -> bool {
+        let name = name.to_lowercase();
+        self.players.values().any(|p| {
+            Some(p.id) != except && (p.alive || p.connected) && p.name.to_lowercase() == name
+        })
+    }
+
+    /// Adds a new character called `name`, standing beside floor 1's up-stair.
+    pub fn join(&mut self, name: &str) -> Result<(EntityId, Vec<Event>), JoinError> {
+        if self.name_in_use(name, None) {
             return Err(JoinError::NameTaken(name.to_owned()));
         }
+        self.place_new(name)
+    }
+
+    fn place_new(&mut self, name: &str) -> Result<(EntityId, Vec<Event>), JoinError> {
         let up = self.floor_mut(1).up;
         let pos = self.free_cell_near(1, up).ok_or(JoinError::NoRoom)?;
         let id = self.next_id;
@@ -194,7 +219,12 @@ impl Dungeon {
             return Err(JoinError::StillAlive);
         }
         let name = p.name.clone();
-        self.join(&name)
+        if self.name_in_use(&name, Some(old)) {
+            return Err(JoinError::NameTaken(name));
+        }
+        // The dead character's record has served its purpose: its player plays on as the new one.
+        self.players.remove(&old);
+        self.place_new(&name)
     }
 
     /// Marks whether a connection drives `id`. A disconnected character never holds up its
@@ -289,6 +319,7 @@ impl Dungeon {
 
         let mut out = Vec::new();
         let mut floors = vec![depth];
+        let present: Vec<EntityId> = self.living_on(depth).map(|p| p.id).collect();
         for (id, action) in order {
             // Earlier in this turn the character may have died or left the floor.
             if self
@@ -300,7 +331,7 @@ impl Dungeon {
             }
         }
         self.monsters_act(depth, &mut out);
-        self.end_turn(depth, &mut out);
+        self.end_turn(depth, present, &mut out);
         let turn = self.floor(depth).map_or(0, |f| f.turn);
         TurnReport {
             depth,
@@ -515,8 +546,9 @@ impl Dungeon {
         }
     }
 
-    /// The end of a floor's turn: natural healing, then the clock moves.
-    fn end_turn(&mut self, depth: u8, out: &mut Vec<Event>) {
+    /// The end of a floor's turn: natural healing, then the clock moves. `present` are the
+    /// characters who were on the floor when the turn began.
+    fn end_turn(&mut self, depth: u8, present: Vec<EntityId>, out: &mut Vec<Event>) {
         let every = self.content.player.regen_turns;
         if every > 0 {
             let healed: Vec<EntityId> = self
@@ -530,7 +562,13 @@ impl Dungeon {
                 self.emit(Event::Healed { id, amount: 1 }, out);
             }
         }
-        self.emit(Event::TurnEnded { depth }, out);
+        self.emit(
+            Event::TurnEnded {
+                depth,
+                players: present,
+            },
+            out,
+        );
     }
 
     fn fighter(&self, depth: u8, id: EntityId) -> Option<Fighter> {
@@ -716,6 +754,9 @@ impl Dungeon {
                     p.hp = 0;
                     // The fatal turn counts as one lived through (TurnEnded only counts the living).
                     p.turns += 1;
+                    // The ghost watches only the floor where it fell.
+                    let here = p.depth;
+                    p.memory.retain(|d, _| *d == here);
                     p.death = Some(Death {
                         cause: cause.clone(),
                         depth: p.depth,
@@ -767,14 +808,13 @@ impl Dungeon {
                     m.hp = (m.hp + amount).min(m.stats(&content).max_hp);
                 }
             }
-            Event::TurnEnded { depth } => {
+            Event::TurnEnded { depth, players } => {
                 self.floor_mut(*depth).turn += 1;
-                for p in self
-                    .players
-                    .values_mut()
-                    .filter(|p| p.alive && p.depth == *depth)
-                {
-                    p.turns += 1;
+                // Everyone who took part, even if they left by the stairs during the turn.
+                for id in players {
+                    if let Some(p) = self.players.get_mut(id).filter(|p| p.alive) {
+                        p.turns += 1;
+                    }
                 }
             }
         }
@@ -1727,5 +1767,71 @@ mod tests {
             d.resolve_turn(1);
         }
         assert_eq!(d.player(ann).unwrap().hp, 13);
+    }
+
+    #[test]
+    fn a_dead_player_keeps_the_name_while_here_and_old_records_make_room() {
+        let mut d = quiet(4);
+        let (ann, _) = d.join("Ann").unwrap();
+        let mut out = Vec::new();
+        let actor = |id| Actor {
+            id,
+            name: "x".into(),
+            pos: Pos::new(0, 0),
+            player: true,
+        };
+        d.emit(
+            Event::Died {
+                victim: actor(ann),
+                killer: None,
+                cause: "test".into(),
+            },
+            &mut out,
+        );
+        assert_eq!(
+            d.join("ann").unwrap_err(),
+            JoinError::NameTaken("ann".into()),
+            "Ann may still start again"
+        );
+        let (again, _) = d.new_character(ann).unwrap();
+        assert!(
+            d.player(ann).is_none(),
+            "the dead record gave way to the new character"
+        );
+        assert_eq!(d.character_count(), 1);
+        // A dead character whose player left frees the name, and is the first to be evicted.
+        d.emit(
+            Event::Died {
+                victim: actor(again),
+                killer: None,
+                cause: "test".into(),
+            },
+            &mut out,
+        );
+        d.set_connected(again, false);
+        assert!(
+            d.join("Ann").is_ok(),
+            "the name is free once its dead player has gone"
+        );
+        assert_eq!(d.character_count(), 2);
+        assert!(d.evict_dead());
+        assert_eq!(d.character_count(), 1);
+        assert!(!d.evict_dead(), "nothing else to evict");
+    }
+
+    #[test]
+    fn the_turn_spent_on_the_stairs_counts_and_the_top_level_has_no_next() {
+        let mut d = quiet(8);
+        let (ann, _) = d.join("Ann").unwrap();
+        let down = d.floor_mut(1).down.unwrap();
+        place(&mut d, ann, down);
+        let before = d.player(ann).unwrap().turns;
+        d.submit(ann, Action::Descend).unwrap();
+        d.resolve_turn(1);
+        assert_eq!(d.player(ann).unwrap().turns, before + 1);
+        let c = d.content().clone();
+        d.players.get_mut(&ann).unwrap().level = c.levels.max_level;
+        let (from, next) = d.player(ann).unwrap().xp_band(&c);
+        assert_eq!(from, next, "no next level to show progress towards");
     }
 }

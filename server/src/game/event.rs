@@ -70,10 +70,11 @@ pub enum Event {
         id: EntityId,
         amount: i32,
     },
-    /// A floor's turn ended: its clock and the turn counts of the living characters on it
-    /// advance.
+    /// A floor's turn ended: its clock advances, and so do the turn counts of the characters
+    /// who were on it when the turn began and are still alive.
     TurnEnded {
         depth: u8,
+        players: Vec<EntityId>,
     },
     /// A message for one player's log.
     Message {

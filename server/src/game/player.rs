@@ -76,9 +76,14 @@ impl Player {
         self.points.apply(player_base(c, self.level), c).clamped()
     }
 
-    /// Total XP at which the current level began, and at which the next one begins.
+    /// Total XP at which the current level began, and at which the next one begins (the same
+    /// number at the highest level, which has no next).
     pub fn xp_band(&self, c: &Content) -> (u32, u32) {
-        (xp_for_level(c, self.level), xp_for_level(c, self.level + 1))
+        let here = xp_for_level(c, self.level);
+        if self.level >= c.levels.max_level {
+            return (here, here);
+        }
+        (here, xp_for_level(c, self.level + 1))
     }
 
     /// The tiles this character remembers of floor `depth`, if it has been there.

@@ -95,6 +95,9 @@ struct Session {
     seq: u64,
     /// Frames were dropped because the outbox was full; send a snapshot when there is room.
     behind: bool,
+    /// The welcome of a new character could not be queued: send it instead of the next
+    /// snapshot, so the client learns its new id.
+    needs_welcome: bool,
 }
 
 pub struct DungeonTask {
@@ -204,15 +207,16 @@ impl DungeonTask {
                     .store(self.sessions.len(), Ordering::Relaxed);
                 self.dungeon.set_connected(player, false);
                 info!(dungeon = %self.name, player, "player disconnected; character waits");
-                let name = self
+                let (name, alive) = self
                     .dungeon
                     .player(player)
-                    .map(|p| p.name.clone())
-                    .unwrap_or_default();
-                self.announce(
-                    player,
-                    &format!("{name} lost the connection; their character waits."),
-                );
+                    .map_or((String::new(), false), |p| (p.name.clone(), p.alive));
+                let line = if alive {
+                    format!("{name} lost the connection; their character waits.")
+                } else {
+                    format!("{name} has left.")
+                };
+                self.announce(player, &line);
                 // The floor may have been waiting only for this player.
                 if let Some(depth) = self.dungeon.player(player).map(|p| p.depth) {
                     self.check_floor(depth);
@@ -299,7 +303,10 @@ impl DungeonTask {
                         ),
                     ));
                 }
-                if self.dungeon.player_count() >= self.config.max_characters_per_dungeon {
+                while self.dungeon.character_count() >= self.config.max_characters_per_dungeon
+                    && self.dungeon.evict_dead()
+                {}
+                if self.dungeon.character_count() >= self.config.max_characters_per_dungeon {
                     return Err((
                         ErrorCode::DungeonFull,
                         format!("Dungeon {} has no room for another character.", self.name),
@@ -341,6 +348,7 @@ impl DungeonTask {
                 baseline: Some(view),
                 seq: 0,
                 behind: false,
+                needs_welcome: false,
             },
         );
         self.stats
@@ -443,13 +451,17 @@ impl DungeonTask {
         let Some(session) = self.sessions.remove(&old) else {
             return;
         };
-        let token = new_token();
+        // The token belongs to the player, not the character: it now resumes the new one.
+        let token = self.tokens.remove(&old).unwrap_or_else(new_token);
         self.tokens.insert(id, token.clone());
         let Some(view) = view_of(&self.dungeon, id) else {
             return;
         };
         let welcome = self.welcome(id, token, view.clone());
-        let _ = session.out.try_send(Outgoing::Frame(encode(&welcome)));
+        let delivered = session
+            .out
+            .try_send(Outgoing::Frame(encode(&welcome)))
+            .is_ok();
         self.sessions.insert(
             id,
             Session {
@@ -457,7 +469,8 @@ impl DungeonTask {
                 out: session.out,
                 baseline: Some(view),
                 seq: 0,
-                behind: false,
+                behind: !delivered,
+                needs_welcome: !delivered,
             },
         );
         let name = self
@@ -493,6 +506,13 @@ impl DungeonTask {
         let Some(view) = view_of(&self.dungeon, id) else {
             return;
         };
+        let welcome = match self.sessions.get(&id) {
+            Some(s) if s.needs_welcome => self
+                .tokens
+                .get(&id)
+                .map(|t| self.welcome(id, t.clone(), view.clone())),
+            _ => None,
+        };
         let Some(s) = self.sessions.get_mut(&id) else {
             return;
         };
@@ -504,40 +524,60 @@ impl DungeonTask {
             return;
         }
         // A view that cannot be a diff (another floor, or the connection fell behind) goes whole;
-        // the events then follow in an update of their own, so no log line is lost.
-        let mut frames = Vec::new();
-        let mut seq = s.seq;
+        // the events then follow in an update of their own, so no log line is lost. Each frame
+        // is kept with its sequence number.
+        let mut frames: Vec<(u64, ServerMsg)> = Vec::new();
         match diff {
             Some(diff) => {
-                seq += 1;
-                frames.push(ServerMsg::Update {
+                let seq = s.seq + 1;
+                frames.push((
                     seq,
-                    turn: view.turn,
-                    diff,
-                    events,
-                });
-            }
-            None => {
-                seq += 1;
-                frames.push(ServerMsg::Snapshot {
-                    seq,
-                    view: view.clone(),
-                });
-                if !events.is_empty() {
-                    seq += 1;
-                    frames.push(ServerMsg::Update {
+                    ServerMsg::Update {
                         seq,
                         turn: view.turn,
-                        diff: Default::default(),
+                        diff,
                         events,
-                    });
+                    },
+                ));
+            }
+            None => {
+                let seq = match welcome {
+                    // A welcome restarts the numbering at 0.
+                    Some(w) => {
+                        frames.push((0, w));
+                        0
+                    }
+                    None => {
+                        let seq = s.seq + 1;
+                        frames.push((
+                            seq,
+                            ServerMsg::Snapshot {
+                                seq,
+                                view: view.clone(),
+                            },
+                        ));
+                        seq
+                    }
+                };
+                if !events.is_empty() {
+                    let seq = seq + 1;
+                    let diff = Default::default();
+                    frames.push((
+                        seq,
+                        ServerMsg::Update {
+                            seq,
+                            turn: view.turn,
+                            diff,
+                            events,
+                        },
+                    ));
                 }
             }
         }
-        let mut sent = 0;
-        for f in &frames {
+        let mut last_sent = None;
+        for (seq, f) in &frames {
             match s.out.try_send(Outgoing::Frame(encode(f))) {
-                Ok(()) => sent += 1,
+                Ok(()) => last_sent = Some(*seq),
                 Err(mpsc::error::TrySendError::Full(_)) => {
                     if !s.behind {
                         debug!(dungeon = %self.name, player = id, "connection fell behind; will resend a snapshot");
@@ -549,35 +589,24 @@ impl DungeonTask {
                 Err(mpsc::error::TrySendError::Closed(_)) => break,
             }
         }
-        if sent > 0 {
+        if let Some(seq) = last_sent {
             // The first frame carries the new view; a lost second frame only loses log lines.
-            s.seq += sent;
+            s.seq = seq;
             s.baseline = Some(view);
-            if sent as usize == frames.len() {
+            s.needs_welcome = false;
+            if frames.last().is_some_and(|(last, _)| *last == seq) {
                 s.behind = false;
             }
         }
     }
 
+    /// A whole view for `player` (a resync), by the same path as a connection that fell behind:
+    /// a snapshot, or the welcome it still owes.
     fn send_snapshot(&mut self, player: EntityId) {
-        let Some(view) = view_of(&self.dungeon, player) else {
-            return;
-        };
-        let Some(s) = self.sessions.get_mut(&player) else {
-            return;
-        };
-        let seq = s.seq + 1;
-        let msg = ServerMsg::Snapshot {
-            seq,
-            view: view.clone(),
-        };
-        if s.out.try_send(Outgoing::Frame(encode(&msg))).is_ok() {
-            s.seq = seq;
-            s.baseline = Some(view);
-            s.behind = false;
-        } else {
+        if let Some(s) = self.sessions.get_mut(&player) {
             s.behind = true;
         }
+        self.push_view(player, Vec::new(), true);
     }
 
     /// Tells every connected player on floor `depth` whom the turn is waiting for.

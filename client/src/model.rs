@@ -4,7 +4,9 @@
 
 use std::collections::VecDeque;
 
-use delve_protocol::{ErrorCode, Event, MessageKind, ServerMsg, StatGain, View, ViewError};
+use delve_protocol::{
+    DungeonInfo, ErrorCode, Event, MessageKind, ServerMsg, StatGain, View, ViewError,
+};
 
 /// Lines kept in the message log.
 pub const LOG_LINES: usize = 200;
@@ -18,6 +20,8 @@ pub struct LogLine {
     pub turn: u64,
     /// How many times in a row it happened (shown as "×N"), so repeats never flood the log.
     pub count: u32,
+    /// For a chat line, who said it.
+    pub from: Option<String>,
 }
 
 /// Whom the current turn is waiting for, as last told by the server.
@@ -59,6 +63,11 @@ pub struct Model {
     pub turn_timeout_ms: u64,
     /// What a stat point adds to each stat.
     pub level_up: Vec<StatGain>,
+    /// Whose view this is when it is not our own character's (a watcher, or a dead player
+    /// following a friend).
+    pub watching: Option<String>,
+    /// The server's dungeons, as last listed (the lobby).
+    pub dungeons: Vec<DungeonInfo>,
     /// Sequence number of the last view message applied.
     pub seq: u64,
     pub view: Option<View>,
@@ -82,13 +91,18 @@ impl Model {
                 dungeon,
                 turn_timeout_ms,
                 level_up,
+                watching,
                 seq,
                 view,
                 ..
             } => {
                 self.level_up = level_up;
+                self.watching = watching;
                 self.player_id = Some(player_id);
-                self.token = Some(token);
+                // A watcher has no token; keep the one we have.
+                if token.is_some() {
+                    self.token = token;
+                }
                 self.dungeon = Some(dungeon);
                 self.turn_timeout_ms = turn_timeout_ms;
                 self.seq = seq;
@@ -121,8 +135,12 @@ impl Model {
                     self.turn_status = None;
                 }
                 for e in &events {
-                    if let Event::Message { kind, text } = e {
-                        self.push_log(*kind, text.clone(), turn);
+                    match e {
+                        Event::Message { kind, text } => self.push_log(*kind, text.clone(), turn),
+                        Event::Chat { from, text } => {
+                            self.push_chat(from.clone(), text.clone(), turn)
+                        }
+                        _ => {}
                     }
                 }
                 out.events = events;
@@ -138,6 +156,8 @@ impl Model {
                     timeout_ms,
                 });
             }
+            ServerMsg::Dungeons { dungeons } => self.dungeons = dungeons,
+            ServerMsg::Watching { name } => self.watching = name,
             ServerMsg::Error { code, message } => {
                 let turn = self.view.as_ref().map_or(0, |v| v.turn);
                 self.push_log(MessageKind::Warning, message.clone(), turn);
@@ -148,23 +168,39 @@ impl Model {
     }
 
     pub fn push_log(&mut self, kind: MessageKind, text: String, turn: u64) {
+        self.push_line(LogLine {
+            kind,
+            text,
+            turn,
+            count: 1,
+            from: None,
+        });
+    }
+
+    pub fn push_chat(&mut self, from: String, text: String, turn: u64) {
+        self.push_line(LogLine {
+            kind: MessageKind::Normal,
+            text,
+            turn,
+            count: 1,
+            from: Some(from),
+        });
+    }
+
+    fn push_line(&mut self, line: LogLine) {
         if let Some(last) = self.log.back_mut()
-            && last.kind == kind
-            && last.text == text
+            && last.kind == line.kind
+            && last.text == line.text
+            && last.from == line.from
         {
             last.count += 1;
-            last.turn = turn;
+            last.turn = line.turn;
             return;
         }
         if self.log.len() == LOG_LINES {
             self.log.pop_front();
         }
-        self.log.push_back(LogLine {
-            kind,
-            text,
-            turn,
-            count: 1,
-        });
+        self.log.push_back(line);
     }
 }
 
@@ -200,6 +236,8 @@ mod tests {
             cause: None,
         };
         View {
+            party: Vec::new(),
+            watchers: Vec::new(),
             turn: 0,
             depth: 1,
             map: TileGrid::new(4, 3),

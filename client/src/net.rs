@@ -109,13 +109,15 @@ impl Session {
     }
 }
 
-/// The `hello` this client sends.
+/// The `hello` this client sends to play (or resume, with `token`).
 pub fn hello(name: &str, dungeon: &str, token: Option<String>) -> ClientMsg {
     ClientMsg::Hello {
         version: PROTOCOL_VERSION,
         name: name.to_owned(),
         dungeon: dungeon.to_owned(),
         token,
+        password: None,
+        watch: None,
     }
 }
 

@@ -100,6 +100,13 @@ mod tests {
                 name: "a".into(),
                 dungeon: "d".into(),
                 token: None,
+                password: Some("secret".into()),
+                watch: None,
+            },
+            ClientMsg::ListDungeons,
+            ClientMsg::Chat { text: "hi".into() },
+            ClientMsg::Watch {
+                name: Some("Bob".into()),
             },
             ClientMsg::Move { dir: Dir::Ne },
             ClientMsg::Wait,

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::geom::Pos;
-use crate::view::{CellSet, EntityView, SelfView, Tile, View, ViewError};
+use crate::view::{CellSet, EntityView, PartyMember, SelfView, Tile, View, ViewError, Watcher};
 
 /// A horizontal run of tiles that changed, starting at (`x`, `y`) and going east. `tiles` has one
 /// character per tile, as in map rows.
@@ -37,6 +37,12 @@ pub struct ViewDiff {
     /// The player's own character, in full, if anything about it changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub me: Option<SelfView>,
+    /// The whole party list, if anything in it changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub party: Option<Vec<PartyMember>>,
+    /// The whole watcher list, if it changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watchers: Option<Vec<Watcher>>,
 }
 
 impl ViewDiff {
@@ -47,6 +53,8 @@ impl ViewDiff {
             && self.entities.is_empty()
             && self.removed.is_empty()
             && self.me.is_none()
+            && self.party.is_none()
+            && self.watchers.is_none()
     }
 }
 
@@ -132,6 +140,8 @@ impl View {
             entities,
             removed,
             me: (self.me != next.me).then(|| next.me.clone()),
+            party: (self.party != next.party).then(|| next.party.clone()),
+            watchers: (self.watchers != next.watchers).then(|| next.watchers.clone()),
         })
     }
 
@@ -185,6 +195,12 @@ impl View {
         if let Some(me) = &diff.me {
             self.me = me.clone();
         }
+        if let Some(party) = &diff.party {
+            self.party = party.clone();
+        }
+        if let Some(watchers) = &diff.watchers {
+            self.watchers = watchers.clone();
+        }
         self.turn = turn;
         Ok(())
     }
@@ -233,7 +249,27 @@ mod tests {
             .collect();
         entities.sort_by_key(|e| e.id);
         entities.dedup_by_key(|e| e.id);
+        let party = (0..rng.random_range(1..4u32))
+            .map(|k| PartyMember {
+                id: k + 1,
+                name: format!("p{k}"),
+                level: rng.random_range(1..4),
+                hp: rng.random_range(1..30),
+                max_hp: 30,
+                depth: rng.random_range(1..3),
+                alive: rng.random_ratio(4, 5),
+                connected: rng.random_ratio(4, 5),
+            })
+            .collect();
+        let watchers = (0..rng.random_range(0..2u32))
+            .map(|k| Watcher {
+                name: format!("w{k}"),
+                watching: "p0".into(),
+            })
+            .collect();
         View {
+            party,
+            watchers,
             turn,
             depth: 1,
             map,

@@ -35,6 +35,8 @@ pub enum Event {
     Died { id: u32, pos: Pos },
     /// A line for the message log.
     Message { kind: MessageKind, text: String },
+    /// A chat line from a player (or watcher) in the dungeon.
+    Chat { from: String, text: String },
 }
 
 impl Event {

@@ -20,8 +20,11 @@ pub use codec::{
 pub use diff::{TileSpan, ViewDiff};
 pub use event::{Event, MessageKind};
 pub use geom::{Dir, Pos};
-pub use msg::{ClientMsg, ErrorCode, ServerMsg, StatGain};
-pub use view::{CellSet, EntityKind, EntityView, SelfView, Stat, Tile, TileGrid, View, ViewError};
+pub use msg::{ClientMsg, DungeonInfo, ErrorCode, ServerMsg, StatGain};
+pub use view::{
+    CellSet, EntityKind, EntityView, PartyMember, SelfView, Stat, Tile, TileGrid, View, ViewError,
+    Watcher,
+};
 
 /// The protocol version this build speaks. A client with another version is refused with an
 /// error naming both.
@@ -32,3 +35,9 @@ pub const MAX_NAME_CHARS: usize = 20;
 
 /// Longest dungeon name, in characters.
 pub const MAX_DUNGEON_CHARS: usize = 32;
+
+/// Longest dungeon password, in characters.
+pub const MAX_PASSWORD_CHARS: usize = 64;
+
+/// Longest chat line, in characters.
+pub const MAX_CHAT_CHARS: usize = 200;

@@ -11,14 +11,22 @@ use crate::view::{Stat, View};
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ClientMsg {
-    /// Opens a session: join `dungeon` as `name`, or resume the character of `token`.
+    /// Opens a session: join `dungeon` as `name`, resume the character of `token`, or (with
+    /// `watch`) follow another player's view without a character of your own. A `password`
+    /// opens a private dungeon, or makes a new dungeon private.
     Hello {
         version: u32,
         name: String,
         dungeon: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         token: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        password: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        watch: Option<String>,
     },
+    /// Before `hello`: asks for the server's dungeons (answered with `dungeons`).
+    ListDungeons,
     /// Step (or bump) one tile in `dir`. Replaces any action already chosen this turn.
     Move { dir: Dir },
     /// Spend the turn doing nothing. Replaces any action already chosen this turn.
@@ -31,6 +39,14 @@ pub enum ClientMsg {
     LevelUp { stat: Stat },
     /// After your character died: start a new one, with the same name, in the same dungeon.
     NewCharacter,
+    /// A line for everyone in the dungeon.
+    Chat { text: String },
+    /// Follow another player's view (`name`), or your own again (`null`). For the dead and for
+    /// watchers; answered with `watching` and a snapshot.
+    Watch {
+        #[serde(default)]
+        name: Option<String>,
+    },
     /// Ask for a fresh snapshot (for example after missing an update).
     Resync,
 }
@@ -45,6 +61,9 @@ impl ClientMsg {
         "ascend",
         "level_up",
         "new_character",
+        "chat",
+        "watch",
+        "list_dungeons",
         "resync",
     ];
 
@@ -58,6 +77,9 @@ impl ClientMsg {
             ClientMsg::Ascend => "ascend",
             ClientMsg::LevelUp { .. } => "level_up",
             ClientMsg::NewCharacter => "new_character",
+            ClientMsg::Chat { .. } => "chat",
+            ClientMsg::Watch { .. } => "watch",
+            ClientMsg::ListDungeons => "list_dungeons",
             ClientMsg::Resync => "resync",
         }
     }
@@ -72,12 +94,17 @@ pub enum ServerMsg {
         protocol_version: u32,
         player_id: u32,
         /// Secret that resumes this character later (send it in `hello.token`). Keep it private.
-        token: String,
+        /// Absent for a watcher, who has no character.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        token: Option<String>,
         dungeon: String,
         /// Milliseconds a floor waits after its first choice before resolving; 0 = waits for all.
         turn_timeout_ms: u64,
         /// What one stat point adds to each stat, for the level-up dialog.
         level_up: Vec<StatGain>,
+        /// For a watcher (a `hello` with `watch`): whose view this is. Absent for a player.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        watching: Option<String>,
         /// Sequence number of this snapshot; the next update carries `seq + 1`.
         seq: u64,
         view: View,
@@ -94,6 +121,10 @@ pub enum ServerMsg {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         events: Vec<Event>,
     },
+    /// The answer to `list_dungeons`.
+    Dungeons { dungeons: Vec<DungeonInfo> },
+    /// Whose view follows from now on (the answer to `watch`); `null` for your own.
+    Watching { name: Option<String> },
     /// Who the floor's next turn is waiting for. Sent when a player on your floor chooses.
     TurnStatus {
         /// The turn being chosen (the next update will carry this number).
@@ -105,6 +136,17 @@ pub enum ServerMsg {
     },
     /// Something the server could not do. The connection stays open unless a close follows.
     Error { code: ErrorCode, message: String },
+}
+
+/// One dungeon in the lobby. A private dungeon shows only its name.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DungeonInfo {
+    pub name: String,
+    pub private: bool,
+    /// Players online; `null` for a private dungeon.
+    pub online: Option<u32>,
+    /// The deepest floor any character has reached; `null` for a private dungeon.
+    pub deepest: Option<u8>,
 }
 
 /// What one stat point spent on `stat` adds to it.
@@ -134,6 +176,10 @@ pub enum ErrorCode {
     BadDungeon,
     /// The resume token matches no character in that dungeon.
     BadToken,
+    /// The dungeon is private and the password is missing or wrong.
+    BadPassword,
+    /// Nobody of that name is in the dungeon (for `watch`).
+    NoSuchPlayer,
     /// Someone in this dungeon already has that name.
     NameTaken,
     /// The dungeon has as many players as it allows.

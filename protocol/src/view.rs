@@ -362,7 +362,31 @@ pub struct SelfView {
     pub cause: Option<String>,
 }
 
-/// Everything one player may know: never more than its character sees or remembers.
+/// One player of the dungeon, for the party panel. Players share these with each other wherever
+/// they are: it is what friends would tell each other, not what a character sees.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartyMember {
+    pub id: u32,
+    pub name: String,
+    pub level: u32,
+    pub hp: i32,
+    pub max_hp: i32,
+    pub depth: u8,
+    pub alive: bool,
+    /// A connection drives the character now.
+    pub connected: bool,
+}
+
+/// Someone following a player's view.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Watcher {
+    pub name: String,
+    /// The name of the player watched.
+    pub watching: String,
+}
+
+/// Everything one player may know: never more than its character sees or remembers, plus the
+/// party panel.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct View {
     /// Turns resolved so far on this floor.
@@ -377,6 +401,12 @@ pub struct View {
     pub entities: Vec<EntityView>,
     /// The player's own character.
     pub me: SelfView,
+    /// Every player in the dungeon, by id.
+    #[serde(default)]
+    pub party: Vec<PartyMember>,
+    /// Everyone watching a player of the dungeon.
+    #[serde(default)]
+    pub watchers: Vec<Watcher>,
 }
 
 impl View {

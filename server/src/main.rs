@@ -67,6 +67,11 @@ struct Args {
     #[arg(long, default_value_t = 3.0, value_parser = parse_seconds)]
     turn_timeout: f64,
 
+    /// Seconds a disconnected player's character stays on its floor (never holding up a turn)
+    /// before it is lifted out until the player returns.
+    #[arg(long, default_value_t = 10.0, value_parser = parse_seconds)]
+    grace: f64,
+
     /// Seed every new dungeon with this number instead of a random one.
     #[arg(long)]
     seed: Option<u64>,
@@ -193,6 +198,7 @@ fn run(args: Args, content: Arc<Content>) -> anyhow::Result<()> {
         msgs_per_sec: args.rate,
         msg_burst: args.burst,
         handshake_timeout: Duration::from_secs_f64(args.handshake_timeout),
+        grace: Duration::from_secs_f64(args.grace),
         content,
         ..ServerConfig::default()
     };

@@ -16,6 +16,8 @@ async fn a_wrong_protocol_version_gets_an_error_naming_both_versions_then_a_clos
         name: "Old".into(),
         dungeon: "crypt".into(),
         token: None,
+        password: None,
+        watch: None,
     })
     .await
     .unwrap();

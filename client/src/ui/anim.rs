@@ -101,7 +101,7 @@ impl Anims {
                     at: cell(*pos),
                     start: now,
                 }),
-                Event::Message { .. } => {}
+                Event::Message { .. } | Event::Chat { .. } => {}
             }
         }
     }

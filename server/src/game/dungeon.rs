@@ -156,9 +156,9 @@ impl Dungeon {
         self.players.values().filter(move |p| p.depth == depth)
     }
 
-    /// Living characters on floor `depth`.
+    /// Living characters standing on floor `depth` (not those lifted out of it).
     pub fn living_on(&self, depth: u8) -> impl Iterator<Item = &Player> {
-        self.players_on(depth).filter(|p| p.alive)
+        self.players_on(depth).filter(|p| p.alive && p.present)
     }
 
     /// Living characters in the dungeon.
@@ -236,6 +236,35 @@ impl Dungeon {
         }
     }
 
+    /// Lifts `id` out of its floor: its player has been away longer than the grace period. It
+    /// stops taking room and blows, and its pending choice is dropped. Nothing for the dead or
+    /// the already lifted.
+    pub fn lift(&mut self, id: EntityId) -> Vec<Event> {
+        let mut out = Vec::new();
+        if let Some(p) = self.players.get(&id).filter(|p| p.alive && p.present) {
+            let pos = p.pos;
+            self.emit(Event::Lifted { id, pos }, &mut out);
+        }
+        out
+    }
+
+    /// Puts a lifted character back where it stood, or on the nearest free cell.
+    pub fn return_player(&mut self, id: EntityId) -> Vec<Event> {
+        let mut out = Vec::new();
+        let Some((depth, pos)) = self
+            .players
+            .get(&id)
+            .filter(|p| !p.present)
+            .map(|p| (p.depth, p.pos))
+        else {
+            return out;
+        };
+        if let Some(pos) = self.free_cell_or(depth, pos) {
+            self.emit(Event::Returned { id, pos }, &mut out);
+        }
+        out
+    }
+
     /// Checks `action` and makes it `id`'s choice for the turn in progress, replacing any earlier
     /// choice. A refused action changes nothing.
     pub fn submit(&mut self, id: EntityId, action: Action) -> Result<(), ActionError> {
@@ -250,6 +279,9 @@ impl Dungeon {
         let p = self.players.get(&id).ok_or(ActionError::NotPresent)?;
         if !p.alive {
             return Err(ActionError::Dead);
+        }
+        if !p.present {
+            return Err(ActionError::NotPresent);
         }
         let floor = self.floor(p.depth).ok_or(ActionError::NotPresent)?;
         match action {
@@ -717,6 +749,20 @@ impl Dungeon {
             Event::Arrived { id, depth, pos } => {
                 if let Some(p) = self.players.get_mut(id) {
                     p.depth = *depth;
+                    p.pos = *pos;
+                    self.update_sight(*id);
+                }
+            }
+            Event::Lifted { id, .. } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.present = false;
+                    let depth = p.depth;
+                    self.floor_mut(depth).pending.remove(id);
+                }
+            }
+            Event::Returned { id, pos } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.present = true;
                     p.pos = *pos;
                     self.update_sight(*id);
                 }

@@ -31,6 +31,16 @@ pub enum Event {
         depth: u8,
         pos: Pos,
     },
+    /// A character whose player has been away too long left its floor for now.
+    Lifted {
+        id: EntityId,
+        pos: Pos,
+    },
+    /// A lifted character came back, at `pos`.
+    Returned {
+        id: EntityId,
+        pos: Pos,
+    },
     /// A character took the stairs from floor `from` to floor `to`.
     ChangedFloor {
         id: EntityId,

@@ -32,6 +32,9 @@ pub struct Player {
     /// Stat points earned by levelling and not spent yet.
     pub unspent: u32,
     pub alive: bool,
+    /// `false` while lifted out of its floor: its player has been away longer than the grace
+    /// period. It takes no room, no turns and no blows until it returns.
+    pub present: bool,
     pub death: Option<Death>,
     /// Whether a connection drives this character. A disconnected character never holds up a
     /// turn: it simply waits.
@@ -61,6 +64,7 @@ impl Player {
             points: Points::default(),
             unspent: 0,
             alive: true,
+            present: true,
             death: None,
             connected: true,
             kills: 0,

@@ -36,6 +36,14 @@ pub struct ServerConfig {
     pub handshake_timeout: Duration,
     /// Frames queued for one connection before it counts as fallen behind.
     pub outbox_frames: usize,
+    /// How long a disconnected character stays on its floor before it is lifted out (it never
+    /// holds up a turn meanwhile). Zero lifts it at once.
+    pub grace: Duration,
+    /// Chat lines one connection may send per second, sustained, and in a burst.
+    pub chat_per_sec: u32,
+    pub chat_burst: u32,
+    /// Wrong passwords one connection may try before it is closed.
+    pub password_tries: u32,
     /// Monsters and tuning numbers (the built-in content file unless `--content` says).
     pub content: Arc<Content>,
 }
@@ -56,6 +64,10 @@ impl Default for ServerConfig {
             msg_burst: 40,
             handshake_timeout: Duration::from_secs(10),
             outbox_frames: 64,
+            grace: Duration::from_secs(10),
+            chat_per_sec: 1,
+            chat_burst: 5,
+            password_tries: 5,
             content: Arc::new(Content::builtin()),
         }
     }

@@ -12,7 +12,8 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use delve_protocol::{
-    ClientMsg, DecodeError, ErrorCode, PROTOCOL_VERSION, ServerMsg, decode_client, encode,
+    ClientMsg, DecodeError, ErrorCode, MAX_PASSWORD_CHARS, PROTOCOL_VERSION, ServerMsg,
+    decode_client, encode,
 };
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
@@ -107,6 +108,7 @@ pub async fn serve(
         dropped: 0,
         window_start: Instant::now(),
         last_rate_error: None,
+        password_misses: 0,
         shutdown,
     };
     debug!(%peer, conn, "connection open");
@@ -132,7 +134,19 @@ struct Connection {
     dropped: u32,
     window_start: Instant,
     last_rate_error: Option<Instant>,
+    /// Wrong dungeon passwords tried on this connection.
+    password_misses: u32,
     shutdown: watch::Receiver<bool>,
+}
+
+/// The fields of a `hello`.
+struct Hello {
+    version: u32,
+    name: String,
+    dungeon: String,
+    token: Option<String>,
+    password: Option<String>,
+    watch: Option<String>,
 }
 
 /// What to do with one frame read from the socket.
@@ -146,6 +160,7 @@ enum Incoming {
 
 impl Connection {
     /// Waits for a good `hello` and joins its dungeon. `None` if the connection ended first.
+    /// Before that, `list_dungeons` may be asked any number of times (the lobby).
     async fn handshake(&mut self, deadline: Instant) -> Option<Joined> {
         loop {
             let next = tokio::select! {
@@ -169,110 +184,194 @@ impl Connection {
                 Incoming::Skip => continue,
                 Incoming::Stop => return None,
             };
-            let ClientMsg::Hello {
-                version,
-                name,
-                dungeon,
-                token,
-            } = msg
-            else {
-                let _ = send(
-                    &mut self.ws,
-                    &error(ErrorCode::BadHandshake, "Send a hello message first."),
-                )
-                .await;
-                continue;
-            };
-            if version != PROTOCOL_VERSION {
-                let text = format!(
-                    "This client speaks protocol version {version}, but this server speaks version {PROTOCOL_VERSION}. Update the one that is older."
-                );
-                info!(peer = %self.peer, version, "refused: protocol version mismatch");
-                let _ = send(&mut self.ws, &error(ErrorCode::BadVersion, &text)).await;
-                close_gracefully(&mut self.ws, close::VERSION, "protocol version mismatch").await;
-                return None;
-            }
-            // A resuming client's name is ignored (the character keeps its own), so only a new
-            // character's name is checked.
-            if let (None, Err(why)) = (&token, check_name(&name)) {
-                let _ = send(&mut self.ws, &error(ErrorCode::BadName, &why)).await;
-                continue;
-            }
-            if let Err(why) = check_dungeon(&dungeon) {
-                let _ = send(&mut self.ws, &error(ErrorCode::BadDungeon, &why)).await;
-                continue;
-            }
-            let handle = if token.is_some() {
-                // Resuming never creates a dungeon: a token belongs to one that exists.
-                let Some(h) = self.shared.registry.get(&dungeon) else {
+            let hello = match msg {
+                ClientMsg::ListDungeons => {
                     let _ = send(
                         &mut self.ws,
-                        &error(
-                            ErrorCode::BadToken,
-                            "That resume token matches no character in this dungeon.",
-                        ),
+                        &ServerMsg::Dungeons {
+                            dungeons: self.shared.registry.list(),
+                        },
                     )
                     .await;
                     continue;
-                };
-                h
-            } else {
-                let Some(h) = self
-                    .shared
-                    .registry
-                    .get_or_create(&dungeon, &self.shared.config)
-                else {
-                    let _ = send(
-                        &mut self.ws,
-                        &error(
-                            ErrorCode::ServerFull,
-                            "The server holds as many dungeons as it allows; join an existing one.",
-                        ),
-                    )
-                    .await;
-                    continue;
-                };
-                h
-            };
-            let (out_tx, out_rx) = mpsc::channel(self.shared.config.outbox_frames);
-            let (reply_tx, reply_rx) = oneshot::channel();
-            let join = Command::Join {
-                name,
-                token,
-                conn: self.conn,
-                out: out_tx,
-                reply: reply_tx,
-            };
-            if handle.tx.send(join).await.is_err() {
-                let _ = send(
-                    &mut self.ws,
-                    &error(
-                        ErrorCode::Internal,
-                        "That dungeon is not running; try again.",
-                    ),
-                )
-                .await;
-                continue;
-            }
-            match reply_rx.await {
-                Ok(Ok(player)) => {
-                    info!(peer = %self.peer, conn = self.conn, dungeon = %handle.name, player, "joined");
-                    return Some(Joined {
-                        dungeon: handle.tx,
-                        outbox: out_rx,
-                    });
                 }
-                Ok(Err((code, message))) => {
+                ClientMsg::Hello {
+                    version,
+                    name,
+                    dungeon,
+                    token,
+                    password,
+                    watch,
+                } => Hello {
+                    version,
+                    name,
+                    dungeon,
+                    token,
+                    password,
+                    watch,
+                },
+                _ => {
+                    let _ = send(
+                        &mut self.ws,
+                        &error(ErrorCode::BadHandshake, "Send a hello message first."),
+                    )
+                    .await;
+                    continue;
+                }
+            };
+            match self.try_join(hello).await {
+                Ok(joined) => return Some(joined),
+                Err(Some((code, message))) => {
                     let _ = send(&mut self.ws, &error(code, &message)).await;
                 }
-                Err(_) => {
-                    let _ = send(
-                        &mut self.ws,
-                        &error(ErrorCode::Internal, "The dungeon stopped while joining."),
-                    )
-                    .await;
+                Err(None) => return None,
+            }
+        }
+    }
+
+    /// Checks a hello and joins its dungeon. `Err(Some(..))` is a refusal to send (the
+    /// connection may try again); `Err(None)` means the connection was closed.
+    async fn try_join(&mut self, h: Hello) -> Result<Joined, Option<(ErrorCode, String)>> {
+        let refuse = |code, message: String| Err(Some((code, message)));
+        if h.version != PROTOCOL_VERSION {
+            let text = format!(
+                "This client speaks protocol version {}, but this server speaks version {PROTOCOL_VERSION}. Update the one that is older.",
+                h.version
+            );
+            info!(peer = %self.peer, version = h.version, "refused: protocol version mismatch");
+            let _ = send(&mut self.ws, &error(ErrorCode::BadVersion, &text)).await;
+            close_gracefully(&mut self.ws, close::VERSION, "protocol version mismatch").await;
+            return Err(None);
+        }
+        // A resuming client's name is ignored (the character keeps its own), so only a new
+        // character's or a watcher's name is checked.
+        if let (None, Err(why)) = (&h.token, check_name(&h.name)) {
+            return refuse(ErrorCode::BadName, why);
+        }
+        if let Err(why) = check_dungeon(&h.dungeon) {
+            return refuse(ErrorCode::BadDungeon, why);
+        }
+        if h.password
+            .as_ref()
+            .is_some_and(|p| p.chars().count() > MAX_PASSWORD_CHARS)
+        {
+            return refuse(
+                ErrorCode::BadPassword,
+                format!("A password can be at most {MAX_PASSWORD_CHARS} characters."),
+            );
+        }
+        let (handle, made_here) = match self.shared.registry.get(&h.dungeon) {
+            Some(handle) => (handle, false),
+            // Resuming or watching never creates a dungeon.
+            None if h.token.is_some() => {
+                return refuse(
+                    ErrorCode::BadToken,
+                    "That resume token matches no character in this dungeon.".into(),
+                );
+            }
+            None if h.watch.is_some() => {
+                return refuse(
+                    ErrorCode::BadDungeon,
+                    format!("No dungeon called {} is running.", h.dungeon),
+                );
+            }
+            None => {
+                let hash = match &h.password {
+                    Some(p) => match self.shared.hasher.hash(p.clone()).await {
+                        Some(hash) => Some(hash),
+                        None => {
+                            return refuse(
+                                ErrorCode::Internal,
+                                "The password could not be stored.".into(),
+                            );
+                        }
+                    },
+                    None => None,
+                };
+                match self
+                    .shared
+                    .registry
+                    .get_or_create(&h.dungeon, &self.shared.config, hash)
+                {
+                    Some(made) => made,
+                    None => {
+                        return refuse(
+                            ErrorCode::ServerFull,
+                            "The server holds as many dungeons as it allows; join an existing one."
+                                .into(),
+                        );
+                    }
                 }
             }
+        };
+        // A private dungeon checks its password before anyone joins; a token is proof enough.
+        if let Some(stored) = handle
+            .password
+            .clone()
+            .filter(|_| !made_here && h.token.is_none())
+        {
+            let Some(given) = h.password.clone() else {
+                return refuse(
+                    ErrorCode::BadPassword,
+                    format!("Dungeon {} is private: give its password.", handle.name),
+                );
+            };
+            if !self.shared.hasher.verify(stored, given).await {
+                self.password_misses += 1;
+                info!(peer = %self.peer, dungeon = %handle.name, misses = self.password_misses, "wrong dungeon password");
+                if self.password_misses >= self.shared.config.password_tries {
+                    let _ = send(
+                        &mut self.ws,
+                        &error(ErrorCode::BadPassword, "Wrong password, too many times."),
+                    )
+                    .await;
+                    close_gracefully(&mut self.ws, close::POLICY, "too many wrong passwords").await;
+                    return Err(None);
+                }
+                return refuse(
+                    ErrorCode::BadPassword,
+                    format!("Wrong password for dungeon {}.", handle.name),
+                );
+            }
+        }
+        let (out, outbox) = mpsc::channel(self.shared.config.outbox_frames);
+        let (reply, answer) = oneshot::channel();
+        let conn = self.conn;
+        let cmd = match h.watch {
+            Some(target) => Command::JoinWatching {
+                name: h.name,
+                target,
+                conn,
+                out,
+                reply,
+            },
+            None => Command::Join {
+                name: h.name,
+                token: h.token,
+                conn,
+                out,
+                reply,
+            },
+        };
+        if handle.tx.send(cmd).await.is_err() {
+            return refuse(
+                ErrorCode::Internal,
+                "That dungeon is not running; try again.".into(),
+            );
+        }
+        match answer.await {
+            Ok(Ok(player)) => {
+                info!(peer = %self.peer, conn, dungeon = %handle.name, player, "joined");
+                Ok(Joined {
+                    dungeon: handle.tx,
+                    outbox,
+                })
+            }
+            Ok(Err(refusal)) => Err(Some(refusal)),
+            Err(_) => refuse(
+                ErrorCode::Internal,
+                "The dungeon stopped while joining.".into(),
+            ),
         }
     }
 
@@ -294,6 +393,12 @@ impl Connection {
                         ClientMsg::Ascend => Command::Act { conn, action: Action::Ascend },
                         ClientMsg::LevelUp { stat } => Command::LevelUp { conn, stat },
                         ClientMsg::NewCharacter => Command::NewCharacter { conn },
+                        ClientMsg::Chat { text } => Command::Chat { conn, text },
+                        ClientMsg::Watch { name } => Command::Follow { conn, name },
+                        ClientMsg::ListDungeons => {
+                            let _ = send(&mut self.ws, &ServerMsg::Dungeons { dungeons: self.shared.registry.list() }).await;
+                            continue;
+                        }
                         ClientMsg::Resync => Command::Resync { conn },
                         ClientMsg::Hello { .. } => {
                             let _ = send(&mut self.ws, &error(ErrorCode::BadHandshake, "Already joined; hello is only sent once per connection.")).await;

@@ -1,27 +1,34 @@
 //! One task per live dungeon. It owns the engine, decides when each floor's turn resolves (all
-//! connected players chose, or the floor's timer ran out), and sends every connection its own
-//! view diffs.
+//! connected players chose, or the floor's timer ran out), lifts out characters whose players
+//! have been away too long, relays chat, and sends every connection its own view diffs.
 //!
 //! It never waits on a socket: frames go into each connection's bounded outbox with `try_send`.
 //! A connection whose outbox is full has fallen behind; its frames are dropped until there is
 //! room again, and then it gets a fresh snapshot instead of the diffs it missed. Each connection
 //! keeps its own baseline (the last view it was sent), so a snapshot for one never disturbs
 //! another's diffs.
+//!
+//! A connection may drive a character, watch one, or both (a dead player following a friend).
+//! Whatever it watches, it is sent exactly the view and events of that character: a watcher
+//! never learns more than the one it watches.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
-use delve_protocol::{ErrorCode, Event as ProtoEvent, MessageKind, ServerMsg, View, encode};
+use delve_protocol::{
+    ErrorCode, Event as ProtoEvent, MAX_CHAT_CHARS, MessageKind, PartyMember, ServerMsg, Stat,
+    StatGain, View, Watcher, encode,
+};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, info};
 
 use super::config::ServerConfig;
+use super::limits::RateLimiter;
 use super::validate::{new_token, token_eq};
 use crate::game::{Action, ActionError, Dungeon, EntityId, Event, JoinError};
 use crate::view::{events_for, view_of};
-use delve_protocol::{Stat, StatGain};
 
 /// The error code for a refused action.
 fn error_code(e: &ActionError) -> ErrorCode {
@@ -47,6 +54,8 @@ pub enum Outgoing {
     Close { code: u16, reason: String },
 }
 
+type Refusal = (ErrorCode, String);
+
 /// What a connection asks of its dungeon. After joining, commands name only the connection:
 /// the character it drives can change (a new one after a death), and the dungeon knows which.
 #[derive(Debug)]
@@ -56,7 +65,15 @@ pub enum Command {
         token: Option<String>,
         conn: ConnId,
         out: mpsc::Sender<Outgoing>,
-        reply: oneshot::Sender<Result<EntityId, (ErrorCode, String)>>,
+        reply: oneshot::Sender<Result<EntityId, Refusal>>,
+    },
+    /// Join as a watcher of the player called `target`, with no character of one's own.
+    JoinWatching {
+        name: String,
+        target: String,
+        conn: ConnId,
+        out: mpsc::Sender<Outgoing>,
+        reply: oneshot::Sender<Result<EntityId, Refusal>>,
     },
     Act {
         conn: ConnId,
@@ -74,6 +91,15 @@ pub enum Command {
     NewCharacter {
         conn: ConnId,
     },
+    Chat {
+        conn: ConnId,
+        text: String,
+    },
+    /// Follow the view of the player called `name`, or one's own (`None`).
+    Follow {
+        conn: ConnId,
+        name: Option<String>,
+    },
     Disconnect {
         conn: ConnId,
     },
@@ -82,13 +108,21 @@ pub enum Command {
 /// What the registry and lobby can read about a running dungeon without asking its task.
 #[derive(Debug, Default)]
 pub struct DungeonStats {
+    /// Players online (watchers not counted).
     pub online: AtomicUsize,
+    /// The deepest floor any character has reached.
+    pub deepest: AtomicU8,
 }
 
-/// A connection attached to a character.
+/// One connection in the dungeon.
 struct Session {
-    conn: ConnId,
     out: mpsc::Sender<Outgoing>,
+    /// The character this connection plays; `None` for a watcher.
+    player: Option<EntityId>,
+    /// The character whose view it follows instead of its own, if any.
+    watching: Option<EntityId>,
+    /// Shown in chat and in the watcher list.
+    name: String,
     /// The last view this connection was sent: diffs are computed against it.
     baseline: Option<View>,
     /// Sequence number of the last view message sent.
@@ -98,6 +132,16 @@ struct Session {
     /// The welcome of a new character could not be queued: send it instead of the next
     /// snapshot, so the client learns its new id.
     needs_welcome: bool,
+    chat: RateLimiter,
+    /// When it last heard that its chat was too fast (at most once a second).
+    chat_warned: Option<Instant>,
+}
+
+impl Session {
+    /// The character whose view this connection is sent.
+    fn subject(&self) -> Option<EntityId> {
+        self.watching.or(self.player)
+    }
 }
 
 pub struct DungeonTask {
@@ -105,10 +149,12 @@ pub struct DungeonTask {
     dungeon: Dungeon,
     config: Arc<ServerConfig>,
     stats: Arc<DungeonStats>,
-    sessions: HashMap<EntityId, Session>,
+    sessions: HashMap<ConnId, Session>,
     tokens: HashMap<EntityId, String>,
     /// When each floor with pending choices resolves anyway.
     deadlines: BTreeMap<u8, Instant>,
+    /// When each disconnected character is lifted out of its floor.
+    lifts: HashMap<EntityId, Instant>,
 }
 
 impl DungeonTask {
@@ -127,29 +173,53 @@ impl DungeonTask {
             sessions: HashMap::new(),
             tokens: HashMap::new(),
             deadlines: BTreeMap::new(),
+            lifts: HashMap::new(),
         }
     }
 
     /// Runs until every sender of `rx` is gone.
     pub async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
         loop {
-            let next_deadline = self.deadlines.values().min().copied();
+            let next = self
+                .deadlines
+                .values()
+                .chain(self.lifts.values())
+                .min()
+                .copied();
             tokio::select! {
                 cmd = rx.recv() => match cmd {
                     Some(cmd) => self.handle(cmd),
                     None => break,
                 },
-                () = sleep_until(next_deadline.unwrap_or_else(Instant::now)), if next_deadline.is_some() => {
-                    let now = Instant::now();
-                    let due: Vec<u8> = self.deadlines.iter().filter(|(_, t)| **t <= now).map(|(d, _)| *d).collect();
-                    for depth in due {
-                        debug!(dungeon = %self.name, depth, "turn timer ran out");
-                        self.resolve(depth);
-                    }
-                }
+                () = sleep_until(next.unwrap_or_else(Instant::now)), if next.is_some() => self.on_timers(),
             }
         }
         info!(dungeon = %self.name, "dungeon task stopped");
+    }
+
+    /// Resolves the floors whose timers ran out and lifts out the characters whose grace ended.
+    fn on_timers(&mut self) {
+        let now = Instant::now();
+        let due: Vec<u8> = self
+            .deadlines
+            .iter()
+            .filter(|(_, t)| **t <= now)
+            .map(|(d, _)| *d)
+            .collect();
+        for depth in due {
+            debug!(dungeon = %self.name, depth, "turn timer ran out");
+            self.resolve(depth);
+        }
+        let gone: Vec<EntityId> = self
+            .lifts
+            .iter()
+            .filter(|(_, t)| **t <= now)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in gone {
+            self.lifts.remove(&id);
+            self.lift(id);
+        }
     }
 
     fn handle(&mut self, cmd: Command) {
@@ -164,13 +234,23 @@ impl DungeonTask {
                 let result = self.join(name, token, conn, out);
                 let _ = reply.send(result);
             }
+            Command::JoinWatching {
+                name,
+                target,
+                conn,
+                out,
+                reply,
+            } => {
+                let result = self.join_watching(name, &target, conn, out);
+                let _ = reply.send(result);
+            }
             Command::Act { conn, action } => {
                 let Some(player) = self.player_of(conn) else {
                     return;
                 };
                 match self.dungeon.submit(player, action) {
                     Ok(()) => self.after_choice(player),
-                    Err(e) => self.send_error(player, error_code(&e), e.to_string()),
+                    Err(e) => self.send_error(conn, error_code(&e), e.to_string()),
                 }
             }
             Command::LevelUp { conn, stat } => {
@@ -180,54 +260,71 @@ impl DungeonTask {
                 match self.dungeon.spend_point(player, stat) {
                     Ok(events) => {
                         // Others on the floor may see the new max HP.
-                        let depth = self.dungeon.player(player).map_or(1, |p| p.depth);
+                        let depth = self.depth_of(player);
                         self.send_views(depth, depth, &events, false);
                     }
-                    Err(e) => self.send_error(player, error_code(&e), e.to_string()),
+                    Err(e) => self.send_error(conn, error_code(&e), e.to_string()),
                 }
             }
             Command::NewCharacter { conn } => {
                 if let Some(player) = self.player_of(conn) {
-                    self.new_character(player);
+                    self.new_character(conn, player);
                 }
             }
-            Command::Resync { conn } => {
-                if let Some(player) = self.player_of(conn) {
-                    self.send_snapshot(player);
-                }
-            }
-            Command::Disconnect { conn } => {
-                // A connection replaced by a newer one has no character any more: nothing to do.
-                let Some(player) = self.player_of(conn) else {
-                    return;
-                };
-                self.sessions.remove(&player);
-                self.stats
-                    .online
-                    .store(self.sessions.len(), Ordering::Relaxed);
-                self.dungeon.set_connected(player, false);
-                info!(dungeon = %self.name, player, "player disconnected; character waits");
-                let (name, alive) = self
-                    .dungeon
-                    .player(player)
-                    .map_or((String::new(), false), |p| (p.name.clone(), p.alive));
-                let line = if alive {
-                    format!("{name} lost the connection; their character waits.")
-                } else {
-                    format!("{name} has left.")
-                };
-                self.announce(player, &line);
-                // The floor may have been waiting only for this player.
-                if let Some(depth) = self.dungeon.player(player).map(|p| p.depth) {
-                    self.check_floor(depth);
-                }
-            }
+            Command::Resync { conn } => self.send_snapshot(conn),
+            Command::Chat { conn, text } => self.chat(conn, &text),
+            Command::Follow { conn, name } => self.follow(conn, name.as_deref()),
+            Command::Disconnect { conn } => self.disconnect(conn),
         }
+    }
+
+    /// The character connection `conn` plays, if any.
+    fn player_of(&self, conn: ConnId) -> Option<EntityId> {
+        self.sessions.get(&conn)?.player
+    }
+
+    /// The connection playing character `id`, if any.
+    fn conn_of(&self, id: EntityId) -> Option<ConnId> {
+        self.sessions
+            .iter()
+            .find(|(_, s)| s.player == Some(id))
+            .map(|(c, _)| *c)
+    }
+
+    fn depth_of(&self, id: EntityId) -> u8 {
+        self.dungeon.player(id).map_or(1, |p| p.depth)
+    }
+
+    /// The character called `name` (ignoring case), the living first.
+    fn find_player(&self, name: &str) -> Option<EntityId> {
+        let name = name.to_lowercase();
+        let mut found: Vec<_> = self
+            .dungeon
+            .players()
+            .filter(|p| p.name.to_lowercase() == name)
+            .collect();
+        found.sort_by_key(|p| (!p.alive, p.id));
+        found.first().map(|p| p.id)
+    }
+
+    fn refresh_online(&self) {
+        let online = self
+            .sessions
+            .values()
+            .filter(|s| s.player.is_some())
+            .count();
+        self.stats.online.store(online, Ordering::Relaxed);
     }
 
     /// The welcome for a session on character `player`: who it is, how to come back, the rules
     /// the client needs, and the first view.
-    fn welcome(&self, player: EntityId, token: String, view: View) -> ServerMsg {
+    fn welcome(
+        &self,
+        player: EntityId,
+        token: Option<String>,
+        watching: Option<String>,
+        view: View,
+    ) -> ServerMsg {
         let u = &self.dungeon.content().level_up;
         ServerMsg::Welcome {
             protocol_version: delve_protocol::PROTOCOL_VERSION,
@@ -244,17 +341,36 @@ impl DungeonTask {
             ]
             .map(|(stat, amount)| StatGain { stat, amount })
             .to_vec(),
+            watching,
             seq: 0,
             view,
         }
     }
 
-    /// The character connection `conn` drives now, if any.
-    fn player_of(&self, conn: ConnId) -> Option<EntityId> {
-        self.sessions
-            .iter()
-            .find(|(_, s)| s.conn == conn)
-            .map(|(id, _)| *id)
+    fn new_session(
+        &self,
+        out: mpsc::Sender<Outgoing>,
+        player: Option<EntityId>,
+        watching: Option<EntityId>,
+        name: String,
+        view: View,
+    ) -> Session {
+        Session {
+            out,
+            player,
+            watching,
+            name,
+            baseline: Some(view),
+            seq: 0,
+            behind: false,
+            needs_welcome: false,
+            chat: RateLimiter::new(
+                self.config.chat_per_sec,
+                self.config.chat_burst,
+                Instant::now().into_std(),
+            ),
+            chat_warned: None,
+        }
     }
 
     fn join(
@@ -263,11 +379,14 @@ impl DungeonTask {
         token: Option<String>,
         conn: ConnId,
         out: mpsc::Sender<Outgoing>,
-    ) -> Result<EntityId, (ErrorCode, String)> {
-        let resumed = token.is_some();
-        // Taking over a live session is not a return: nobody left, so nobody is told.
-        let mut took_over = false;
-        let (player, token, events) = match token {
+    ) -> Result<EntityId, Refusal> {
+        let online = self
+            .sessions
+            .values()
+            .filter(|s| s.player.is_some())
+            .count();
+        let full = || (ErrorCode::DungeonFull, "The dungeon is full.".to_string());
+        let (player, token, events, resumed, took_over) = match token {
             Some(t) => {
                 // Compare against every stored token without stopping early.
                 let found = self.tokens.iter().fold(None, |hit, (id, stored)| {
@@ -279,8 +398,11 @@ impl DungeonTask {
                         "That resume token matches no character in this dungeon.".into(),
                     ));
                 };
-                if let Some(old) = self.sessions.remove(&player) {
-                    took_over = true;
+                let old = self.conn_of(player);
+                if old.is_none() && online >= self.config.max_players_per_dungeon {
+                    return Err(full());
+                }
+                if let Some(old) = old.and_then(|c| self.sessions.remove(&c)) {
                     info!(dungeon = %self.name, player, "newer connection replaces the old one");
                     let _ = old.out.try_send(Outgoing::Frame(encode(&ServerMsg::Error {
                         code: ErrorCode::Replaced,
@@ -291,10 +413,13 @@ impl DungeonTask {
                         reason: "replaced by a newer connection".into(),
                     });
                 }
-                (player, t, Vec::new())
+                // Back in time, or lifted out and now returning.
+                self.lifts.remove(&player);
+                let events = self.dungeon.return_player(player);
+                (player, t, events, true, old.is_some())
             }
             None => {
-                if self.sessions.len() >= self.config.max_players_per_dungeon {
+                if online >= self.config.max_players_per_dungeon {
                     return Err((
                         ErrorCode::DungeonFull,
                         format!(
@@ -321,17 +446,24 @@ impl DungeonTask {
                 })?;
                 let token = new_token();
                 self.tokens.insert(player, token.clone());
-                (player, token, events)
+                (player, token, events, false, false)
             }
         };
-        if self.sessions.len() >= self.config.max_players_per_dungeon {
-            return Err((ErrorCode::DungeonFull, "The dungeon is full.".into()));
-        }
-        let Some(view) = view_of(&self.dungeon, player) else {
+        // Connected before its first view is made, so its own party entry says so.
+        self.dungeon.set_connected(player, true);
+        let Some(view) = self.view_for(player) else {
+            self.dungeon.set_connected(player, false);
             return Err((ErrorCode::Internal, "The character has no view.".into()));
         };
-        let welcome = self.welcome(player, token, view.clone());
-        if out.try_send(Outgoing::Frame(encode(&welcome))).is_err() {
+        if out
+            .try_send(Outgoing::Frame(encode(&self.welcome(
+                player,
+                Some(token),
+                None,
+                view.clone(),
+            ))))
+            .is_err()
+        {
             // The character stays, disconnected, and can be resumed with its token.
             self.dungeon.set_connected(player, false);
             return Err((
@@ -339,51 +471,296 @@ impl DungeonTask {
                 "The connection closed while joining.".into(),
             ));
         }
-        self.dungeon.set_connected(player, true);
-        self.sessions.insert(
-            player,
-            Session {
-                conn,
-                out,
-                baseline: Some(view),
-                seq: 0,
-                behind: false,
-                needs_welcome: false,
-            },
-        );
-        self.stats
-            .online
-            .store(self.sessions.len(), Ordering::Relaxed);
         let name = self
             .dungeon
             .player(player)
             .map(|p| p.name.clone())
             .unwrap_or_default();
+        self.sessions.insert(
+            conn,
+            self.new_session(out, Some(player), None, name.clone(), view),
+        );
+        self.refresh_online();
         info!(dungeon = %self.name, player, %name, resumed, "player joined");
 
         // The joiner gets its arrival messages; everyone else hears who came, and may now see
-        // the newcomer.
-        let depth = self.dungeon.player(player).map_or(1, |p| p.depth);
+        // the newcomer (and its party entry).
+        let depth = self.depth_of(player);
         let mine = events_for(&self.dungeon, player, depth, &events);
-        self.push_view(player, mine, false);
+        self.push_view(conn, mine, false);
         if !took_over {
             let line = if resumed {
                 format!("{name} is back.")
             } else {
                 format!("{name} enters the dungeon.")
             };
-            self.announce(player, &line);
+            let others: Vec<ProtoEvent> = Vec::new();
+            self.announce(Some(conn), &line, depth, &events, others);
         }
         self.send_turn_status(depth);
         Ok(player)
     }
 
+    fn join_watching(
+        &mut self,
+        name: String,
+        target: &str,
+        conn: ConnId,
+        out: mpsc::Sender<Outgoing>,
+    ) -> Result<EntityId, Refusal> {
+        let Some(subject) = self.find_player(target) else {
+            return Err((
+                ErrorCode::NoSuchPlayer,
+                format!("Nobody called {target} is in dungeon {}.", self.name),
+            ));
+        };
+        let Some(view) = self.view_for(subject) else {
+            return Err((ErrorCode::Internal, "That character has no view.".into()));
+        };
+        let watched = self
+            .dungeon
+            .player(subject)
+            .map(|p| p.name.clone())
+            .unwrap_or_default();
+        if out
+            .try_send(Outgoing::Frame(encode(&self.welcome(
+                subject,
+                None,
+                Some(watched.clone()),
+                view.clone(),
+            ))))
+            .is_err()
+        {
+            return Err((
+                ErrorCode::Internal,
+                "The connection closed while joining.".into(),
+            ));
+        }
+        self.sessions.insert(
+            conn,
+            self.new_session(out, None, Some(subject), name.clone(), view),
+        );
+        info!(dungeon = %self.name, watcher = %name, %watched, "watcher joined");
+        self.announce(
+            Some(conn),
+            &format!("{name} is watching {watched}."),
+            0,
+            &[],
+            Vec::new(),
+        );
+        Ok(subject)
+    }
+
+    fn disconnect(&mut self, conn: ConnId) {
+        // A connection replaced by a newer one is already gone: nothing to do.
+        let Some(s) = self.sessions.remove(&conn) else {
+            return;
+        };
+        self.refresh_online();
+        let Some(player) = s.player else {
+            info!(dungeon = %self.name, watcher = %s.name, "watcher left");
+            self.announce(
+                None,
+                &format!("{} stopped watching.", s.name),
+                0,
+                &[],
+                Vec::new(),
+            );
+            return;
+        };
+        self.dungeon.set_connected(player, false);
+        let alive = self.dungeon.player(player).is_some_and(|p| p.alive);
+        info!(dungeon = %self.name, player, alive, "player disconnected");
+        let line = if alive {
+            // It waits, never holding up a turn, until the grace period ends.
+            self.lifts
+                .insert(player, Instant::now() + self.config.grace);
+            format!("{} lost the connection; their character waits.", s.name)
+        } else {
+            format!("{} has left.", s.name)
+        };
+        self.announce(None, &line, 0, &[], Vec::new());
+        // The floor may have been waiting only for this player.
+        self.check_floor(self.depth_of(player));
+    }
+
+    /// The grace period of a disconnected character ended: it leaves its floor until its player
+    /// comes back.
+    fn lift(&mut self, id: EntityId) {
+        if self.conn_of(id).is_some() {
+            return;
+        }
+        let events = self.dungeon.lift(id);
+        if events.is_empty() {
+            return;
+        }
+        let depth = self.depth_of(id);
+        info!(dungeon = %self.name, player = id, "character lifted out after the grace period");
+        self.send_views(depth, depth, &events, false);
+        self.check_floor(depth);
+    }
+
+    /// A dead character's player starts a new one: same connection, same name and token, a new
+    /// id, and a welcome with its first view.
+    fn new_character(&mut self, conn: ConnId, old: EntityId) {
+        let (id, events) = match self.dungeon.new_character(old) {
+            Ok(r) => r,
+            Err(e) => {
+                let code = match e {
+                    JoinError::NameTaken(_) => ErrorCode::NameTaken,
+                    JoinError::NoRoom => ErrorCode::DungeonFull,
+                    JoinError::StillAlive | JoinError::Unknown => ErrorCode::CannotAct,
+                };
+                self.send_error(conn, code, e.to_string());
+                return;
+            }
+        };
+        // The token belongs to the player, not the character: it now resumes the new one.
+        let token = self.tokens.remove(&old).unwrap_or_else(new_token);
+        self.tokens.insert(id, token.clone());
+        // Whoever watched the old character follows the new one.
+        for s in self.sessions.values_mut() {
+            if s.watching == Some(old) {
+                s.watching = Some(id);
+                s.behind = true;
+            }
+        }
+        let Some(view) = self.view_for(id) else {
+            return;
+        };
+        let welcome = self.welcome(id, Some(token), None, view.clone());
+        let Some(s) = self.sessions.get_mut(&conn) else {
+            return;
+        };
+        let delivered = s.out.try_send(Outgoing::Frame(encode(&welcome))).is_ok();
+        s.player = Some(id);
+        s.watching = None;
+        s.baseline = Some(view);
+        s.seq = 0;
+        s.behind = !delivered;
+        s.needs_welcome = !delivered;
+        let name = s.name.clone();
+        info!(dungeon = %self.name, player = id, %name, "new character after a death");
+        let mine = events_for(&self.dungeon, id, 1, &events);
+        self.push_view(conn, mine, false);
+        self.announce(
+            Some(conn),
+            &format!("{name} enters the dungeon again."),
+            1,
+            &events,
+            Vec::new(),
+        );
+        self.send_turn_status(1);
+    }
+
+    /// Follows the view of the player called `name`, or one's own again. For the dead and for
+    /// watchers only: the living play.
+    fn follow(&mut self, conn: ConnId, name: Option<&str>) {
+        let Some(s) = self.sessions.get(&conn) else {
+            return;
+        };
+        let own = s.player;
+        if own.is_some_and(|id| self.dungeon.player(id).is_some_and(|p| p.alive)) {
+            self.send_error(
+                conn,
+                ErrorCode::CannotAct,
+                "Only the dead and watchers can follow another player.".into(),
+            );
+            return;
+        }
+        let target = match name {
+            Some(n) => match self.find_player(n) {
+                Some(id) => Some(id),
+                None => {
+                    self.send_error(
+                        conn,
+                        ErrorCode::NoSuchPlayer,
+                        format!("Nobody called {n} is in dungeon {}.", self.name),
+                    );
+                    return;
+                }
+            },
+            None if own.is_none() => {
+                self.send_error(
+                    conn,
+                    ErrorCode::CannotAct,
+                    "A watcher has no view of its own: name a player.".into(),
+                );
+                return;
+            }
+            None => None,
+        };
+        let target = target.filter(|t| Some(*t) != own);
+        let shown = target
+            .and_then(|t| self.dungeon.player(t))
+            .map(|p| p.name.clone());
+        if let Some(s) = self.sessions.get_mut(&conn) {
+            s.watching = target;
+            let _ = s.out.try_send(Outgoing::Frame(encode(&ServerMsg::Watching {
+                name: shown,
+            })));
+        }
+        self.send_snapshot(conn);
+        // The watcher list changed.
+        self.announce(None, "", 0, &[], Vec::new());
+    }
+
+    /// Relays a chat line to everyone in the dungeon, the sender included.
+    fn chat(&mut self, conn: ConnId, text: &str) {
+        let now = Instant::now();
+        let Some(s) = self.sessions.get_mut(&conn) else {
+            return;
+        };
+        // Control characters would let a line rewrite the others' screens.
+        let clean: String = text.chars().filter(|c| !c.is_control()).collect();
+        let clean = clean.trim();
+        let refusal = if clean.is_empty() {
+            Some((
+                ErrorCode::Rejected,
+                "An empty chat line was not sent.".to_string(),
+            ))
+        } else if clean.chars().count() > MAX_CHAT_CHARS {
+            Some((
+                ErrorCode::Rejected,
+                format!("A chat line can be at most {MAX_CHAT_CHARS} characters."),
+            ))
+        } else if !s.chat.allow(now.into_std()) {
+            let warned_lately = s
+                .chat_warned
+                .is_some_and(|t| now.duration_since(t).as_secs_f64() < 1.0);
+            s.chat_warned = Some(now);
+            (!warned_lately)
+                .then(|| {
+                    (
+                        ErrorCode::RateLimited,
+                        "You are chatting too fast; that line was not sent.".to_string(),
+                    )
+                })
+                .or(Some((ErrorCode::RateLimited, String::new())))
+        } else {
+            None
+        };
+        if let Some((code, message)) = refusal {
+            if !message.is_empty() {
+                self.send_error(conn, code, message);
+            }
+            return;
+        }
+        let line = ProtoEvent::Chat {
+            from: s.name.clone(),
+            text: clean.to_string(),
+        };
+        debug!(dungeon = %self.name, from = %s.name, "chat");
+        let conns: Vec<ConnId> = self.sessions.keys().copied().collect();
+        for c in conns {
+            self.push_view(c, vec![line.clone()], false);
+        }
+    }
+
     /// A player chose: resolve if the floor is ready, otherwise start its timer and tell the floor
     /// whom it is waiting for.
     fn after_choice(&mut self, player: EntityId) {
-        let Some(depth) = self.dungeon.player(player).map(|p| p.depth) else {
-            return;
-        };
+        let depth = self.depth_of(player);
         if !self.config.turn_timeout.is_zero() {
             let timeout = self.config.turn_timeout;
             self.deadlines
@@ -408,112 +785,133 @@ impl DungeonTask {
         self.deadlines.remove(&depth);
         let report = self.dungeon.resolve_turn(depth);
         debug!(dungeon = %self.name, depth, turn = report.turn, actions = report.actions.len(), "turn resolved");
-        // Everyone on the resolved floor gets its turn; those on a floor someone arrived on by
-        // the stairs get the news (and, if that floor's turn is being chosen, a new status).
+        // Everyone following a character on the resolved floor gets its turn; those on a floor
+        // someone arrived on by the stairs get the news (and, if that floor's turn is being
+        // chosen, a new status).
         for &floor in &report.floors {
             self.send_views(floor, depth, &report.events, floor == depth);
             if floor != depth {
                 self.send_turn_status(floor);
             }
         }
-    }
-
-    /// Sends every connected player on floor `floor` its update for `events`, which happened
-    /// on floor `depth`. `force` for a resolved turn: one update each, even if nothing changed.
-    fn send_views(&mut self, floor: u8, depth: u8, events: &[Event], force: bool) {
-        let ids: Vec<EntityId> = self
-            .dungeon
-            .players_on(floor)
-            .map(|p| p.id)
-            .filter(|id| self.sessions.contains_key(id))
-            .collect();
-        for id in ids {
-            let events = events_for(&self.dungeon, id, depth, events);
-            self.push_view(id, events, force);
-        }
-    }
-
-    /// A dead character's player starts a new one: same connection, same name, new id and
-    /// token, and a welcome with its first view.
-    fn new_character(&mut self, old: EntityId) {
-        let (id, events) = match self.dungeon.new_character(old) {
-            Ok(r) => r,
-            Err(e) => {
-                let code = match e {
-                    JoinError::NameTaken(_) => ErrorCode::NameTaken,
-                    JoinError::NoRoom => ErrorCode::DungeonFull,
-                    JoinError::StillAlive | JoinError::Unknown => ErrorCode::CannotAct,
-                };
-                self.send_error(old, code, e.to_string());
-                return;
-            }
-        };
-        let Some(session) = self.sessions.remove(&old) else {
-            return;
-        };
-        // The token belongs to the player, not the character: it now resumes the new one.
-        let token = self.tokens.remove(&old).unwrap_or_else(new_token);
-        self.tokens.insert(id, token.clone());
-        let Some(view) = view_of(&self.dungeon, id) else {
-            return;
-        };
-        let welcome = self.welcome(id, token, view.clone());
-        let delivered = session
-            .out
-            .try_send(Outgoing::Frame(encode(&welcome)))
-            .is_ok();
-        self.sessions.insert(
-            id,
-            Session {
-                conn: session.conn,
-                out: session.out,
-                baseline: Some(view),
-                seq: 0,
-                behind: !delivered,
-                needs_welcome: !delivered,
-            },
-        );
-        let name = self
-            .dungeon
-            .player(id)
-            .map(|p| p.name.clone())
-            .unwrap_or_default();
-        info!(dungeon = %self.name, player = id, %name, "new character after a death");
-        let mine = events_for(&self.dungeon, id, 1, &events);
-        self.push_view(id, mine, false);
-        self.announce(id, &format!("{name} enters the dungeon again."));
-        self.send_turn_status(1);
-    }
-
-    /// Tells every connected player but `except` a line of news about another player.
-    fn announce(&mut self, except: EntityId, text: &str) {
-        let ids: Vec<EntityId> = self
+        // Everyone else only if their party panel changed.
+        let elsewhere: Vec<ConnId> = self
             .sessions
-            .keys()
-            .copied()
-            .filter(|&id| id != except)
+            .iter()
+            .filter(|(_, s)| {
+                s.subject()
+                    .is_none_or(|id| !report.floors.contains(&self.depth_of(id)))
+            })
+            .map(|(c, _)| *c)
             .collect();
-        for id in ids {
-            let line = ProtoEvent::message(MessageKind::Normal, text);
-            self.push_view(id, vec![line], false);
+        for c in elsewhere {
+            self.push_view(c, Vec::new(), false);
+        }
+        let deepest = self.dungeon.players().map(|p| p.deepest).max().unwrap_or(1);
+        self.stats.deepest.fetch_max(deepest, Ordering::Relaxed);
+    }
+
+    /// Sends every connection following a character on floor `floor` its update for `events`,
+    /// which happened on floor `depth`. `force` for a resolved turn: one update each, even if
+    /// nothing changed.
+    fn send_views(&mut self, floor: u8, depth: u8, events: &[Event], force: bool) {
+        let conns: Vec<(ConnId, EntityId)> = self
+            .sessions
+            .iter()
+            .filter_map(|(c, s)| s.subject().map(|id| (*c, id)))
+            .filter(|(_, id)| self.depth_of(*id) == floor)
+            .collect();
+        for (conn, subject) in conns {
+            let events = events_for(&self.dungeon, subject, depth, events);
+            self.push_view(conn, events, force);
         }
     }
 
-    /// Sends player `id` an update: its view's diff against that connection's baseline, plus
-    /// `events`. A resolved turn always sends one (`force`: the turn number moves); news between
-    /// turns only when there is something in it. A connection that fell behind gets a snapshot.
-    fn push_view(&mut self, id: EntityId, events: Vec<ProtoEvent>, force: bool) {
-        let Some(view) = view_of(&self.dungeon, id) else {
+    /// Tells every connection but `except` a line of news about another player, with whatever
+    /// of `events` (on floor `depth`) each can see, and any change to its view or party panel.
+    /// An empty line only refreshes views.
+    fn announce(
+        &mut self,
+        except: Option<ConnId>,
+        text: &str,
+        depth: u8,
+        events: &[Event],
+        extra: Vec<ProtoEvent>,
+    ) {
+        let conns: Vec<(ConnId, Option<EntityId>)> = self
+            .sessions
+            .iter()
+            .filter(|(c, _)| Some(**c) != except)
+            .map(|(c, s)| (*c, s.subject()))
+            .collect();
+        for (conn, subject) in conns {
+            let mut lines =
+                subject.map_or_else(Vec::new, |id| events_for(&self.dungeon, id, depth, events));
+            lines.extend(extra.iter().cloned());
+            if !text.is_empty() {
+                lines.push(ProtoEvent::message(MessageKind::Normal, text));
+            }
+            self.push_view(conn, lines, false);
+        }
+    }
+
+    /// The view of `id`, with the party panel and the watchers added.
+    fn view_for(&self, id: EntityId) -> Option<View> {
+        let mut view = view_of(&self.dungeon, id)?;
+        // Everyone playing: the living, and the dead whose players are still here.
+        view.party = self
+            .dungeon
+            .players()
+            .filter(|p| p.alive || p.connected)
+            .map(|p| PartyMember {
+                id: p.id,
+                name: p.name.clone(),
+                level: p.level,
+                hp: p.hp,
+                max_hp: p.stats(self.dungeon.content()).max_hp,
+                depth: p.depth,
+                alive: p.alive,
+                connected: p.connected,
+            })
+            .collect();
+        let mut watchers: Vec<Watcher> = self
+            .sessions
+            .values()
+            .filter(|s| s.player.is_none())
+            .filter_map(|s| {
+                let watched = self.dungeon.player(s.watching?)?;
+                Some(Watcher {
+                    name: s.name.clone(),
+                    watching: watched.name.clone(),
+                })
+            })
+            .collect();
+        watchers.sort_by(|a, b| (&a.watching, &a.name).cmp(&(&b.watching, &b.name)));
+        view.watchers = watchers;
+        Some(view)
+    }
+
+    /// Sends connection `conn` an update: its view's diff against that connection's baseline,
+    /// plus `events`. A resolved turn always sends one (`force`: the turn number moves); news
+    /// between turns only when there is something in it. A connection that fell behind gets a
+    /// snapshot (or the welcome it still owes).
+    fn push_view(&mut self, conn: ConnId, events: Vec<ProtoEvent>, force: bool) {
+        let Some(s) = self.sessions.get(&conn) else {
             return;
         };
-        let welcome = match self.sessions.get(&id) {
-            Some(s) if s.needs_welcome => self
+        let Some(subject) = s.subject() else { return };
+        let Some(view) = self.view_for(subject) else {
+            return;
+        };
+        let welcome = match s.player {
+            Some(id) if s.needs_welcome => self
                 .tokens
                 .get(&id)
-                .map(|t| self.welcome(id, t.clone(), view.clone())),
+                .map(|t| self.welcome(id, Some(t.clone()), None, view.clone())),
             _ => None,
         };
-        let Some(s) = self.sessions.get_mut(&id) else {
+        let name = self.name.clone();
+        let Some(s) = self.sessions.get_mut(&conn) else {
             return;
         };
         let diff = match (&s.baseline, s.behind) {
@@ -523,9 +921,9 @@ impl DungeonTask {
         if !force && events.is_empty() && diff.as_ref().is_some_and(|d| d.is_empty()) {
             return;
         }
-        // A view that cannot be a diff (another floor, or the connection fell behind) goes whole;
-        // the events then follow in an update of their own, so no log line is lost. Each frame
-        // is kept with its sequence number.
+        // A view that cannot be a diff (another floor, another subject, or the connection fell
+        // behind) goes whole; the events then follow in an update of their own, so no log line
+        // is lost. Each frame is kept with its sequence number.
         let mut frames: Vec<(u64, ServerMsg)> = Vec::new();
         match diff {
             Some(diff) => {
@@ -580,7 +978,7 @@ impl DungeonTask {
                 Ok(()) => last_sent = Some(*seq),
                 Err(mpsc::error::TrySendError::Full(_)) => {
                     if !s.behind {
-                        debug!(dungeon = %self.name, player = id, "connection fell behind; will resend a snapshot");
+                        debug!(dungeon = %name, conn, "connection fell behind; will resend a snapshot");
                     }
                     s.behind = true;
                     break;
@@ -600,16 +998,17 @@ impl DungeonTask {
         }
     }
 
-    /// A whole view for `player` (a resync), by the same path as a connection that fell behind:
-    /// a snapshot, or the welcome it still owes.
-    fn send_snapshot(&mut self, player: EntityId) {
-        if let Some(s) = self.sessions.get_mut(&player) {
+    /// A whole view for connection `conn` (a resync), by the same path as a connection that
+    /// fell behind: a snapshot, or the welcome it still owes.
+    fn send_snapshot(&mut self, conn: ConnId) {
+        if let Some(s) = self.sessions.get_mut(&conn) {
             s.behind = true;
         }
-        self.push_view(player, Vec::new(), true);
+        self.push_view(conn, Vec::new(), true);
     }
 
-    /// Tells every connected player on floor `depth` whom the turn is waiting for.
+    /// Tells every connection following a living character on floor `depth` whom the turn is
+    /// waiting for.
     fn send_turn_status(&mut self, depth: u8) {
         let Some(floor) = self.dungeon.floor(depth) else {
             return;
@@ -632,16 +1031,16 @@ impl DungeonTask {
             waiting_for,
             timeout_ms,
         });
-        for p in self.dungeon.players_on(depth) {
-            if let Some(s) = self.sessions.get(&p.id) {
+        for s in self.sessions.values() {
+            if s.subject().is_some_and(|id| self.depth_of(id) == depth) {
                 // Status is advisory: if the outbox is full, the next update supersedes it.
                 let _ = s.out.try_send(Outgoing::Frame(frame.clone()));
             }
         }
     }
 
-    fn send_error(&self, player: EntityId, code: ErrorCode, message: String) {
-        if let Some(s) = self.sessions.get(&player) {
+    fn send_error(&self, conn: ConnId, code: ErrorCode, message: String) {
+        if let Some(s) = self.sessions.get(&conn) {
             let _ = s
                 .out
                 .try_send(Outgoing::Frame(encode(&ServerMsg::Error { code, message })));

@@ -4,6 +4,7 @@ pub mod config;
 pub mod connection;
 pub mod dungeon_task;
 pub mod limits;
+pub mod password;
 pub mod registry;
 pub mod validate;
 
@@ -32,6 +33,7 @@ pub struct Shared {
     pub next_conn: AtomicU64,
     /// Over-limit connections being told "server full" right now.
     pub refusing: AtomicUsize,
+    pub hasher: password::Hasher,
 }
 
 impl Shared {
@@ -72,6 +74,7 @@ impl Server {
             counter: Arc::new(ConnectionCounter::default()),
             next_conn: AtomicU64::new(1),
             refusing: AtomicUsize::new(0),
+            hasher: password::Hasher::default(),
         });
         info!(%addr, "listening");
         let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared), shutdown_rx));

@@ -1,12 +1,15 @@
 //! The dungeons this server has loaded, by name. A dungeon's task is started on first join.
 
 use std::collections::HashMap;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
+use delve_protocol::DungeonInfo;
 use tokio::sync::mpsc;
 
 use super::config::ServerConfig;
 use super::dungeon_task::{Command, DungeonStats, DungeonTask};
+use super::password::PasswordHash;
 
 /// How to reach a running dungeon.
 #[derive(Clone, Debug)]
@@ -14,6 +17,21 @@ pub struct DungeonHandle {
     pub name: String,
     pub tx: mpsc::Sender<Command>,
     pub stats: Arc<DungeonStats>,
+    /// Set when the dungeon is made, for a private dungeon.
+    pub password: Option<PasswordHash>,
+}
+
+impl DungeonHandle {
+    /// How the lobby shows it: a private dungeon shows only its name.
+    pub fn info(&self) -> DungeonInfo {
+        let private = self.password.is_some();
+        DungeonInfo {
+            name: self.name.clone(),
+            private,
+            online: (!private).then(|| self.stats.online.load(Ordering::Relaxed) as u32),
+            deepest: (!private).then(|| self.stats.deepest.load(Ordering::Relaxed).max(1)),
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -26,14 +44,20 @@ pub struct Registry {
 const DUNGEON_QUEUE: usize = 1024;
 
 impl Registry {
-    /// The dungeon called `name`, started now if it is not running. `None` when the server
-    /// already holds as many dungeons as it allows.
-    pub fn get_or_create(&self, name: &str, config: &Arc<ServerConfig>) -> Option<DungeonHandle> {
+    /// The dungeon called `name`, started now (private if `password` is given) if it is not
+    /// running. The flag tells whether this call made it. `None` when the server already holds as
+    /// many dungeons as it allows.
+    pub fn get_or_create(
+        &self,
+        name: &str,
+        config: &Arc<ServerConfig>,
+        password: Option<PasswordHash>,
+    ) -> Option<(DungeonHandle, bool)> {
         let key = name.to_lowercase();
         let mut map = self.dungeons.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(h) = map.get(&key) {
             if !h.tx.is_closed() {
-                return Some(h.clone());
+                return Some((h.clone(), false));
             }
             // Its task ended (it can only panic on a bug); start afresh rather than refuse.
             map.remove(&key);
@@ -55,9 +79,10 @@ impl Registry {
             name: name.to_owned(),
             tx,
             stats,
+            password,
         };
         map.insert(key, handle.clone());
-        Some(handle)
+        Some((handle, true))
     }
 
     /// The dungeon called `name` if it is running.
@@ -66,6 +91,18 @@ impl Registry {
         map.get(&name.to_lowercase())
             .filter(|h| !h.tx.is_closed())
             .cloned()
+    }
+
+    /// Every running dungeon as the lobby shows it, by name.
+    pub fn list(&self) -> Vec<DungeonInfo> {
+        let map = self.dungeons.lock().unwrap_or_else(|e| e.into_inner());
+        let mut all: Vec<DungeonInfo> = map
+            .values()
+            .filter(|h| !h.tx.is_closed())
+            .map(DungeonHandle::info)
+            .collect();
+        all.sort_by_key(|d| d.name.to_lowercase());
+        all
     }
 
     /// Drops every dungeon handle, so their tasks end once their connections are gone.

@@ -52,6 +52,9 @@ pub fn view_of(dungeon: &Dungeon, id: EntityId) -> Option<View> {
         visible,
         entities,
         me: self_of(me, content),
+        // Party and watchers are the shell's to fill: they are about connections, not the world.
+        party: Vec::new(),
+        watchers: Vec::new(),
     })
 }
 

@@ -66,6 +66,20 @@ pub fn events_for(
                 }
             }
             Event::Arrived { .. } | Event::Healed { .. } | Event::TurnEnded { .. } => {}
+            Event::Lifted { id, pos } | Event::Returned { id, pos } => {
+                if *id == viewer || !sees(*pos) {
+                    continue;
+                }
+                let Some(who) = dungeon.player(*id) else {
+                    continue;
+                };
+                let text = if matches!(e, Event::Lifted { .. }) {
+                    format!("{} fades away until their player returns.", who.name)
+                } else {
+                    format!("{} is back among us.", who.name)
+                };
+                say(&mut out, MessageKind::Normal, text);
+            }
             Event::ChangedFloor {
                 id,
                 from,

@@ -5,4 +5,5 @@
 pub mod model;
 pub mod net;
 pub mod solo;
+pub mod tokens;
 pub mod ui;

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 use delve_client::solo::SoloServer;
+use delve_client::tokens::TokenStore;
 use delve_client::ui::{Options, run};
 use macroquad::window::Conf;
 
@@ -19,9 +20,18 @@ struct Args {
     #[arg(long)]
     name: Option<String>,
 
-    /// Dungeon to join on the server; friends who give the same name play together.
-    #[arg(long, default_value = "main")]
-    dungeon: String,
+    /// Dungeon to join on the server; friends who give the same name play together. Without it,
+    /// the lobby lists the server's dungeons.
+    #[arg(long, requires = "server")]
+    dungeon: Option<String>,
+
+    /// Password of a private dungeon (or, for a new dungeon, the password that makes it private).
+    #[arg(long, requires = "dungeon")]
+    password: Option<String>,
+
+    /// Watch this player's game instead of playing.
+    #[arg(long, requires = "dungeon")]
+    watch: Option<String>,
 
     /// Play alone: start a private server inside the game (the default without --server).
     #[arg(long)]
@@ -69,17 +79,22 @@ fn main() {
     let (url, dungeon, solo) = match args.server {
         Some(url) => (url, args.dungeon, None),
         None => match SoloServer::start() {
-            Ok(s) => (s.url.clone(), s.dungeon.clone(), Some(s)),
+            Ok(s) => (s.url.clone(), Some(s.dungeon.clone()), Some(s)),
             Err(e) => {
                 eprintln!("delve: {e:#}");
                 std::process::exit(1);
             }
         },
     };
+    // A solo game is private and lives as long as the window: no token worth keeping.
+    let tokens = solo.is_none().then(TokenStore::open);
     let options = Options {
         url,
         name,
         dungeon,
+        password: args.password,
+        watch: args.watch,
+        tokens,
         screenshot: args.screenshot.zip(args.frames),
         solo,
     };

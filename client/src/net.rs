@@ -6,7 +6,8 @@ use std::thread;
 use std::time::Duration;
 
 use delve_protocol::{
-    ClientMsg, DecodeError, MAX_SERVER_FRAME, PROTOCOL_VERSION, ServerMsg, decode_server, encode,
+    ClientMsg, DecodeError, ErrorCode, MAX_SERVER_FRAME, PROTOCOL_VERSION, ServerMsg,
+    decode_server, encode,
 };
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
@@ -127,66 +128,156 @@ pub enum NetEvent {
     /// The socket is open and the hello was sent.
     Connected,
     Msg(Box<ServerMsg>),
-    /// The session is over, with a sentence for the player.
+    /// The connection was lost; the thread tries again after `wait` (attempt `attempt`).
+    Reconnecting {
+        attempt: u32,
+        wait: Duration,
+        reason: String,
+    },
+    /// The session is over for good, with a sentence for the player.
     Ended(String),
 }
 
-/// The UI's end of the network thread.
+/// The UI's end of a network thread.
 #[derive(Debug)]
 pub struct NetThread {
     to_server: mpsc::UnboundedSender<ClientMsg>,
     from_server: std_mpsc::Receiver<NetEvent>,
 }
 
+/// How one connection ended.
+enum Outcome {
+    /// Worth trying again (the network failed, the server restarted, ...).
+    Lost(String),
+    /// Trying again cannot help (another protocol version, replaced, refused).
+    Fatal(String),
+    /// The UI has gone away.
+    Quit,
+}
+
+/// The wait before reconnection attempt `attempt` (1, 2, ...): 0.5 s doubling to 10 s.
+pub fn backoff(attempt: u32) -> Duration {
+    let ms = 500u64.saturating_mul(1 << attempt.saturating_sub(1).min(10));
+    Duration::from_millis(ms.min(10_000))
+}
+
+/// Whether an error answering our hello means retrying is pointless.
+fn fatal_refusal(code: ErrorCode) -> bool {
+    matches!(
+        code,
+        ErrorCode::BadVersion
+            | ErrorCode::BadName
+            | ErrorCode::BadDungeon
+            | ErrorCode::BadPassword
+            | ErrorCode::NameTaken
+            | ErrorCode::NoSuchPlayer
+            | ErrorCode::Replaced
+    )
+}
+
 impl NetThread {
-    /// Starts a thread that connects to `url`, sends `hello`, and relays messages both ways.
+    /// Starts the thread of a game session: it connects to `url`, says `hello`, and relays
+    /// messages both ways. When the connection drops it reconnects by itself, with backoff,
+    /// resuming with the token of the last welcome; it stops for good when retrying cannot help.
     pub fn spawn(url: String, hello: ClientMsg) -> std::io::Result<NetThread> {
-        let (to_server, mut outbox) = mpsc::unbounded_channel::<ClientMsg>();
+        Self::start("delve-net", move |mut outbox, inbox| async move {
+            let mut hello = hello;
+            let mut attempt = 0u32;
+            loop {
+                match game_session(&url, &mut hello, &mut outbox, &inbox, &mut attempt).await {
+                    Outcome::Quit => return,
+                    Outcome::Fatal(reason) => {
+                        let _ = inbox.send(NetEvent::Ended(reason));
+                        return;
+                    }
+                    Outcome::Lost(reason) => {
+                        attempt += 1;
+                        let wait = backoff(attempt);
+                        if inbox
+                            .send(NetEvent::Reconnecting {
+                                attempt,
+                                wait,
+                                reason,
+                            })
+                            .is_err()
+                        {
+                            return;
+                        }
+                        tokio::time::sleep(wait).await;
+                        // Intents typed while away belong to a game state that has moved on.
+                        while outbox.try_recv().is_ok() {}
+                    }
+                }
+            }
+        })
+    }
+
+    /// Starts the thread of the lobby: it lists the server's dungeons every two seconds until
+    /// dropped, reconnecting quietly if the connection drops.
+    pub fn lobby(url: String) -> std::io::Result<NetThread> {
+        Self::start("delve-lobby", move |mut outbox, inbox| async move {
+            let mut attempt = 0u32;
+            loop {
+                let ended = match Session::connect(&url).await {
+                    Ok(mut s) => {
+                        attempt = 0;
+                        let _ = inbox.send(NetEvent::Connected);
+                        let mut tick = tokio::time::interval(Duration::from_secs(2));
+                        loop {
+                            tokio::select! {
+                                _ = tick.tick() => if s.send(&ClientMsg::ListDungeons).await.is_err() { break None },
+                                msg = s.recv() => match msg {
+                                    Ok(m) => if inbox.send(NetEvent::Msg(Box::new(m))).is_err() { return },
+                                    Err(e) => break Some(e.to_string()),
+                                },
+                                out = outbox.recv() => match out {
+                                    Some(m) => if s.send(&m).await.is_err() { break None },
+                                    None => return,
+                                },
+                            }
+                        }
+                    }
+                    Err(e) => Some(e.to_string()),
+                };
+                attempt += 1;
+                let wait = backoff(attempt);
+                let reason = ended.unwrap_or_else(|| "the connection dropped".into());
+                if inbox
+                    .send(NetEvent::Reconnecting {
+                        attempt,
+                        wait,
+                        reason,
+                    })
+                    .is_err()
+                {
+                    return;
+                }
+                tokio::time::sleep(wait).await;
+            }
+        })
+    }
+
+    fn start<F, Fut>(name: &str, body: F) -> std::io::Result<NetThread>
+    where
+        F: FnOnce(mpsc::UnboundedReceiver<ClientMsg>, std_mpsc::Sender<NetEvent>) -> Fut
+            + Send
+            + 'static,
+        Fut: std::future::Future<Output = ()>,
+    {
+        let (to_server, outbox) = mpsc::unbounded_channel::<ClientMsg>();
         let (inbox, from_server) = std_mpsc::channel();
-        thread::Builder::new().name("delve-net".into()).spawn(move || {
-            let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        thread::Builder::new().name(name.into()).spawn(move || {
+            let rt = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
                 Ok(rt) => rt,
                 Err(e) => {
                     let _ = inbox.send(NetEvent::Ended(format!("cannot start networking: {e}")));
                     return;
                 }
             };
-            rt.block_on(async move {
-                let mut session = match Session::connect(&url).await {
-                    Ok(s) => s,
-                    Err(e) => {
-                        let _ = inbox.send(NetEvent::Ended(e.to_string()));
-                        return;
-                    }
-                };
-                if let Err(e) = session.send(&hello).await {
-                    let _ = inbox.send(NetEvent::Ended(e.to_string()));
-                    return;
-                }
-                let _ = inbox.send(NetEvent::Connected);
-                loop {
-                    tokio::select! {
-                        msg = session.recv() => match msg {
-                            Ok(m) => if inbox.send(NetEvent::Msg(Box::new(m))).is_err() { break },
-                            Err(e) => {
-                                let _ = inbox.send(NetEvent::Ended(e.to_string()));
-                                break;
-                            }
-                        },
-                        out = outbox.recv() => match out {
-                            Some(m) => if let Err(e) = session.send(&m).await {
-                                let _ = inbox.send(NetEvent::Ended(e.to_string()));
-                                break;
-                            },
-                            // The UI is gone: close politely, but don't hang on it.
-                            None => {
-                                let _ = tokio::time::timeout(Duration::from_secs(1), session.close()).await;
-                                break;
-                            }
-                        },
-                    }
-                }
-            });
+            rt.block_on(body(outbox, inbox));
         })?;
         Ok(NetThread {
             to_server,
@@ -202,5 +293,77 @@ impl NetThread {
     /// The next event if one is waiting; never blocks.
     pub fn try_recv(&self) -> Option<NetEvent> {
         self.from_server.try_recv().ok()
+    }
+}
+
+/// One connection of a game session, until it ends. Keeps `hello`'s token current, so a
+/// reconnection resumes the character.
+async fn game_session(
+    url: &str,
+    hello: &mut ClientMsg,
+    outbox: &mut mpsc::UnboundedReceiver<ClientMsg>,
+    inbox: &std_mpsc::Sender<NetEvent>,
+    attempt: &mut u32,
+) -> Outcome {
+    let mut session = match Session::connect(url).await {
+        Ok(s) => s,
+        Err(e) => return Outcome::Lost(e.to_string()),
+    };
+    if let Err(e) = session.send(hello).await {
+        return Outcome::Lost(e.to_string());
+    }
+    if inbox.send(NetEvent::Connected).is_err() {
+        return Outcome::Quit;
+    }
+    let mut joined = false;
+    loop {
+        tokio::select! {
+            msg = session.recv() => match msg {
+                Ok(m) => {
+                    match &m {
+                        ServerMsg::Welcome { token, .. } => {
+                            joined = true;
+                            *attempt = 0;
+                            if let (Some(t), ClientMsg::Hello { token: ours, .. }) = (token, &mut *hello) {
+                                *ours = Some(t.clone());
+                            }
+                        }
+                        // The character of our token is gone (a server restart, say): start
+                        // afresh under the same name, on this same connection.
+                        ServerMsg::Error { code: ErrorCode::BadToken, .. } if !joined => {
+                            if let ClientMsg::Hello { token, .. } = &mut *hello {
+                                *token = None;
+                            }
+                            if session.send(hello).await.is_err() {
+                                return Outcome::Lost("the connection dropped".into());
+                            }
+                        }
+                        ServerMsg::Error { code, message } if fatal_refusal(*code) && (!joined || *code == ErrorCode::Replaced) => {
+                            let reason = message.clone();
+                            let _ = inbox.send(NetEvent::Msg(Box::new(m)));
+                            return Outcome::Fatal(reason);
+                        }
+                        _ => {}
+                    }
+                    if inbox.send(NetEvent::Msg(Box::new(m))).is_err() {
+                        return Outcome::Quit;
+                    }
+                }
+                Err(NetError::Closed { code, reason }) if code == 4000 || code == 4001 => {
+                    return Outcome::Fatal(format!("the server closed the connection ({code}): {reason}"));
+                }
+                Err(e) => return Outcome::Lost(e.to_string()),
+            },
+            out = outbox.recv() => match out {
+                Some(m) => if let Err(e) = session.send(&m).await {
+                    return Outcome::Lost(e.to_string());
+                },
+                // The UI is gone: close politely, but don't hang on it.
+                None => {
+                    let _ = tokio::time::timeout(Duration::from_secs(1), session.close()).await;
+                    return Outcome::Quit;
+                }
+            },
+        }
     }
 }

@@ -47,7 +47,15 @@ pub fn decode_server(text: &str) -> Result<ServerMsg, DecodeError> {
     decode(text, MAX_SERVER_FRAME, SERVER_TYPES)
 }
 
-const SERVER_TYPES: &[&str] = &["welcome", "snapshot", "update", "turn_status", "error"];
+const SERVER_TYPES: &[&str] = &[
+    "welcome",
+    "snapshot",
+    "update",
+    "turn_status",
+    "dungeons",
+    "watching",
+    "error",
+];
 
 fn decode<T: DeserializeOwned>(text: &str, max: usize, types: &[&str]) -> Result<T, DecodeError> {
     if text.len() > max {
@@ -127,6 +135,82 @@ mod tests {
             );
             assert!(ClientMsg::TYPES.contains(&m.type_name()));
             assert_eq!(decode_client(&json).unwrap(), m);
+        }
+    }
+
+    #[test]
+    fn every_server_message_decodes_as_sent() {
+        use crate::view::{CellSet, SelfView, TileGrid, View};
+        let me = SelfView {
+            id: 1,
+            name: "Ann".into(),
+            pos: crate::Pos::new(1, 1),
+            depth: 1,
+            hp: 25,
+            max_hp: 25,
+            level: 1,
+            xp: 0,
+            xp_level: 0,
+            xp_next: 100,
+            points: 0,
+            attack_min: 1,
+            attack_max: 4,
+            defence: 4,
+            save: 10,
+            sight: 8,
+            kills: 0,
+            turns: 0,
+            deepest: 1,
+            alive: true,
+            cause: None,
+        };
+        let view = View {
+            turn: 0,
+            depth: 1,
+            map: TileGrid::new(2, 2),
+            visible: CellSet::default(),
+            entities: Vec::new(),
+            me,
+            party: Vec::new(),
+            watchers: Vec::new(),
+        };
+        // One of each: a variant missing from SERVER_TYPES would be refused by every client.
+        let all = [
+            ServerMsg::Welcome {
+                protocol_version: 1,
+                player_id: 1,
+                token: Some("t".into()),
+                dungeon: "d".into(),
+                turn_timeout_ms: 0,
+                level_up: Vec::new(),
+                watching: None,
+                seq: 0,
+                view: view.clone(),
+            },
+            ServerMsg::Snapshot { seq: 1, view },
+            ServerMsg::Update {
+                seq: 2,
+                turn: 1,
+                diff: Default::default(),
+                events: Vec::new(),
+            },
+            ServerMsg::TurnStatus {
+                turn: 1,
+                waiting_for: Vec::new(),
+                timeout_ms: None,
+            },
+            ServerMsg::Dungeons {
+                dungeons: Vec::new(),
+            },
+            ServerMsg::Watching { name: None },
+            ServerMsg::Error {
+                code: ErrorCode::Rejected,
+                message: "no".into(),
+            },
+        ];
+        assert_eq!(all.len(), SERVER_TYPES.len());
+        for m in all {
+            assert_eq!(decode_server(&encode(&m)).unwrap(), m);
         }
     }
 

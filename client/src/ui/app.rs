@@ -3,45 +3,61 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use delve_protocol::{ClientMsg, Dir, Pos, ServerMsg, Tile};
+use delve_protocol::{ClientMsg, Dir, MAX_CHAT_CHARS, PROTOCOL_VERSION, Pos, ServerMsg, Tile};
 use macroquad::prelude::*;
 
 use super::anim::Anims;
 use super::hud::{self, BG, Layout};
 use super::input::{Command, Input};
+use super::lobby::{Choice, Lobby, Step};
 use super::render::{self, Camera};
 use super::screens;
 use super::screenshot;
 use super::sprites::Sprites;
+use super::text_input::TextInput;
 use crate::model::Model;
 use crate::net::{NetEvent, NetThread};
 use crate::solo::SoloServer;
+use crate::tokens::TokenStore;
 
 /// What the game was started with.
 #[derive(Debug)]
 pub struct Options {
     pub url: String,
     pub name: String,
-    pub dungeon: String,
-    /// Save a PNG after this many frames of play, then exit.
+    /// `None` opens the lobby first.
+    pub dungeon: Option<String>,
+    pub password: Option<String>,
+    /// Watch this player instead of playing.
+    pub watch: Option<String>,
+    /// Save a PNG after this many frames (of play, or of the lobby), then exit.
     pub screenshot: Option<(PathBuf, u32)>,
     /// The in-process server of `--solo`, kept alive as long as the game runs.
     pub solo: Option<SoloServer>,
+    /// Where resume tokens are remembered; `None` (solo) remembers nothing.
+    pub tokens: Option<TokenStore>,
 }
 
 enum Connection {
     Connecting,
     Joined,
+    /// Lost; the network thread tries again at `at` (game time).
+    Reconnecting {
+        attempt: u32,
+        at: f64,
+        reason: String,
+    },
     Ended(String),
 }
 
 /// A screen over the game, taking the keys while it is open.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 enum Screen {
     Game,
     Character,
     LevelUp { selected: usize },
     Messages { scroll: usize },
+    Chat(TextInput),
 }
 
 struct App {
@@ -60,6 +76,8 @@ struct App {
     points_seen: u32,
     /// How far the log is scrolled back, in lines.
     log_scroll: usize,
+    /// Where to remember the token of (server, dungeon).
+    tokens: Option<(TokenStore, String, String)>,
 }
 
 impl App {
@@ -68,14 +86,30 @@ impl App {
             match ev {
                 NetEvent::Connected => {}
                 NetEvent::Msg(msg) => self.on_message(*msg, now),
+                NetEvent::Reconnecting {
+                    attempt,
+                    wait,
+                    reason,
+                } => {
+                    self.connection = Connection::Reconnecting {
+                        attempt,
+                        at: now + wait.as_secs_f64(),
+                        reason,
+                    };
+                }
                 NetEvent::Ended(reason) => self.connection = Connection::Ended(reason),
             }
         }
     }
 
     fn on_message(&mut self, msg: ServerMsg, now: f64) {
-        if matches!(msg, ServerMsg::Welcome { .. }) {
+        if let ServerMsg::Welcome { token, .. } = &msg {
             self.connection = Connection::Joined;
+            if let (Some(t), Some((store, server, dungeon))) = (token, &mut self.tokens)
+                && let Err(e) = store.put(server, dungeon, t)
+            {
+                eprintln!("delve: cannot remember the resume token: {e}");
+            }
         }
         if matches!(msg, ServerMsg::TurnStatus { .. }) {
             self.status_at = now;
@@ -117,37 +151,63 @@ impl App {
         }
     }
 
-    fn handle_input(&mut self, now: f64) {
+    /// Whether this connection has no character of its own (it only watches).
+    fn watcher_only(&self) -> bool {
+        self.model.token.is_none() && self.model.watching.is_some()
+    }
+
+    fn handle_input(&mut self, now: f64, chars: &[char]) {
         if !matches!(self.connection, Connection::Joined) {
             return;
         }
-        let Some(view) = &self.model.view else {
-            return;
-        };
+        let Some(view) = &self.model.view else { return };
         let me = view.me.clone();
         let turn = view.turn;
         // Which neighbouring cells are known walls.
         let wall = Dir::ALL.map(|d| view.map.get(me.pos.step(d)) == Tile::Wall);
+        let party: Vec<(String, bool)> = view
+            .party
+            .iter()
+            .map(|p| (p.name.clone(), p.alive))
+            .collect();
+        // Not driving a living character: the dead, those following a friend, watchers.
+        let spectating = self.watcher_only() || !me.alive || self.model.watching.is_some();
         // A new stat point opens the level-up dialog once.
-        if me.points > self.points_seen && me.alive && self.screen == Screen::Game {
+        if me.points > self.points_seen && !spectating && matches!(self.screen, Screen::Game) {
             self.screen = Screen::LevelUp { selected: 0 };
         }
-        self.points_seen = me.points;
+        self.points_seen = if spectating {
+            self.points_seen
+        } else {
+            me.points
+        };
         if me.points == 0 && matches!(self.screen, Screen::LevelUp { .. }) {
             self.screen = Screen::Game;
         }
-        let modal = self.screen != Screen::Game || !me.alive;
+        // The chat line takes every key while it is open.
+        if let Screen::Chat(line) = &mut self.screen {
+            line.feed(chars);
+            if is_key_pressed(KeyCode::Escape) {
+                self.screen = Screen::Game;
+            } else if is_key_pressed(KeyCode::Enter) || is_key_pressed(KeyCode::KpEnter) {
+                let text = line.text.trim().to_string();
+                if !text.is_empty() {
+                    self.net.send(ClientMsg::Chat { text });
+                }
+                self.screen = Screen::Game;
+            }
+            return;
+        }
+        let modal = !matches!(self.screen, Screen::Game) || spectating;
         let can_repeat = self.awaiting.is_none() && !self.anims.busy(now);
-        let commands = self.input.poll(now, can_repeat, modal);
+        let commands = self.input.poll(now, can_repeat, modal, chars);
         self.scroll_keys();
         for cmd in commands {
-            if !me.alive {
-                if cmd == Command::Confirm {
-                    self.net.send(ClientMsg::NewCharacter);
-                }
+            if spectating {
+                self.spectator_command(cmd, &me.name, me.alive, &party);
                 continue;
             }
-            match (self.screen, cmd) {
+            match (&self.screen, cmd) {
                 (Screen::Character, Command::Character | Command::Cancel) => {
                     self.screen = Screen::Game
                 }
@@ -155,13 +215,14 @@ impl App {
                     self.screen = Screen::Game
                 }
                 (Screen::LevelUp { .. }, Command::Cancel) => self.screen = Screen::Game,
-                (Screen::LevelUp { selected }, Command::Confirm) => self.spend(selected),
+                (Screen::LevelUp { selected }, Command::Confirm) => self.spend(*selected),
                 (Screen::LevelUp { .. }, Command::Choose(n)) => self.spend(usize::from(n) - 1),
                 (Screen::Game, Command::Character) => self.screen = Screen::Character,
                 (Screen::Game, Command::Messages) => self.screen = Screen::Messages { scroll: 0 },
                 (Screen::Game, Command::LevelUp) if me.points > 0 => {
                     self.screen = Screen::LevelUp { selected: 0 }
                 }
+                (Screen::Game, Command::Confirm | Command::Talk) => self.open_chat(),
                 (Screen::Game, Command::Move(dir)) => {
                     // Walking into a wall you can see is a no-op, as in most roguelikes: don't
                     // spend a round trip to be told so.
@@ -176,6 +237,56 @@ impl App {
                 _ => {}
             }
         }
+    }
+
+    /// Keys for those not driving a living character: follow another player, go back to one's
+    /// own view, start again (the dead), chat, read the log.
+    fn spectator_command(
+        &mut self,
+        cmd: Command,
+        shown: &str,
+        shown_alive: bool,
+        party: &[(String, bool)],
+    ) {
+        let dead_player = !self.watcher_only();
+        match (&self.screen, cmd) {
+            (Screen::Messages { .. }, Command::Messages | Command::Cancel) => {
+                self.screen = Screen::Game
+            }
+            (Screen::Character, Command::Character | Command::Cancel) => self.screen = Screen::Game,
+            (Screen::Game, Command::Messages) => self.screen = Screen::Messages { scroll: 0 },
+            (Screen::Game, Command::Character) if shown_alive => self.screen = Screen::Character,
+            (Screen::Game, Command::Confirm | Command::Talk) => self.open_chat(),
+            (Screen::Game, Command::NewCharacter) if dead_player => {
+                self.net.send(ClientMsg::NewCharacter)
+            }
+            (Screen::Game, Command::Cancel) if dead_player && self.model.watching.is_some() => {
+                self.net.send(ClientMsg::Watch { name: None });
+            }
+            (Screen::Game, Command::Follow) => {
+                // The next living player after the one shown, round the party.
+                let living: Vec<&String> = party
+                    .iter()
+                    .filter(|(_, alive)| *alive)
+                    .map(|(n, _)| n)
+                    .collect();
+                let at = living.iter().position(|n| n.as_str() == shown);
+                let next = match at {
+                    Some(k) => living.get((k + 1) % living.len().max(1)),
+                    None => living.first(),
+                };
+                if let Some(name) = next.filter(|n| n.as_str() != shown) {
+                    self.net.send(ClientMsg::Watch {
+                        name: Some((*name).clone()),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn open_chat(&mut self) {
+        self.screen = Screen::Chat(TextInput::new(MAX_CHAT_CHARS, false));
     }
 
     fn act(&mut self, msg: ClientMsg, turn: u64) {
@@ -213,7 +324,7 @@ impl App {
                     *scroll = scroll.saturating_sub(3);
                 }
             }
-            Screen::Game | Screen::Character => {
+            Screen::Game | Screen::Character | Screen::Chat(_) => {
                 let over_log = Layout::new().log.contains(mouse_position().into());
                 if over_log && wheel > 0.0 {
                     self.log_scroll += 2;
@@ -230,6 +341,12 @@ impl App {
         let connection = match &self.connection {
             Connection::Connecting => "Connecting...".to_string(),
             Connection::Joined => String::new(),
+            Connection::Reconnecting { attempt, at, .. } => {
+                format!(
+                    "Reconnecting in {:.0} s (try {attempt})",
+                    (at - now).max(0.0).ceil()
+                )
+            }
             Connection::Ended(_) => "Disconnected".to_string(),
         };
         if let Some(view) = &self.model.view {
@@ -241,7 +358,9 @@ impl App {
         }
         hud::draw_log(layout.log, &self.model, self.log_scroll);
         let mut turn = hud::turn_line(&self.model, now - self.status_at, self.awaiting.is_some());
+        let spectating = self.watcher_only() || self.model.watching.is_some();
         if !matches!(self.connection, Connection::Joined)
+            || spectating
             || self.model.view.as_ref().is_some_and(|v| !v.me.alive)
         {
             turn.text.clear();
@@ -249,20 +368,34 @@ impl App {
         hud::draw_panel(layout.panel, &self.model, &turn, &connection);
         if let Some(view) = &self.model.view {
             let me = &view.me;
-            if !me.alive {
+            if let Some(whom) = &self.model.watching {
+                let own_dead = !self.watcher_only();
+                hud::draw_watching(layout.map, whom, me.alive, own_dead);
+            } else if !me.alive {
                 screens::death(me);
-            } else {
-                match self.screen {
-                    Screen::Game => {}
-                    Screen::Character => screens::character(me),
-                    Screen::LevelUp { selected } => screens::level_up(&self.model, me, selected),
-                    Screen::Messages { scroll } => screens::messages(&self.model, scroll),
-                }
+            }
+            match &self.screen {
+                Screen::Game => {}
+                Screen::Character => screens::character(me),
+                Screen::LevelUp { selected } => screens::level_up(&self.model, me, *selected),
+                Screen::Messages { scroll } => screens::messages(&self.model, *scroll),
+                Screen::Chat(line) => line.draw(
+                    "Say: ",
+                    layout.log.x + 10.0,
+                    layout.log.y + layout.log.h - 12.0,
+                    layout.log.w - 20.0,
+                ),
             }
         }
         match &self.connection {
             Connection::Connecting if self.model.view.is_none() => {
                 hud::draw_notice("Connecting", "Opening the way into the dungeon...")
+            }
+            Connection::Reconnecting { reason, .. } if self.model.view.is_none() => {
+                hud::draw_notice(
+                    "Cannot reach the server",
+                    &format!("{reason}. {connection}."),
+                )
             }
             Connection::Ended(reason) => hud::draw_notice("Connection lost", reason),
             _ => {}
@@ -270,12 +403,79 @@ impl App {
     }
 }
 
-/// Frames to wait for a first view in screenshot mode before saving whatever is on screen.
-const SCREENSHOT_PATIENCE: u32 = 600;
+/// Seconds to wait in screenshot mode for the game to get going before saving whatever is on
+/// screen (a time, not a frame count: under Xvfb frames can come very fast).
+const SCREENSHOT_PATIENCE: f64 = 20.0;
+
+/// This frame's typed characters, read once and handed to whoever needs them.
+fn typed() -> Vec<char> {
+    std::iter::from_fn(get_char_pressed).collect()
+}
+
+/// Saves the screenshot and exits: 0 if `ok`, else 1.
+fn finish_screenshot(path: &std::path::Path, ok: bool) -> ! {
+    match screenshot::save(path) {
+        Ok(()) => println!("saved {}", path.display()),
+        Err(e) => {
+            eprintln!("delve: {e:#}");
+            std::process::exit(1);
+        }
+    }
+    if !ok {
+        eprintln!("delve: the game did not get going; the screenshot shows why");
+    }
+    std::process::exit(if ok { 0 } else { 1 });
+}
+
+/// Runs the lobby until the player chooses; exits the process if they quit.
+async fn lobby(url: &str, screenshot: &Option<(PathBuf, u32)>) -> Choice {
+    let mut lobby = match Lobby::new(url) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("delve: cannot start the network thread: {e}");
+            std::process::exit(1);
+        }
+    };
+    let (mut frames, started) = (0u32, get_time());
+    loop {
+        match lobby.frame(&typed()) {
+            Step::Chosen(choice) => return choice,
+            Step::Stay => {}
+            Step::Quit => std::process::exit(0),
+        }
+        if let Some((path, after)) = screenshot {
+            frames += 1;
+            if (lobby.ready() && frames >= *after) || get_time() - started >= SCREENSHOT_PATIENCE {
+                finish_screenshot(path, lobby.ready());
+            }
+        }
+        next_frame().await;
+    }
+}
 
 /// Runs the game until the window closes (or the screenshot is taken).
-pub async fn run(options: Options) {
-    let hello = crate::net::hello(&options.name, &options.dungeon, None);
+pub async fn run(mut options: Options) {
+    let choice = match options.dungeon.take() {
+        Some(dungeon) => Choice {
+            dungeon,
+            password: options.password.take(),
+            watch: options.watch.take(),
+        },
+        None => lobby(&options.url, &options.screenshot).await,
+    };
+    // Resume our character in this dungeon if we have played it from here before.
+    let token = match (&choice.watch, &options.tokens) {
+        (None, Some(store)) => store.get(&options.url, &choice.dungeon),
+        _ => None,
+    };
+    let hello = ClientMsg::Hello {
+        version: PROTOCOL_VERSION,
+        name: options.name.clone(),
+        dungeon: choice.dungeon.clone(),
+        token,
+        password: choice.password.clone(),
+        watch: choice.watch.clone(),
+    };
     let net = match NetThread::spawn(options.url.clone(), hello) {
         Ok(n) => n,
         Err(e) => {
@@ -295,33 +495,24 @@ pub async fn run(options: Options) {
         status_at: 0.0,
         points_seen: 0,
         log_scroll: 0,
+        tokens: options
+            .tokens
+            .take()
+            .map(|t| (t, options.url.clone(), choice.dungeon.clone())),
     };
     let _solo = options.solo;
-    let (mut frames, mut waited) = (0u32, 0u32);
+    let (mut frames, started) = (0u32, get_time());
     loop {
         let now = get_time();
         app.pump_network(now);
-        app.handle_input(now);
+        app.handle_input(now, &typed());
         app.draw(now);
         if let Some((path, after)) = &options.screenshot {
             if app.model.view.is_some() {
                 frames += 1;
-            } else {
-                waited += 1;
             }
-            if frames >= *after || waited >= SCREENSHOT_PATIENCE {
-                let ok = app.model.view.is_some();
-                match screenshot::save(path) {
-                    Ok(()) => println!("saved {}", path.display()),
-                    Err(e) => {
-                        eprintln!("delve: {e:#}");
-                        std::process::exit(1);
-                    }
-                }
-                if !ok {
-                    eprintln!("delve: no game view arrived; the screenshot shows why");
-                }
-                std::process::exit(if ok { 0 } else { 1 });
+            if frames >= *after || (frames == 0 && get_time() - started >= SCREENSHOT_PATIENCE) {
+                finish_screenshot(path, app.model.view.is_some());
             }
         }
         next_frame().await;

@@ -15,6 +15,8 @@ const PANEL: Color = Color::new(0.075, 0.07, 0.1, 1.0);
 const EDGE: Color = Color::new(0.2, 0.18, 0.26, 1.0);
 const DIM: Color = Color::new(0.6, 0.58, 0.66, 1.0);
 const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
+/// Chat lines, apart from the four message kinds.
+pub const CHAT: Color = Color::new(0.55, 0.95, 0.55, 1.0);
 
 /// The colour of each message kind *(given by GAME_RULES.md)*.
 pub fn message_color(kind: MessageKind) -> Color {
@@ -207,11 +209,64 @@ pub fn draw_panel(area: Rect, model: &Model, turn: &TurnLine, connection: &str) 
     draw_text(&turn.text, x, y, 20.0, turn.color);
     y += 26.0;
 
-    y = draw_minimap(view, x, y, w) + 28.0;
+    y = draw_minimap(view, x, y, w) + 26.0;
+
+    // The party: everyone in the dungeon, wherever they are.
+    if view.party.len() > 1 || !view.watchers.is_empty() {
+        draw_text("Party", x, y, 20.0, DIM);
+        y += 20.0;
+        for p in view.party.iter().take(8) {
+            let c = player_color(p.id, me.id);
+            let dot = if p.connected {
+                c
+            } else {
+                Color::new(c.r * 0.4, c.g * 0.4, c.b * 0.4, 1.0)
+            };
+            draw_circle(x + 6.0, y - 5.0, 5.0, dot);
+            let name_color = if p.alive { WHITE } else { DIM };
+            draw_text(&p.name, x + 18.0, y, 18.0, name_color);
+            let state = match (p.alive, p.connected) {
+                (false, _) => "dead".to_string(),
+                (true, false) => format!("L{} F{} away", p.level, p.depth),
+                (true, true) => format!("L{} F{}", p.level, p.depth),
+            };
+            draw_text(&state, x + 120.0, y, 16.0, DIM);
+            if p.alive {
+                let frac = (p.hp as f32 / p.max_hp.max(1) as f32).clamp(0.0, 1.0);
+                draw_rectangle(
+                    x + 200.0,
+                    y - 10.0,
+                    w - 200.0,
+                    8.0,
+                    Color::new(0.0, 0.0, 0.0, 0.6),
+                );
+                draw_rectangle(
+                    x + 200.0,
+                    y - 10.0,
+                    (w - 200.0) * frac,
+                    8.0,
+                    Color::from_rgba(60, 170, 80, 255),
+                );
+            }
+            y += 20.0;
+        }
+        for watcher in view.watchers.iter().take(3) {
+            draw_text(
+                format!("{} watches {}", watcher.name, watcher.watching),
+                x + 18.0,
+                y,
+                16.0,
+                DIM,
+            );
+            y += 18.0;
+        }
+        y += 8.0;
+    }
 
     draw_text("In sight", x, y, 20.0, DIM);
     y += 22.0;
-    for e in view.entities.iter().filter(|e| e.id != me.id).take(6) {
+    let seen: Vec<_> = view.entities.iter().filter(|e| e.id != me.id).collect();
+    for e in seen.iter().take(5) {
         let dot = if e.kind == delve_protocol::EntityKind::Monster {
             Color::from_rgba(230, 70, 60, 255)
         } else {
@@ -227,7 +282,7 @@ pub fn draw_panel(area: Rect, model: &Model, turn: &TurnLine, connection: &str) 
         );
         y += 20.0;
     }
-    if view.entities.len() <= 1 {
+    if seen.is_empty() {
         draw_text("nobody", x + 18.0, y, 18.0, DIM);
     }
 
@@ -236,7 +291,7 @@ pub fn draw_panel(area: Rect, model: &Model, turn: &TurnLine, connection: &str) 
         "       two arrows at once: diagonal",
         "Wait   . or numpad 5    Stairs  > <",
         "Attack walk into it     c  character",
-        "m  messages             p  level up",
+        "m  messages  p  level up  Enter chat",
     ];
     let mut hy = area.y + area.h - 16.0 - 18.0 * (help.len() as f32 - 1.0);
     for line in help {
@@ -311,16 +366,23 @@ pub fn draw_log(area: Rect, model: &Model, scroll: usize) {
         if scroll == 0 && (line.turn + 1 < newest_turn || k >= 3) {
             c.a = (1.0 - k as f32 * 0.1).max(0.45);
         }
+        let text = match &line.from {
+            Some(from) => {
+                c = Color::new(CHAT.r, CHAT.g, CHAT.b, c.a);
+                format!("{from}: {}", line.text)
+            }
+            None => line.text.clone(),
+        };
         if line.count > 1 {
             draw_text(
-                format!("{} (x{})", line.text, line.count),
+                format!("{text} (x{})", line.count),
                 area.x + 16.0,
                 y,
                 20.0,
                 c,
             );
         } else {
-            draw_text(&line.text, area.x + 16.0, y, 20.0, c);
+            draw_text(&text, area.x + 16.0, y, 20.0, c);
         }
         y -= line_h;
     }
@@ -374,4 +436,21 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
         lines.push(line);
     }
     lines
+}
+
+/// The banner over the map while following someone else's view.
+pub fn draw_watching(area: Rect, whom: &str, alive: bool, own_dead: bool) {
+    let text = if alive {
+        format!("Watching {whom}")
+    } else {
+        format!("Watching {whom} (dead)")
+    };
+    let keys = if own_dead {
+        "w: next player   Esc: your own view   n: new character   Enter: chat"
+    } else {
+        "w: next player   Enter: chat"
+    };
+    draw_rectangle(area.x, area.y, area.w, 56.0, Color::new(0.0, 0.0, 0.0, 0.6));
+    draw_text(&text, area.x + 16.0, area.y + 26.0, 24.0, GOLD);
+    draw_text(keys, area.x + 16.0, area.y + 48.0, 16.0, DIM);
 }

@@ -31,6 +31,12 @@ pub enum Command {
     LevelUp,
     /// A number key (1-9), for choosing in a dialog.
     Choose(u8),
+    /// Open the chat line.
+    Talk,
+    /// Follow the next player's view (the dead, watchers).
+    Follow,
+    /// Start a new character (the dead).
+    NewCharacter,
     Confirm,
     Cancel,
 }
@@ -98,11 +104,18 @@ pub struct Input {
 }
 
 impl Input {
-    /// The commands of this frame. While `modal` (a dialog is open) only dialog keys count;
-    /// `can_repeat` is false while our last intent's turn has not resolved yet.
-    pub fn poll(&mut self, now: f64, can_repeat: bool, modal: bool) -> Vec<Command> {
+    /// The commands of this frame, from its typed characters (`chars`) and keys. While `modal`
+    /// (a dialog is open) only dialog keys count; `can_repeat` is false while our last intent's
+    /// turn has not resolved yet.
+    pub fn poll(
+        &mut self,
+        now: f64,
+        can_repeat: bool,
+        modal: bool,
+        chars: &[char],
+    ) -> Vec<Command> {
         let mut out = Vec::new();
-        while let Some(c) = get_char_pressed() {
+        for &c in chars {
             let cmd = match c {
                 '>' => Command::Descend,
                 '<' => Command::Ascend,
@@ -110,6 +123,9 @@ impl Input {
                 'c' | 'C' => Command::Character,
                 'm' | 'M' => Command::Messages,
                 'p' | 'P' | '+' => Command::LevelUp,
+                't' | 'T' => Command::Talk,
+                'w' | 'W' if modal => Command::Follow,
+                'n' | 'N' if modal => Command::NewCharacter,
                 '1'..='9' if modal => Command::Choose(c as u8 - b'0'),
                 _ => continue,
             };

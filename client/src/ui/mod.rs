@@ -4,9 +4,11 @@ pub mod anim;
 pub mod app;
 pub mod hud;
 pub mod input;
+pub mod lobby;
 pub mod render;
 pub mod screens;
 pub mod screenshot;
 pub mod sprites;
+pub mod text_input;
 
 pub use app::{Options, run};

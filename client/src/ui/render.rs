@@ -10,14 +10,15 @@ use super::sprites::{Sprites, hash};
 /// Colour of remembered-but-unseen tiles: dim and bluish, like a memory.
 const MEMORY: Color = Color::new(0.24, 0.26, 0.38, 1.0);
 
-/// The colour a player is drawn in: yours is gold, friends get a palette colour by id.
+/// The colour a player is drawn in: yours is gold, friends get a palette colour by id. Red is
+/// left to monsters.
 pub fn player_color(id: u32, me: u32) -> Color {
     if id == me {
         return Color::from_rgba(236, 196, 84, 255);
     }
     const FRIENDS: [(u8, u8, u8); 7] = [
         (80, 200, 210),
-        (220, 90, 90),
+        (230, 130, 200),
         (160, 110, 230),
         (110, 210, 110),
         (240, 140, 60),

@@ -147,7 +147,13 @@ pub fn death(me: &SelfView) {
         20.0,
         DIM,
     );
-    draw_text("Enter: start a new character", x, y + 130.0, 24.0, GOLD);
+    draw_text(
+        "n: new character    w: watch a friend    Enter: chat",
+        x,
+        y + 130.0,
+        22.0,
+        GOLD,
+    );
 }
 
 /// The whole message log, newest at the bottom; `scroll` lines up from the newest.

@@ -1,0 +1,51 @@
+//! A one-line text field: the chat line and the lobby's prompts. It takes the characters typed
+//! this frame (the caller reads them once and hands them out), Backspace, and nothing else.
+
+use macroquad::prelude::*;
+
+#[derive(Clone, Debug)]
+pub struct TextInput {
+    pub text: String,
+    max: usize,
+    /// Shown as dots (passwords).
+    secret: bool,
+}
+
+impl TextInput {
+    pub fn new(max: usize, secret: bool) -> TextInput {
+        TextInput {
+            text: String::new(),
+            max,
+            secret,
+        }
+    }
+
+    /// Takes this frame's typed characters; control characters are ignored.
+    pub fn feed(&mut self, chars: &[char]) {
+        for &c in chars {
+            if !c.is_control() && self.text.chars().count() < self.max {
+                self.text.push(c);
+            }
+        }
+        if is_key_pressed(KeyCode::Backspace) {
+            self.text.pop();
+        }
+    }
+
+    /// Draws the field with its label at (x, y), `w` wide.
+    pub fn draw(&self, label: &str, x: f32, y: f32, w: f32) {
+        draw_rectangle(x, y - 22.0, w, 30.0, Color::new(0.0, 0.0, 0.0, 0.75));
+        draw_rectangle_lines(x, y - 22.0, w, 30.0, 1.0, Color::new(0.45, 0.4, 0.55, 1.0));
+        let shown = if self.secret {
+            "*".repeat(self.text.chars().count())
+        } else {
+            self.text.clone()
+        };
+        let caret = if (get_time() * 2.0) as i64 % 2 == 0 {
+            "_"
+        } else {
+            " "
+        };
+        draw_text(format!("{label}{shown}{caret}"), x + 8.0, y, 20.0, WHITE);
+    }
+}

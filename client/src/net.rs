@@ -294,6 +294,25 @@ impl NetThread {
     pub fn try_recv(&self) -> Option<NetEvent> {
         self.from_server.try_recv().ok()
     }
+
+    /// The next event, waiting at most `wait` (for tests and tools without a frame loop).
+    pub fn recv_timeout(&self, wait: Duration) -> Option<NetEvent> {
+        self.from_server.recv_timeout(wait).ok()
+    }
+
+    /// Waits up to `wait` for the thread to finish (it does after `Ended`), skipping events;
+    /// `true` once it has.
+    pub fn finished(&self, wait: Duration) -> bool {
+        let until = std::time::Instant::now() + wait;
+        loop {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            match self.from_server.recv_timeout(left) {
+                Ok(_) => continue,
+                Err(std_mpsc::RecvTimeoutError::Disconnected) => return true,
+                Err(std_mpsc::RecvTimeoutError::Timeout) => return false,
+            }
+        }
+    }
 }
 
 /// One connection of a game session, until it ends. Keeps `hello`'s token current, so a

@@ -88,6 +88,58 @@ impl Bot {
         bot
     }
 
+    /// Connects and sends `hello` (any hello: with a password, a watch, ...), panicking with the
+    /// server's reason on refusal. Returns as soon as the welcome is in.
+    pub async fn hello(url: &str, name: &str, hello: ClientMsg) -> Bot {
+        let mut session = within(Session::connect(url))
+            .await
+            .unwrap_or_else(|e| panic!("{name} cannot connect: {e}"));
+        within(session.send(&hello))
+            .await
+            .unwrap_or_else(|e| panic!("{name} cannot send hello: {e}"));
+        let first = within(session.recv())
+            .await
+            .unwrap_or_else(|e| panic!("{name} got no answer to hello: {e}"));
+        let mut bot = Bot {
+            name: name.to_owned(),
+            session,
+            model: Model::new(),
+        };
+        match first {
+            msg @ ServerMsg::Welcome { .. } => {
+                bot.model.handle(msg).expect("welcome applies");
+            }
+            other => panic!("{name} expected a welcome, got {other:?}"),
+        }
+        bot
+    }
+
+    /// Joins (or creates) the private dungeon `dungeon` with `password` as a new character.
+    /// Returns once the arrival update is in, like [`Bot::join`].
+    pub async fn join_private(url: &str, name: &str, dungeon: &str, password: &str) -> Bot {
+        let msg = hello_with(name, dungeon, None, Some(password), None);
+        let mut bot = Bot::hello(url, name, msg).await;
+        let events = bot.next_view().await;
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, Event::Message { text, .. } if text == "Entering floor #1")),
+            "{name}: no arrival message in {events:?}"
+        );
+        bot
+    }
+
+    /// Joins `dungeon` as a watcher called `name` following the player `target`. Returns as soon
+    /// as the welcome is in.
+    pub async fn watch(url: &str, name: &str, dungeon: &str, target: &str) -> Bot {
+        Bot::hello(
+            url,
+            name,
+            hello_with(name, dungeon, None, None, Some(target)),
+        )
+        .await
+    }
+
     /// Connects and says hello, returning as soon as the welcome is in (a resumed character gets
     /// nothing more until its floor's next turn).
     pub async fn join_with(url: &str, name: &str, dungeon: &str, token: Option<String>) -> Bot {
@@ -178,6 +230,42 @@ impl Bot {
         }
     }
 
+    /// Reads views until the view's turn is `turn` (panicking if it goes past), returning the
+    /// events of every update on the way.
+    pub async fn until_turn(&mut self, turn: u64) -> Vec<Event> {
+        let mut events = Vec::new();
+        while self.view().turn < turn {
+            events.extend(self.next_view().await);
+        }
+        assert_eq!(self.view().turn, turn, "{}: the turn went past", self.name);
+        events
+    }
+
+    /// Asks for a snapshot and applies everything up to it; returns the other messages that
+    /// arrived before it (updates, turn status, ...). Panics if the snapshot differs from the
+    /// view the bot built.
+    pub async fn resync(&mut self) -> Vec<ServerMsg> {
+        self.send(ClientMsg::Resync).await;
+        let mut before = Vec::new();
+        loop {
+            let msg = self
+                .recv()
+                .await
+                .unwrap_or_else(|e| panic!("{}: {e}", self.name));
+            if let ServerMsg::Snapshot { view, .. } = &msg {
+                assert_eq!(self.view(), view, "{}: the view drifted", self.name);
+                self.model
+                    .handle(msg)
+                    .unwrap_or_else(|e| panic!("{}: {e}", self.name));
+                return before;
+            }
+            self.model
+                .handle(msg.clone())
+                .unwrap_or_else(|e| panic!("{}: {e}", self.name));
+            before.push(msg);
+        }
+    }
+
     /// Directions this bot could step in according to its own view (floor, not a wall).
     pub fn open_dirs(&self) -> Vec<Dir> {
         let v = self.view();
@@ -185,6 +273,24 @@ impl Bot {
             .into_iter()
             .filter(|&d| v.map.get(v.me.pos.step(d)).is_walkable())
             .collect()
+    }
+}
+
+/// A `hello` for this protocol version with any of its optional fields.
+pub fn hello_with(
+    name: &str,
+    dungeon: &str,
+    token: Option<String>,
+    password: Option<&str>,
+    watch: Option<&str>,
+) -> ClientMsg {
+    ClientMsg::Hello {
+        version: delve_protocol::PROTOCOL_VERSION,
+        name: name.to_owned(),
+        dungeon: dungeon.to_owned(),
+        token,
+        password: password.map(str::to_owned),
+        watch: watch.map(str::to_owned),
     }
 }
 

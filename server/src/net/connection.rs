@@ -244,8 +244,9 @@ impl Connection {
             return Err(None);
         }
         // A resuming client's name is ignored (the character keeps its own), so only a new
-        // character's or a watcher's name is checked.
-        if let (None, Err(why)) = (&h.token, check_name(&h.name)) {
+        // character's or a watcher's name is checked. A watcher's token means nothing.
+        let resuming = h.token.is_some() && h.watch.is_none();
+        if let (false, Err(why)) = (resuming, check_name(&h.name)) {
             return refuse(ErrorCode::BadName, why);
         }
         if let Err(why) = check_dungeon(&h.dungeon) {
@@ -263,7 +264,7 @@ impl Connection {
         let (handle, made_here) = match self.shared.registry.get(&h.dungeon) {
             Some(handle) => (handle, false),
             // Resuming or watching never creates a dungeon.
-            None if h.token.is_some() => {
+            None if resuming => {
                 return refuse(
                     ErrorCode::BadToken,
                     "That resume token matches no character in this dungeon.".into(),
@@ -304,12 +305,9 @@ impl Connection {
                 }
             }
         };
-        // A private dungeon checks its password before anyone joins; a token is proof enough.
-        if let Some(stored) = handle
-            .password
-            .clone()
-            .filter(|_| !made_here && h.token.is_none())
-        {
+        // A private dungeon checks its password before anyone joins. Resuming skips it: the
+        // dungeon itself then checks the token, so only a real one gets in. Watching never does.
+        if let Some(stored) = handle.password.clone().filter(|_| !made_here && !resuming) {
             let Some(given) = h.password.clone() else {
                 return refuse(
                     ErrorCode::BadPassword,

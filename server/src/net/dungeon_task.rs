@@ -245,7 +245,7 @@ impl DungeonTask {
                 let _ = reply.send(result);
             }
             Command::Act { conn, action } => {
-                let Some(player) = self.player_of(conn) else {
+                let Some(player) = self.player_or_refuse(conn) else {
                     return;
                 };
                 match self.dungeon.submit(player, action) {
@@ -254,7 +254,7 @@ impl DungeonTask {
                 }
             }
             Command::LevelUp { conn, stat } => {
-                let Some(player) = self.player_of(conn) else {
+                let Some(player) = self.player_or_refuse(conn) else {
                     return;
                 };
                 match self.dungeon.spend_point(player, stat) {
@@ -267,7 +267,7 @@ impl DungeonTask {
                 }
             }
             Command::NewCharacter { conn } => {
-                if let Some(player) = self.player_of(conn) {
+                if let Some(player) = self.player_or_refuse(conn) {
                     self.new_character(conn, player);
                 }
             }
@@ -281,6 +281,19 @@ impl DungeonTask {
     /// The character connection `conn` plays, if any.
     fn player_of(&self, conn: ConnId) -> Option<EntityId> {
         self.sessions.get(&conn)?.player
+    }
+
+    /// The character connection `conn` plays; a watcher is told it has none.
+    fn player_or_refuse(&self, conn: ConnId) -> Option<EntityId> {
+        let player = self.player_of(conn);
+        if player.is_none() {
+            self.send_error(
+                conn,
+                ErrorCode::CannotAct,
+                "Watchers have no character to act with.".into(),
+            );
+        }
+        player
     }
 
     /// The connection playing character `id`, if any.
@@ -514,32 +527,45 @@ impl DungeonTask {
                 format!("Nobody called {target} is in dungeon {}.", self.name),
             ));
         };
-        let Some(view) = self.view_for(subject) else {
-            return Err((ErrorCode::Internal, "That character has no view.".into()));
-        };
+        // A watcher may not pass for a player (in chat, in the watcher list).
+        let lower = name.to_lowercase();
+        if self.find_player(&name).is_some()
+            || self
+                .sessions
+                .values()
+                .any(|s| s.name.to_lowercase() == lower)
+        {
+            return Err((
+                ErrorCode::NameTaken,
+                format!("Someone in dungeon {} is already called {name}.", self.name),
+            ));
+        }
         let watched = self
             .dungeon
             .player(subject)
             .map(|p| p.name.clone())
             .unwrap_or_default();
-        if out
-            .try_send(Outgoing::Frame(encode(&self.welcome(
-                subject,
-                None,
-                Some(watched.clone()),
-                view.clone(),
-            ))))
-            .is_err()
-        {
+        let Some(first) = self.view_for(subject) else {
+            return Err((ErrorCode::Internal, "That character has no view.".into()));
+        };
+        // In the session list before its first view is made, so that view lists it watching.
+        let session = self.new_session(out.clone(), None, Some(subject), name.clone(), first);
+        self.sessions.insert(conn, session);
+        let Some(view) = self.view_for(subject) else {
+            self.sessions.remove(&conn);
+            return Err((ErrorCode::Internal, "That character has no view.".into()));
+        };
+        let welcome = self.welcome(subject, None, Some(watched.clone()), view.clone());
+        if out.try_send(Outgoing::Frame(encode(&welcome))).is_err() {
+            self.sessions.remove(&conn);
             return Err((
                 ErrorCode::Internal,
                 "The connection closed while joining.".into(),
             ));
         }
-        self.sessions.insert(
-            conn,
-            self.new_session(out, None, Some(subject), name.clone(), view),
-        );
+        if let Some(s) = self.sessions.get_mut(&conn) {
+            s.baseline = Some(view);
+        }
         info!(dungeon = %self.name, watcher = %name, %watched, "watcher joined");
         self.announce(
             Some(conn),
@@ -874,10 +900,10 @@ impl DungeonTask {
                 connected: p.connected,
             })
             .collect();
+        // Watchers, and dead players following a friend.
         let mut watchers: Vec<Watcher> = self
             .sessions
             .values()
-            .filter(|s| s.player.is_none())
             .filter_map(|s| {
                 let watched = self.dungeon.player(s.watching?)?;
                 Some(Watcher {

@@ -43,19 +43,62 @@ impl std::fmt::Debug for Session {
 }
 
 impl Session {
-    /// Opens a WebSocket to `url` (`ws://host:port`). No message is sent yet.
-    pub async fn connect(url: &str) -> Result<Session, NetError> {
-        let config = WebSocketConfig::default()
+    fn ws_config() -> WebSocketConfig {
+        WebSocketConfig::default()
             .read_buffer_size(16 * 1024)
             .write_buffer_size(0)
             .max_message_size(Some(MAX_SERVER_FRAME))
-            .max_frame_size(Some(MAX_SERVER_FRAME));
-        let (ws, _) = tokio_tungstenite::connect_async_with_config(url, Some(config), true)
+            .max_frame_size(Some(MAX_SERVER_FRAME))
+    }
+
+    /// Opens a WebSocket to `url` (`ws://host:port`). No message is sent yet.
+    pub async fn connect(url: &str) -> Result<Session, NetError> {
+        let (ws, _) =
+            tokio_tungstenite::connect_async_with_config(url, Some(Self::ws_config()), true)
+                .await
+                .map_err(|e| NetError::Connect {
+                    url: url.to_owned(),
+                    reason: e.to_string(),
+                })?;
+        Ok(Session { ws })
+    }
+
+    /// Like [`Session::connect`], but from the local address `from` (on loopback, any of
+    /// 127.0.0.0/8), so one machine can stand in for players at different addresses.
+    pub async fn connect_from(url: &str, from: std::net::IpAddr) -> Result<Session, NetError> {
+        let failed = |reason: String| NetError::Connect {
+            url: url.to_owned(),
+            reason,
+        };
+        let authority = url.strip_prefix("ws://").ok_or_else(|| {
+            failed("only ws:// addresses can be dialled from a chosen address".into())
+        })?;
+        let target = tokio::net::lookup_host(authority.trim_end_matches('/'))
             .await
-            .map_err(|e| NetError::Connect {
-                url: url.to_owned(),
-                reason: e.to_string(),
-            })?;
+            .map_err(|e| failed(e.to_string()))?
+            .find(|a| a.is_ipv4() == from.is_ipv4())
+            .ok_or_else(|| failed("no address of the same family".into()))?;
+        let socket = if from.is_ipv4() {
+            tokio::net::TcpSocket::new_v4()
+        } else {
+            tokio::net::TcpSocket::new_v6()
+        }
+        .map_err(|e| failed(e.to_string()))?;
+        socket
+            .bind(std::net::SocketAddr::new(from, 0))
+            .map_err(|e| failed(e.to_string()))?;
+        let stream = socket
+            .connect(target)
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        let _ = stream.set_nodelay(true);
+        let (ws, _) = tokio_tungstenite::client_async_with_config(
+            url,
+            tokio_tungstenite::MaybeTlsStream::Plain(stream),
+            Some(Self::ws_config()),
+        )
+        .await
+        .map_err(|e| failed(e.to_string()))?;
         Ok(Session { ws })
     }
 

@@ -285,3 +285,49 @@ async fn a_message_flood_is_limited_then_closed() {
     let _bob = Bot::join(&server.url, "Bob", "crypt").await;
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_silent_connection_is_dropped_but_a_lobby_that_keeps_asking_is_not() {
+    let mut config = test_config();
+    // Long beside the asking interval below, so a stalled machine cannot fail the test.
+    config.handshake_timeout = std::time::Duration::from_millis(1000);
+    let server = TestServer::start(config).await;
+
+    // Says nothing: told why, then closed 1008.
+    let mut silent = within(Session::connect(&server.url)).await.unwrap();
+    match within(silent.recv()).await.unwrap() {
+        ServerMsg::Error { code, message } => {
+            assert_eq!(code, ErrorCode::BadHandshake);
+            assert!(message.contains("hello"), "{message}");
+        }
+        other => panic!("expected an error, got {other:?}"),
+    }
+    match within(silent.recv()).await {
+        Err(NetError::Closed { code, .. }) => assert_eq!(code, 1008),
+        other => panic!("expected a close, got {other:?}"),
+    }
+
+    // A lobby asks every 200 ms for three deadlines' worth: every ask is answered, so it was
+    // never cut off; then it goes quiet and is dropped like any other.
+    let mut lobby = within(Session::connect(&server.url)).await.unwrap();
+    let started = std::time::Instant::now();
+    let mut asked = 0;
+    while started.elapsed() < 3 * std::time::Duration::from_millis(1000) {
+        within(lobby.send(&ClientMsg::ListDungeons)).await.unwrap();
+        match within(lobby.recv()).await.unwrap() {
+            ServerMsg::Dungeons { .. } => asked += 1,
+            other => panic!("ask {asked}: expected dungeons, got {other:?}"),
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    assert!(asked >= 10, "{asked}");
+    match within(lobby.recv()).await.unwrap() {
+        ServerMsg::Error { code, .. } => assert_eq!(code, ErrorCode::BadHandshake),
+        other => panic!("expected an error, got {other:?}"),
+    }
+    match within(lobby.recv()).await {
+        Err(NetError::Closed { code, .. }) => assert_eq!(code, 1008),
+        other => panic!("expected a close, got {other:?}"),
+    }
+    server.stop().await;
+}

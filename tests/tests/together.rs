@@ -930,7 +930,11 @@ async fn a_private_dungeon_refuses_wrong_passwords_and_reveals_nothing() {
 
     // The lobby, before any hello: the public dungeon shows who is there, the private one only
     // its name.
-    let mut lobby_conn = within(Session::connect(&server.url)).await.unwrap();
+    // It comes from another address than the guesses below, which it will outlast.
+    let other: std::net::IpAddr = [127, 0, 0, 2].into();
+    let mut lobby_conn = within(Session::connect_from(&server.url, other))
+        .await
+        .unwrap();
     within(lobby_conn.send(&ClientMsg::ListDungeons))
         .await
         .unwrap();
@@ -979,15 +983,16 @@ async fn a_private_dungeon_refuses_wrong_passwords_and_reveals_nothing() {
     assert_refused(&say_hello(&mut s, hello_with("Bob", "vault", None, None, Some("Ann"))).await);
     drop(s);
 
-    // Five wrong tries on one connection, and it is closed.
+    // Wrong tries are counted per address: "hunter2" above was one, three more on a new
+    // connection are refused, and the fifth closes it.
     let mut s = within(Session::connect(&server.url)).await.unwrap();
-    for k in 1..5 {
+    for k in 1..4 {
         let guess = format!("guess{k}");
         assert_refused(
             &say_hello(&mut s, hello_with("Bob", "vault", None, Some(&guess), None)).await,
         );
     }
-    within(s.send(&hello_with("Bob", "vault", None, Some("guess5"), None)))
+    within(s.send(&hello_with("Bob", "vault", None, Some("guess4"), None)))
         .await
         .unwrap();
     let (before, code) = until_closed("Bob", &mut s).await;
@@ -996,9 +1001,29 @@ async fn a_private_dungeon_refuses_wrong_passwords_and_reveals_nothing() {
     }
     assert_eq!(code, 1008);
     drop(s);
+    // Reconnecting does not reset the count: even the right password is shut out for now.
+    let mut s = within(Session::connect(&server.url)).await.unwrap();
+    within(s.send(&hello_with("Bob", "vault", None, Some("swordfish"), None)))
+        .await
+        .unwrap();
+    let (before, code) = until_closed("Bob", &mut s).await;
+    assert_eq!(before.len(), 1, "{before:?}");
+    assert_refused(&before[0]);
+    assert_eq!(code, 1008);
+    drop(s);
+    // An empty password is no password: refused as such, and not counted as a guess.
+    let mut s = within(Session::connect(&server.url)).await.unwrap();
+    let refused = say_hello(&mut s, hello_with("Bob", "vault", None, Some(""), None)).await;
+    assert_refused(&refused);
+    assert!(
+        encode(&refused).contains("give its password"),
+        "{refused:?}"
+    );
+    drop(s);
     assert_eq!(server.dungeons(), 2, "no refused hello made a dungeon");
 
-    // The right password, on the lobby connection: Bob is in and sees Ann in the party.
+    // The right password on the lobby connection, from its other address: Bob is in and sees
+    // Ann in the party.
     let welcome = say_hello(
         &mut lobby_conn,
         hello_with("Bob", "vault", None, Some("swordfish"), None),
@@ -1161,6 +1186,11 @@ async fn chat_reaches_everyone_in_the_dungeon_cleaned_and_within_limits() {
     );
     assert!(sent.len() >= 3 && sent.len() < 5, "{sent:?}");
     assert_eq!(
+        sent.len() + refusals.len(),
+        burst.len(),
+        "every line is either sent or answered with a refusal: {sent:?} {refusals:?}"
+    );
+    assert_eq!(
         sent,
         burst[..sent.len()],
         "the first lines go out, in order"
@@ -1266,6 +1296,118 @@ async fn a_watcher_cannot_pass_for_a_player_nor_act() {
     ] {
         zed.send(msg).await;
         assert_eq!(zed.next_error().await.0, ErrorCode::CannotAct);
+    }
+    // Nor may a new player pass for the watcher.
+    let mut s = within(delve_client::net::Session::connect(&server.url))
+        .await
+        .unwrap();
+    s.send(&hello_with("ZED", "crypt", None, None, None))
+        .await
+        .unwrap();
+    match within(s.recv()).await.unwrap() {
+        ServerMsg::Error { code, .. } => assert_eq!(code, ErrorCode::NameTaken),
+        other => panic!("a player took a watcher's name: {other:?}"),
+    }
+    server.stop().await;
+}
+
+/// Plays `bot` alone, a wait a turn, until the monsters kill it.
+async fn wait_until_dead(bot: &mut Bot, others: &mut [&mut Bot]) {
+    let mut turns = 0;
+    while bot.view().me.alive {
+        assert!(turns < 1000, "nothing came to kill {}", bot.name);
+        let turn = bot.view().turn + 1;
+        bot.send(ClientMsg::Wait).await;
+        bot.until_turn(turn).await;
+        for o in others.iter_mut() {
+            o.until_turn(turn).await;
+        }
+        turns += 1;
+    }
+}
+
+#[tokio::test]
+async fn watchers_move_on_when_the_watched_player_leaves_for_good() {
+    let mut content = Content::builtin();
+    content.player.hp = 2;
+    content.spawn.count = 24;
+    content.spawn.safe_distance = 2;
+    let mut config = fast(test_config());
+    config.content = Arc::new(content);
+    let server = TestServer::start(config).await;
+    let mut ann = Bot::join(&server.url, "Ann", "crypt").await;
+    let mut zed = Bot::watch(&server.url, "Zed", "crypt", "Ann").await;
+    ann.next_view().await; // "Zed is watching Ann."
+    wait_until_dead(&mut ann, &mut [&mut zed]).await;
+    // Dead but still here, Ann is in the party: Zed keeps her view, and others may watch her.
+    assert_eq!(zed.view(), ann.view());
+    let yan = Bot::watch(&server.url, "Yan", "crypt", "Ann").await;
+    assert_eq!(yan.view().me.id, ann.id());
+    drop(yan);
+
+    // Bob arrives; Ann's player leaves. Zed is moved to Bob, and sees what Bob sees.
+    let mut bob = Bot::join(&server.url, "Bob", "crypt").await;
+    ann.session.close().await;
+    assert_eq!(watching(&mut zed).await.as_deref(), Some("Bob"));
+    bob.resync().await;
+    assert_eq!(zed.view().me.id, bob.id());
+    assert_eq!(
+        zed.view().watchers,
+        vec![Watcher {
+            name: "Zed".into(),
+            watching: "Bob".into(),
+        }]
+    );
+    assert_eq!(zed.view(), bob.view());
+    // Ann can no longer be watched: she is gone.
+    let mut s = within(Session::connect(&server.url)).await.unwrap();
+    match say_hello(&mut s, hello_with("Xan", "crypt", None, None, Some("Ann"))).await {
+        ServerMsg::Error { code, .. } => assert_eq!(code, ErrorCode::NoSuchPlayer),
+        other => panic!("a watcher got a departed ghost: {other:?}"),
+    }
+    drop(s);
+
+    // Bob dies and leaves too: nobody is left, and Zed is told so and closed.
+    wait_until_dead(&mut bob, &mut [&mut zed]).await;
+    bob.session.close().await;
+    let (before, code) = until_closed("Zed", &mut zed.session).await;
+    let told = before.iter().any(|m| {
+        matches!(m, ServerMsg::Error { code: ErrorCode::NoSuchPlayer, message } if message.contains("nobody is left"))
+    });
+    assert!(told, "{before:?}");
+    assert_eq!(code, 1000);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_new_watcher_hears_whom_the_turn_is_waiting_for() {
+    let server = TestServer::start(fast(test_config())).await;
+    let mut ann = Bot::join(&server.url, "Ann", "crypt").await;
+    let _bob = Bot::join(&server.url, "Bob", "crypt").await;
+    ann.next_view().await; // "Bob enters the dungeon."
+    // Ann has chosen; the turn waits for Bob.
+    ann.send(ClientMsg::Wait).await;
+    loop {
+        if let ServerMsg::TurnStatus { waiting_for, .. } = ann.recv().await.unwrap() {
+            assert_eq!(waiting_for, vec!["Bob".to_string()]);
+            break;
+        }
+    }
+    // Zed starts watching Ann: he hears it too, without waiting for anyone to act.
+    let mut zed = Bot::watch(&server.url, "Zed", "crypt", "Ann").await;
+    loop {
+        match zed.recv().await.unwrap() {
+            ServerMsg::TurnStatus {
+                waiting_for, turn, ..
+            } => {
+                assert_eq!(waiting_for, vec!["Bob".to_string()]);
+                assert_eq!(turn, ann.view().turn + 1);
+                break;
+            }
+            other => {
+                zed.model.handle(other).unwrap();
+            }
+        }
     }
     server.stop().await;
 }

@@ -42,8 +42,10 @@ pub struct ServerConfig {
     /// Chat lines one connection may send per second, sustained, and in a burst.
     pub chat_per_sec: u32,
     pub chat_burst: u32,
-    /// Wrong passwords one connection may try before it is closed.
+    /// Wrong passwords one address may try in a row before it is shut out; it earns one try
+    /// back every `password_refill`.
     pub password_tries: u32,
+    pub password_refill: Duration,
     /// Monsters and tuning numbers (the built-in content file unless `--content` says).
     pub content: Arc<Content>,
 }
@@ -68,6 +70,7 @@ impl Default for ServerConfig {
             chat_per_sec: 1,
             chat_burst: 5,
             password_tries: 5,
+            password_refill: Duration::from_secs(12),
             content: Arc::new(Content::builtin()),
         }
     }

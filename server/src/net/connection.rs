@@ -108,7 +108,6 @@ pub async fn serve(
         dropped: 0,
         window_start: Instant::now(),
         last_rate_error: None,
-        password_misses: 0,
         shutdown,
     };
     debug!(%peer, conn, "connection open");
@@ -134,8 +133,6 @@ struct Connection {
     dropped: u32,
     window_start: Instant,
     last_rate_error: Option<Instant>,
-    /// Wrong dungeon passwords tried on this connection.
-    password_misses: u32,
     shutdown: watch::Receiver<bool>,
 }
 
@@ -160,8 +157,11 @@ enum Incoming {
 
 impl Connection {
     /// Waits for a good `hello` and joins its dungeon. `None` if the connection ended first.
-    /// Before that, `list_dungeons` may be asked any number of times (the lobby).
-    async fn handshake(&mut self, deadline: Instant) -> Option<Joined> {
+    /// Before that, `list_dungeons` may be asked any number of times (the lobby); each one
+    /// grants another `handshake_timeout`, so a lobby screen that refreshes stays connected while
+    /// a connection that says nothing is still dropped. The connection limits bound how many
+    /// lobbies one address can hold open.
+    async fn handshake(&mut self, mut deadline: Instant) -> Option<Joined> {
         loop {
             let next = tokio::select! {
                 r = timeout_at(deadline, self.ws.next()) => r,
@@ -186,6 +186,7 @@ impl Connection {
             };
             let hello = match msg {
                 ClientMsg::ListDungeons => {
+                    deadline = Instant::now() + self.shared.config.handshake_timeout;
                     let _ = send(
                         &mut self.ws,
                         &ServerMsg::Dungeons {
@@ -207,7 +208,9 @@ impl Connection {
                     name,
                     dungeon,
                     token,
-                    password,
+                    // An empty password is no password: a client leaving the field blank
+                    // must not make its dungeon private by accident.
+                    password: password.filter(|p| !p.is_empty()),
                     watch,
                 },
                 _ => {
@@ -227,6 +230,18 @@ impl Connection {
                 Err(None) => return None,
             }
         }
+    }
+
+    /// Closes a connection whose address has run out of password tries for now.
+    async fn shut_out(&mut self) -> Result<Joined, Option<(ErrorCode, String)>> {
+        let cfg = &self.shared.config;
+        let text = format!(
+            "Too many wrong passwords from your address; you get a new try every {} s.",
+            cfg.password_refill.as_secs().max(1)
+        );
+        let _ = send(&mut self.ws, &error(ErrorCode::BadPassword, &text)).await;
+        close_gracefully(&mut self.ws, close::POLICY, "too many wrong passwords").await;
+        Err(None)
     }
 
     /// Checks a hello and joins its dungeon. `Err(Some(..))` is a refusal to send (the
@@ -276,6 +291,13 @@ impl Connection {
                     format!("No dungeon called {} is running.", h.dungeon),
                 );
             }
+            // Checked before hashing too, so a full server spends nothing on a password.
+            None if self.shared.registry.len() >= self.shared.config.max_dungeons => {
+                return refuse(
+                    ErrorCode::ServerFull,
+                    "The server holds as many dungeons as it allows; join an existing one.".into(),
+                );
+            }
             None => {
                 let hash = match &h.password {
                     Some(p) => match self.shared.hasher.hash(p.clone()).await {
@@ -314,17 +336,16 @@ impl Connection {
                     format!("Dungeon {} is private: give its password.", handle.name),
                 );
             };
+            let ip = self.peer.ip();
+            let guard = &self.shared.password_guard;
+            if !guard.may_try(ip, std::time::Instant::now()) {
+                info!(peer = %self.peer, dungeon = %handle.name, "refused: too many wrong passwords lately");
+                return self.shut_out().await;
+            }
             if !self.shared.hasher.verify(stored, given).await {
-                self.password_misses += 1;
-                info!(peer = %self.peer, dungeon = %handle.name, misses = self.password_misses, "wrong dungeon password");
-                if self.password_misses >= self.shared.config.password_tries {
-                    let _ = send(
-                        &mut self.ws,
-                        &error(ErrorCode::BadPassword, "Wrong password, too many times."),
-                    )
-                    .await;
-                    close_gracefully(&mut self.ws, close::POLICY, "too many wrong passwords").await;
-                    return Err(None);
+                info!(peer = %self.peer, dungeon = %handle.name, "wrong dungeon password");
+                if !guard.missed(ip, std::time::Instant::now()) {
+                    return self.shut_out().await;
                 }
                 return refuse(
                     ErrorCode::BadPassword,

@@ -133,8 +133,6 @@ struct Session {
     /// snapshot, so the client learns its new id.
     needs_welcome: bool,
     chat: RateLimiter,
-    /// When it last heard that its chat was too fast (at most once a second).
-    chat_warned: Option<Instant>,
 }
 
 impl Session {
@@ -193,6 +191,8 @@ impl DungeonTask {
                 },
                 () = sleep_until(next.unwrap_or_else(Instant::now)), if next.is_some() => self.on_timers(),
             }
+            // Whatever happened may have taken someone's subject out of the party.
+            self.retarget_watchers();
         }
         info!(dungeon = %self.name, "dungeon task stopped");
     }
@@ -309,12 +309,14 @@ impl DungeonTask {
     }
 
     /// The character called `name` (ignoring case), the living first.
+    /// The character called `name` among those in the party (the living, and the dead whose
+    /// players are still here): only they can be watched.
     fn find_player(&self, name: &str) -> Option<EntityId> {
         let name = name.to_lowercase();
         let mut found: Vec<_> = self
             .dungeon
             .players()
-            .filter(|p| p.name.to_lowercase() == name)
+            .filter(|p| (p.alive || p.connected) && p.name.to_lowercase() == name)
             .collect();
         found.sort_by_key(|p| (!p.alive, p.id));
         found.first().map(|p| p.id)
@@ -382,7 +384,6 @@ impl DungeonTask {
                 self.config.chat_burst,
                 Instant::now().into_std(),
             ),
-            chat_warned: None,
         }
     }
 
@@ -439,6 +440,18 @@ impl DungeonTask {
                             "Dungeon {} already has {} players online.",
                             self.name, self.config.max_players_per_dungeon
                         ),
+                    ));
+                }
+                // Nor may a new player pass for a watcher (in chat, in the watcher list).
+                let lower = name.to_lowercase();
+                if self
+                    .sessions
+                    .values()
+                    .any(|s| s.player.is_none() && s.name.to_lowercase() == lower)
+                {
+                    return Err((
+                        ErrorCode::NameTaken,
+                        format!("Someone in dungeon {} is already called {name}.", self.name),
                     ));
                 }
                 while self.dungeon.character_count() >= self.config.max_characters_per_dungeon
@@ -566,6 +579,7 @@ impl DungeonTask {
         if let Some(s) = self.sessions.get_mut(&conn) {
             s.baseline = Some(view);
         }
+        self.send_turn_status_to(conn);
         info!(dungeon = %self.name, watcher = %name, %watched, "watcher joined");
         self.announce(
             Some(conn),
@@ -727,6 +741,67 @@ impl DungeonTask {
             })));
         }
         self.send_snapshot(conn);
+        self.send_turn_status_to(conn);
+        // The watcher list changed.
+        self.announce(None, "", 0, &[], Vec::new());
+    }
+
+    /// Sessions whose subject left the party (its player left after it died, or it died while
+    /// its player was away) follow someone else: a dead player its own ghost again, a watcher
+    /// the first living player. A watcher with nobody left to watch is told so and closed.
+    fn retarget_watchers(&mut self) {
+        let in_party =
+            |d: &Dungeon, id: EntityId| d.player(id).is_some_and(|p| p.alive || p.connected);
+        let stale: Vec<ConnId> = self
+            .sessions
+            .iter()
+            .filter(|(_, s)| s.watching.is_some_and(|t| !in_party(&self.dungeon, t)))
+            .map(|(c, _)| *c)
+            .collect();
+        if stale.is_empty() {
+            return;
+        }
+        let mut people: Vec<_> = self
+            .dungeon
+            .players()
+            .filter(|p| p.alive || p.connected)
+            .map(|p| (!p.alive, p.id, p.name.clone()))
+            .collect();
+        people.sort();
+        let next = people.first().map(|(_, id, name)| (*id, name.clone()));
+        for conn in stale {
+            let Some(s) = self.sessions.get_mut(&conn) else {
+                continue;
+            };
+            let gone = s
+                .watching
+                .and_then(|t| self.dungeon.player(t))
+                .map(|p| p.name.clone())
+                .unwrap_or_default();
+            let (target, shown) = match (s.player, &next) {
+                (Some(_), _) => (None, None),
+                (None, Some((id, name))) => (Some(*id), Some(name.clone())),
+                (None, None) => {
+                    info!(dungeon = %self.name, watcher = %s.name, "nobody left to watch");
+                    let _ = s.out.try_send(Outgoing::Frame(encode(&ServerMsg::Error {
+                        code: ErrorCode::NoSuchPlayer,
+                        message: format!("{gone} has left, and nobody is left to watch."),
+                    })));
+                    let _ = s.out.try_send(Outgoing::Close {
+                        code: 1000,
+                        reason: "nobody left to watch".into(),
+                    });
+                    self.sessions.remove(&conn);
+                    continue;
+                }
+            };
+            s.watching = target;
+            let _ = s.out.try_send(Outgoing::Frame(encode(&ServerMsg::Watching {
+                name: shown,
+            })));
+            self.send_snapshot(conn);
+            self.send_turn_status_to(conn);
+        }
         // The watcher list changed.
         self.announce(None, "", 0, &[], Vec::new());
     }
@@ -751,25 +826,17 @@ impl DungeonTask {
                 format!("A chat line can be at most {MAX_CHAT_CHARS} characters."),
             ))
         } else if !s.chat.allow(now.into_std()) {
-            let warned_lately = s
-                .chat_warned
-                .is_some_and(|t| now.duration_since(t).as_secs_f64() < 1.0);
-            s.chat_warned = Some(now);
-            (!warned_lately)
-                .then(|| {
-                    (
-                        ErrorCode::RateLimited,
-                        "You are chatting too fast; that line was not sent.".to_string(),
-                    )
-                })
-                .or(Some((ErrorCode::RateLimited, String::new())))
+            // Every refused line is answered, so the sender knows which lines never went out;
+            // the message rate limit above already bounds how many answers a flood can draw.
+            Some((
+                ErrorCode::RateLimited,
+                "You are chatting too fast; that line was not sent.".to_string(),
+            ))
         } else {
             None
         };
         if let Some((code, message)) = refusal {
-            if !message.is_empty() {
-                self.send_error(conn, code, message);
-            }
+            self.send_error(conn, code, message);
             return;
         }
         let line = ProtoEvent::Chat {
@@ -1036,11 +1103,37 @@ impl DungeonTask {
     /// Tells every connection following a living character on floor `depth` whom the turn is
     /// waiting for.
     fn send_turn_status(&mut self, depth: u8) {
-        let Some(floor) = self.dungeon.floor(depth) else {
+        let Some(frame) = self.turn_status_frame(depth) else {
             return;
         };
-        if !floor.has_choices() {
+        for s in self.sessions.values() {
+            if s.subject().is_some_and(|id| self.depth_of(id) == depth) {
+                // Status is advisory: if the outbox is full, the next update supersedes it.
+                let _ = s.out.try_send(Outgoing::Frame(frame.clone()));
+            }
+        }
+    }
+
+    /// Tells one connection whom its subject's floor is waiting for, if anyone chose yet (for a
+    /// connection that just started following that floor).
+    fn send_turn_status_to(&self, conn: ConnId) {
+        let Some(s) = self.sessions.get(&conn) else {
             return;
+        };
+        let Some(frame) = s
+            .subject()
+            .and_then(|id| self.turn_status_frame(self.depth_of(id)))
+        else {
+            return;
+        };
+        let _ = s.out.try_send(Outgoing::Frame(frame));
+    }
+
+    /// The `turn_status` of floor `depth`: `None` while nobody there has chosen.
+    fn turn_status_frame(&self, depth: u8) -> Option<String> {
+        let floor = self.dungeon.floor(depth)?;
+        if !floor.has_choices() {
+            return None;
         }
         let waiting_for: Vec<String> = self
             .dungeon
@@ -1052,17 +1145,11 @@ impl DungeonTask {
             .deadlines
             .get(&depth)
             .map(|t| t.saturating_duration_since(Instant::now()).as_millis() as u64);
-        let frame = encode(&ServerMsg::TurnStatus {
+        Some(encode(&ServerMsg::TurnStatus {
             turn: floor.turn + 1,
             waiting_for,
             timeout_ms,
-        });
-        for s in self.sessions.values() {
-            if s.subject().is_some_and(|id| self.depth_of(id) == depth) {
-                // Status is advisory: if the outbox is full, the next update supersedes it.
-                let _ = s.out.try_send(Outgoing::Frame(frame.clone()));
-            }
-        }
+        }))
     }
 
     fn send_error(&self, conn: ConnId, code: ErrorCode, message: String) {

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A token bucket: `rate` messages per second sustained, `burst` at once.
 #[derive(Debug)]
@@ -106,10 +106,66 @@ impl Drop for ConnectionSlot {
     }
 }
 
+/// Wrong dungeon passwords, counted per address rather than per connection, so reconnecting
+/// does not reset the count. An address may miss `tries` times and earns one try back every
+/// `refill`. It is asked before any hashing, so a guesser cannot keep the hashing threads busy
+/// for everyone else either.
+#[derive(Debug)]
+pub struct PasswordGuard {
+    tries: u32,
+    refill: Duration,
+    misses: Mutex<HashMap<IpAddr, Misses>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Misses {
+    count: f64,
+    at: Instant,
+}
+
+impl Misses {
+    /// The count as it stands at `now`, after the tries earned back since `at`.
+    fn at(&self, now: Instant, refill: Duration) -> f64 {
+        let earned = now.saturating_duration_since(self.at).as_secs_f64() / refill.as_secs_f64();
+        (self.count - earned).max(0.0)
+    }
+}
+
+/// Past this many addresses, forgiven ones are dropped from the map on the next miss.
+const GUARD_PRUNE_AT: usize = 4096;
+
+impl PasswordGuard {
+    pub fn new(tries: u32, refill: Duration) -> Self {
+        PasswordGuard {
+            tries: tries.max(1),
+            refill: refill.max(Duration::from_millis(1)),
+            misses: Mutex::default(),
+        }
+    }
+
+    /// Whether `ip` may try a password now.
+    pub fn may_try(&self, ip: IpAddr, now: Instant) -> bool {
+        let map = self.misses.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(&ip)
+            .is_none_or(|m| m.at(now, self.refill) + 1.0 <= f64::from(self.tries))
+    }
+
+    /// Records a wrong password from `ip`; `false` when that was its last try for now.
+    pub fn missed(&self, ip: IpAddr, now: Instant) -> bool {
+        let mut map = self.misses.lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() >= GUARD_PRUNE_AT {
+            let refill = self.refill;
+            map.retain(|_, m| m.at(now, refill) > 0.0);
+        }
+        let count = map.get(&ip).map_or(0.0, |m| m.at(now, self.refill)) + 1.0;
+        map.insert(ip, Misses { count, at: now });
+        count + 1.0 <= f64::from(self.tries)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn bucket_allows_the_burst_then_the_rate() {
@@ -140,5 +196,31 @@ mod tests {
         drop(s1);
         assert_eq!(c.total(), 2);
         assert!(c.try_acquire(a, 3, 2).is_ok());
+    }
+
+    #[test]
+    fn password_misses_are_counted_per_address_and_forgiven_slowly() {
+        let g = PasswordGuard::new(3, Duration::from_secs(10));
+        let a: IpAddr = [10, 0, 0, 1].into();
+        let b: IpAddr = [10, 0, 0, 2].into();
+        let t0 = Instant::now();
+        assert!(g.may_try(a, t0));
+        assert!(g.missed(a, t0));
+        assert!(g.missed(a, t0));
+        // The third miss is the last one allowed.
+        assert!(!g.missed(a, t0));
+        assert!(!g.may_try(a, t0));
+        // Another address is not affected.
+        assert!(g.may_try(b, t0));
+        // Five seconds earn half a try back: still shut.
+        assert!(!g.may_try(a, t0 + Duration::from_secs(5)));
+        // Ten seconds earn one.
+        let t1 = t0 + Duration::from_secs(10);
+        assert!(g.may_try(a, t1));
+        assert!(!g.missed(a, t1));
+        assert!(!g.may_try(a, t1));
+        // Long enough and it is all forgiven.
+        let t2 = t1 + Duration::from_secs(60);
+        assert!(g.missed(a, t2));
     }
 }

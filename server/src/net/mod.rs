@@ -21,7 +21,7 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tracing::{info, warn};
 
 pub use config::ServerConfig;
-use limits::ConnectionCounter;
+use limits::{ConnectionCounter, PasswordGuard};
 use registry::Registry;
 
 /// State every connection task shares.
@@ -34,6 +34,7 @@ pub struct Shared {
     /// Over-limit connections being told "server full" right now.
     pub refusing: AtomicUsize,
     pub hasher: password::Hasher,
+    pub password_guard: PasswordGuard,
 }
 
 impl Shared {
@@ -68,6 +69,7 @@ impl Server {
         let listener = TcpListener::bind(config.bind).await?;
         let addr = listener.local_addr()?;
         let (shutdown, shutdown_rx) = watch::channel(false);
+        let password_guard = PasswordGuard::new(config.password_tries, config.password_refill);
         let shared = Arc::new(Shared {
             config: Arc::new(config),
             registry: Registry::default(),
@@ -75,6 +77,7 @@ impl Server {
             next_conn: AtomicU64::new(1),
             refusing: AtomicUsize::new(0),
             hasher: password::Hasher::default(),
+            password_guard,
         });
         info!(%addr, "listening");
         let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared), shutdown_rx));

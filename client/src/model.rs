@@ -234,8 +234,12 @@ mod tests {
             deepest: 1,
             alive: true,
             cause: None,
+            effects: Vec::new(),
+            victory: false,
+            score: 0,
         };
         View {
+            inventory: Vec::new(),
             party: Vec::new(),
             watchers: Vec::new(),
             turn: 0,
@@ -251,6 +255,7 @@ mod tests {
                 max_hp: 25,
                 level: 1,
                 monster: None,
+                item: None,
             }],
             me,
         }

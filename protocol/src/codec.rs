@@ -120,6 +120,11 @@ mod tests {
             ClientMsg::Wait,
             ClientMsg::Descend,
             ClientMsg::Ascend,
+            ClientMsg::PickUp,
+            ClientMsg::Use { item: 7 },
+            ClientMsg::Equip { item: 7 },
+            ClientMsg::Unequip { item: 7 },
+            ClientMsg::Drop { item: 7 },
             ClientMsg::LevelUp {
                 stat: crate::Stat::Defence,
             },
@@ -163,8 +168,12 @@ mod tests {
             deepest: 1,
             alive: true,
             cause: None,
+            effects: vec![crate::view::Effect::Poison],
+            victory: false,
+            score: 0,
         };
         let view = View {
+            inventory: Vec::new(),
             turn: 0,
             depth: 1,
             map: TileGrid::new(2, 2),

@@ -7,7 +7,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::geom::Pos;
-use crate::view::{CellSet, EntityView, PartyMember, SelfView, Tile, View, ViewError, Watcher};
+use crate::view::{
+    CellSet, EntityView, ItemView, PartyMember, SelfView, Tile, View, ViewError, Watcher,
+};
 
 /// A horizontal run of tiles that changed, starting at (`x`, `y`) and going east. `tiles` has one
 /// character per tile, as in map rows.
@@ -43,6 +45,9 @@ pub struct ViewDiff {
     /// The whole watcher list, if it changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watchers: Option<Vec<Watcher>>,
+    /// The whole pack, if anything in it changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inventory: Option<Vec<ItemView>>,
 }
 
 impl ViewDiff {
@@ -55,6 +60,7 @@ impl ViewDiff {
             && self.me.is_none()
             && self.party.is_none()
             && self.watchers.is_none()
+            && self.inventory.is_none()
     }
 }
 
@@ -142,6 +148,7 @@ impl View {
             me: (self.me != next.me).then(|| next.me.clone()),
             party: (self.party != next.party).then(|| next.party.clone()),
             watchers: (self.watchers != next.watchers).then(|| next.watchers.clone()),
+            inventory: (self.inventory != next.inventory).then(|| next.inventory.clone()),
         })
     }
 
@@ -201,6 +208,9 @@ impl View {
         if let Some(watchers) = &diff.watchers {
             self.watchers = watchers.clone();
         }
+        if let Some(inventory) = &diff.inventory {
+            self.inventory = inventory.clone();
+        }
         self.turn = turn;
         Ok(())
     }
@@ -224,6 +234,9 @@ mod tests {
             Tile::Floor,
             Tile::StairsDown,
             Tile::StairsUp,
+            Tile::DoorClosed,
+            Tile::DoorOpen,
+            Tile::DoorLocked,
         ];
         for i in 0..W * H {
             // Mostly unknown or floor, like a real map being explored.
@@ -244,7 +257,8 @@ mod tests {
                 hp: rng.random_range(1..30),
                 max_hp: 30,
                 level: 1,
-                monster: (k % 2 == 1).then(|| "micro_mouse".to_string()),
+                monster: (k % 3 == 1).then(|| "micro_mouse".to_string()),
+                item: (k % 3 == 2).then(|| "crowbar".to_string()),
             })
             .collect();
         entities.sort_by_key(|e| e.id);
@@ -267,7 +281,23 @@ mod tests {
                 watching: "p0".into(),
             })
             .collect();
+        let inventory = (0..rng.random_range(0..4u32))
+            .map(|k| ItemView {
+                id: 500 + k,
+                key: "microchip".into(),
+                name: "Microchip".into(),
+                description: "A chip.".into(),
+                slot: Some(crate::view::Slot::Microchip),
+                equipped: k == 0 && rng.random_ratio(1, 2),
+                usable: false,
+                bonus: crate::view::Bonus {
+                    defence: rng.random_range(-2..3),
+                    ..Default::default()
+                },
+            })
+            .collect();
         View {
+            inventory,
             party,
             watchers,
             turn,
@@ -297,6 +327,13 @@ mod tests {
                 deepest: 1,
                 alive: true,
                 cause: None,
+                effects: if rng.random_ratio(1, 2) {
+                    vec![crate::view::Effect::Poison]
+                } else {
+                    Vec::new()
+                },
+                victory: false,
+                score: rng.random_range(0..100),
             },
         }
     }

@@ -22,13 +22,13 @@ pub use event::{Event, MessageKind};
 pub use geom::{Dir, Pos};
 pub use msg::{ClientMsg, DungeonInfo, ErrorCode, ServerMsg, StatGain};
 pub use view::{
-    CellSet, EntityKind, EntityView, PartyMember, SelfView, Stat, Tile, TileGrid, View, ViewError,
-    Watcher,
+    Bonus, CellSet, Effect, EntityKind, EntityView, ItemView, PartyMember, SelfView, Slot, Stat,
+    Tile, TileGrid, View, ViewError, Watcher,
 };
 
 /// The protocol version this build speaks. A client with another version is refused with an
 /// error naming both.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// Longest player name, in characters.
 pub const MAX_NAME_CHARS: usize = 20;
@@ -38,6 +38,9 @@ pub const MAX_DUNGEON_CHARS: usize = 32;
 
 /// Longest dungeon password, in characters.
 pub const MAX_PASSWORD_CHARS: usize = 64;
+
+/// How many items a pack holds *(given)*.
+pub const INVENTORY_SLOTS: usize = 26;
 
 /// Longest chat line, in characters.
 pub const MAX_CHAT_CHARS: usize = 200;

@@ -35,6 +35,17 @@ pub enum ClientMsg {
     Descend,
     /// Take the up-stair you stand on (`<`). Replaces any action already chosen this turn.
     Ascend,
+    /// Pick up the items where you stand (walking onto an item picks it up by itself; this is
+    /// for what you dropped or left behind with a full pack). Replaces any action already chosen.
+    PickUp,
+    /// Use item `item` from your pack (a Health Pack, a Vial of Antivenom). Takes the turn.
+    Use { item: u32 },
+    /// Equip item `item` from your pack, swapping out what is in its slot. Takes the turn.
+    Equip { item: u32 },
+    /// Take off item `item` (it stays in the pack). Takes the turn.
+    Unequip { item: u32 },
+    /// Drop item `item` where you stand (taking it off first if worn). Takes the turn.
+    Drop { item: u32 },
     /// Spend a stat point, at once (it takes no turn).
     LevelUp { stat: Stat },
     /// After your character died: start a new one, with the same name, in the same dungeon.
@@ -59,6 +70,11 @@ impl ClientMsg {
         "wait",
         "descend",
         "ascend",
+        "pick_up",
+        "use",
+        "equip",
+        "unequip",
+        "drop",
         "level_up",
         "new_character",
         "chat",
@@ -75,6 +91,11 @@ impl ClientMsg {
             ClientMsg::Wait => "wait",
             ClientMsg::Descend => "descend",
             ClientMsg::Ascend => "ascend",
+            ClientMsg::PickUp => "pick_up",
+            ClientMsg::Use { .. } => "use",
+            ClientMsg::Equip { .. } => "equip",
+            ClientMsg::Unequip { .. } => "unequip",
+            ClientMsg::Drop { .. } => "drop",
             ClientMsg::LevelUp { .. } => "level_up",
             ClientMsg::NewCharacter => "new_character",
             ClientMsg::Chat { .. } => "chat",
@@ -194,8 +215,13 @@ pub enum ErrorCode {
     BinaryFrame,
     /// The action breaks a rule (a wall in the way, ...). Nothing changed.
     Rejected,
-    /// The character cannot act now (not in the dungeon yet, dead, ...).
+    /// The character cannot act now (not in the dungeon yet, dead, won, or too stunned or
+    /// confused to handle its pack).
     CannotAct,
+    /// The item named is not in your pack.
+    NoSuchItem,
+    /// Your pack holds as many items as it can (26).
+    PackFull,
     /// This session was taken over by a newer connection with the same token.
     Replaced,
     /// The server is shutting down.

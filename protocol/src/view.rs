@@ -15,6 +15,12 @@ pub enum Tile {
     Floor,
     StairsDown,
     StairsUp,
+    /// A closed door: it blocks movement and sight. Walking into it opens it (that is the move).
+    DoorClosed,
+    /// An open door: walkable and see-through. Doors never close again.
+    DoorOpen,
+    /// A locked door: walking into it with a Key in the pack unlocks and opens it, using the Key.
+    DoorLocked,
 }
 
 impl Tile {
@@ -26,6 +32,9 @@ impl Tile {
             Tile::Floor => '.',
             Tile::StairsDown => '>',
             Tile::StairsUp => '<',
+            Tile::DoorClosed => '+',
+            Tile::DoorOpen => '\'',
+            Tile::DoorLocked => '*',
         }
     }
 
@@ -36,13 +45,30 @@ impl Tile {
             '.' => Tile::Floor,
             '>' => Tile::StairsDown,
             '<' => Tile::StairsUp,
+            '+' => Tile::DoorClosed,
+            '\'' => Tile::DoorOpen,
+            '*' => Tile::DoorLocked,
             _ => return None,
         })
     }
 
     /// Whether a character can stand on this tile.
     pub const fn is_walkable(self) -> bool {
-        matches!(self, Tile::Floor | Tile::StairsDown | Tile::StairsUp)
+        matches!(
+            self,
+            Tile::Floor | Tile::StairsDown | Tile::StairsUp | Tile::DoorOpen
+        )
+    }
+
+    /// Whether the tile is a door that is not open (closed or locked).
+    pub const fn is_shut_door(self) -> bool {
+        matches!(self, Tile::DoorClosed | Tile::DoorLocked)
+    }
+
+    /// Whether the tile blocks sight: walls and doors that are not open (unknown cells too,
+    /// as far as a client can tell).
+    pub const fn blocks_sight(self) -> bool {
+        !self.is_walkable()
     }
 }
 
@@ -278,12 +304,27 @@ impl CellSet {
     }
 }
 
-/// What kind of thing an entity is. More kinds arrive with items and doors.
+/// What kind of thing an entity is. Doors are not entities: they are part of the map (see
+/// [`Tile`]), so a door once seen stays remembered like the walls around it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EntityKind {
     Player,
     Monster,
+    /// An item lying on the floor. Walking onto it picks it up.
+    Item,
+}
+
+fn is_zero(n: &i32) -> bool {
+    *n == 0
+}
+
+fn is_zero_u32(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// An entity the player can see right now.
@@ -293,12 +334,121 @@ pub struct EntityView {
     pub kind: EntityKind,
     pub name: String,
     pub pos: Pos,
+    /// Hit points, for players and monsters; absent (0) for items.
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub hp: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub max_hp: i32,
+    /// Level, for players and monsters; absent (0) for items.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub level: u32,
     /// For monsters, the content key of its kind (`"tough_mouse"`), to pick a sprite by.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub monster: Option<String>,
+    /// For items, the content key of its kind (`"crowbar"`), to pick a sprite by.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item: Option<String>,
+}
+
+/// The equipment slot an item goes in. One item per slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Slot {
+    Weapon,
+    Armour,
+    Microchip,
+}
+
+impl Slot {
+    pub const ALL: [Slot; 3] = [Slot::Weapon, Slot::Armour, Slot::Microchip];
+}
+
+/// What an item adds to its wearer's stats while equipped (negative numbers take away). Zero
+/// fields are left out on the wire.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Bonus {
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub max_hp: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub attack_min: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub attack_max: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub defence: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub save: i32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sight: i32,
+}
+
+impl Bonus {
+    pub fn is_zero(&self) -> bool {
+        *self == Bonus::default()
+    }
+
+    /// The sum of two bonuses.
+    pub fn plus(self, o: Bonus) -> Bonus {
+        Bonus {
+            max_hp: self.max_hp + o.max_hp,
+            attack_min: self.attack_min + o.attack_min,
+            attack_max: self.attack_max + o.attack_max,
+            defence: self.defence + o.defence,
+            save: self.save + o.save,
+            sight: self.sight + o.sight,
+        }
+    }
+
+    /// `self` without `o`.
+    pub fn minus(self, o: Bonus) -> Bonus {
+        Bonus {
+            max_hp: self.max_hp - o.max_hp,
+            attack_min: self.attack_min - o.attack_min,
+            attack_max: self.attack_max - o.attack_max,
+            defence: self.defence - o.defence,
+            save: self.save - o.save,
+            sight: self.sight - o.sight,
+        }
+    }
+}
+
+/// One item in the player's pack (26 at most), in the order it was picked up.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ItemView {
+    /// Names the item in `use`, `equip`, `unequip` and `drop`.
+    pub id: u32,
+    /// The content key of its kind (`"health_pack"`).
+    pub key: String,
+    pub name: String,
+    /// One line saying what it does.
+    pub description: String,
+    /// For equipment, the slot it goes in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slot: Option<Slot>,
+    /// Worn now: its bonus is in the character's stats.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub equipped: bool,
+    /// `use` does something with it (a Health Pack, a Vial of Antivenom).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub usable: bool,
+    /// What it adds to the stats while equipped. A microchip's own random tweaks are here.
+    #[serde(default, skip_serializing_if = "Bonus::is_zero")]
+    pub bonus: Bonus,
+}
+
+/// A status effect on a character. Each is shaken off by a saving throw at the end of a turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    /// The turn's action is lost. No inventory use.
+    Stun,
+    /// −1 HP a turn, never below 1. A Vial of Antivenom cures it.
+    Poison,
+    /// A move goes in a random direction, or nowhere. No inventory use.
+    Confusion,
+}
+
+impl Effect {
+    pub const ALL: [Effect; 3] = [Effect::Stun, Effect::Poison, Effect::Confusion];
 }
 
 /// What a stat point can be spent on (one per level): +10 max HP, +1 attack (min and max),
@@ -360,6 +510,16 @@ pub struct SelfView {
     /// How it died ("killed by a Rabid Mouse on floor 6"), once dead.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
+    /// Status effects on the character now, sorted.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub effects: Vec<Effect>,
+    /// `true` once the Mouse King has fallen while this character lived: its game ended in
+    /// victory, it acts no more, and `new_character` starts another.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub victory: bool,
+    /// The score this game would enter in the high-score table now (see PROTOCOL.md).
+    #[serde(default)]
+    pub score: u32,
 }
 
 /// One player of the dungeon, for the party panel. Players share these with each other wherever
@@ -407,6 +567,9 @@ pub struct View {
     /// Everyone watching a player of the dungeon.
     #[serde(default)]
     pub watchers: Vec<Watcher>,
+    /// The character's pack, in pick-up order. A watcher sees the watched player's.
+    #[serde(default)]
+    pub inventory: Vec<ItemView>,
 }
 
 impl View {
@@ -435,6 +598,9 @@ mod tests {
             Tile::Floor,
             Tile::StairsDown,
             Tile::StairsUp,
+            Tile::DoorClosed,
+            Tile::DoorOpen,
+            Tile::DoorLocked,
         ] {
             assert_eq!(Tile::from_char(t.to_char()), Some(t));
         }

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use delve_client::net::{NetError, Session};
 use delve_protocol::{
-    ClientMsg, Dir, DungeonInfo, ErrorCode, Event, PartyMember, Pos, ServerMsg, Tile, View,
-    Watcher, encode,
+    ClientMsg, Dir, DungeonInfo, EntityKind, ErrorCode, Event, PartyMember, Pos, ServerMsg, Tile,
+    View, Watcher, encode,
 };
 use delve_server::game::Content;
 use delve_server::game::path::nearest_route;
@@ -23,7 +23,12 @@ use rand_chacha::ChaCha8Rng;
 /// everyone in sight (a friend in the way only says so).
 fn step_towards(v: &View, goal: impl Fn(Pos) -> bool) -> Option<Dir> {
     let mut map = v.map.clone();
-    for e in v.entities.iter().filter(|e| e.id != v.me.id) {
+    // Creatures block the way; items lie underfoot.
+    for e in v
+        .entities
+        .iter()
+        .filter(|e| e.id != v.me.id && e.kind != EntityKind::Item)
+    {
         map.set(e.pos, Tile::Wall);
     }
     let next = *nearest_route(&map, v.me.pos, goal)?.last()?;
@@ -91,7 +96,10 @@ fn free_step(bot: &Bot, avoid: &[Pos]) -> Dir {
         .into_iter()
         .find(|&d| {
             let to = v.me.pos.step(d);
-            !avoid.contains(&to) && v.entities.iter().all(|e| e.pos != to)
+            !avoid.contains(&to)
+                && v.entities
+                    .iter()
+                    .all(|e| e.pos != to || e.kind == EntityKind::Item)
         })
         .unwrap_or_else(|| panic!("{} has no free step", bot.name))
 }

@@ -328,6 +328,9 @@ fn draw_minimap(view: &View, x: f32, y: f32, w: f32) -> f32 {
             Tile::Floor if view.visible.contains(i) => Color::from_rgba(150, 140, 112, 255),
             Tile::Floor => Color::from_rgba(50, 50, 66, 255),
             Tile::StairsDown | Tile::StairsUp => Color::from_rgba(240, 210, 100, 255),
+            Tile::DoorClosed | Tile::DoorOpen | Tile::DoorLocked => {
+                Color::from_rgba(170, 110, 60, 255)
+            }
         };
         let p = map.pos_of(i);
         draw_rectangle(x + p.x as f32 * px, y + p.y as f32 * px, px, px, c);

@@ -98,6 +98,9 @@ pub fn draw_map(view: &View, cam: &Camera, sprites: &Sprites) {
                 Tile::Floor => &sprites.floor[(hash(x as u32, y as u32, 1) % 4) as usize],
                 Tile::StairsDown => &sprites.stairs_down,
                 Tile::StairsUp => &sprites.stairs_up,
+                Tile::DoorClosed | Tile::DoorOpen | Tile::DoorLocked => {
+                    &sprites.floor[(hash(x as u32, y as u32, 1) % 4) as usize]
+                }
                 Tile::Wall => {
                     // A wall with open floor below shows its brick face; otherwise its top.
                     if map.get(Pos::new(x, y + 1)).is_walkable() {
@@ -165,6 +168,7 @@ pub fn draw_entities(view: &View, cam: &Camera, sprites: &Sprites, anims: &Anims
                     plain(size),
                 );
             }
+            EntityKind::Item => {}
             EntityKind::Monster => {
                 let (tex, scale) = sprites.monster(e.monster.as_deref());
                 let s = cam.tile * scale;

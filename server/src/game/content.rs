@@ -4,6 +4,7 @@
 //! Parsing takes text, not a path: reading the file is the shell's job, so the engine stays
 //! free of IO. Every problem is reported with the file, the entry and the field at fault.
 
+use delve_protocol::{Bonus, Slot};
 use serde::Deserialize;
 
 /// The content built into the server.
@@ -37,8 +38,106 @@ pub struct Content {
     pub combat: CombatRules,
     pub xp: XpRules,
     pub spawn: SpawnRules,
+    pub effects: EffectRules,
+    pub score: ScoreRules,
+    pub placement: PlacementRules,
     #[serde(rename = "monster")]
     pub monsters: Vec<MonsterKind>,
+    #[serde(rename = "item")]
+    pub items: Vec<ItemKind>,
+}
+
+/// A chance of `n` in `d`, written `[n, d]`.
+pub type Odds = [u32; 2];
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EffectRules {
+    pub chance: Odds,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScoreRules {
+    pub per_floor: u32,
+    pub per_kill: u32,
+    pub victory: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlacementRules {
+    pub loose: [u32; 2],
+    pub alcove: Odds,
+    pub door_corridor: u32,
+    pub locked: Odds,
+    pub chip_tweaks_per_floor: u32,
+}
+
+/// What `use` does with an item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemUse {
+    #[default]
+    None,
+    Heal,
+    CurePoison,
+    /// Used by walking into a locked door.
+    Unlock,
+}
+
+/// What an item adds while worn, as written in the content file.
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BonusSpec {
+    #[serde(default)]
+    pub max_hp: i32,
+    #[serde(default)]
+    pub attack_min: i32,
+    #[serde(default)]
+    pub attack_max: i32,
+    #[serde(default)]
+    pub defence: i32,
+    #[serde(default)]
+    pub save: i32,
+    #[serde(default)]
+    pub sight: i32,
+}
+
+impl BonusSpec {
+    pub fn to_bonus(self) -> Bonus {
+        Bonus {
+            max_hp: self.max_hp,
+            attack_min: self.attack_min,
+            attack_max: self.attack_max,
+            defence: self.defence,
+            save: self.save,
+            sight: self.sight,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ItemKind {
+    /// Stable identifier, sent to clients so they can pick a sprite.
+    pub key: String,
+    pub name: String,
+    pub glyph: String,
+    pub description: String,
+    #[serde(default, rename = "use")]
+    pub use_: ItemUse,
+    #[serde(default)]
+    pub heal_percent: i32,
+    #[serde(default)]
+    pub slot: Option<Slot>,
+    #[serde(default)]
+    pub bonus: BonusSpec,
+    #[serde(default)]
+    pub chip: bool,
+    pub weight: u32,
+    #[serde(default)]
+    pub loose: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -163,6 +262,16 @@ impl Content {
         c.spawn.count = 0;
         c.spawn.count_per_floor = 0;
         c
+    }
+
+    /// The item kind with this key.
+    pub fn item(&self, key: &str) -> Option<&ItemKind> {
+        self.items.iter().find(|i| i.key == key)
+    }
+
+    /// The index of the item kind with this key.
+    pub fn item_index(&self, key: &str) -> Option<usize> {
+        self.items.iter().position(|i| i.key == key)
     }
 
     /// The monster kind with this key.
@@ -311,6 +420,7 @@ impl Content {
             }
             at_least(&entry, "weight", m.weight.into(), 1)?;
         }
+        self.validate_items(file)?;
         let bosses: Vec<&MonsterKind> = self.monsters.iter().filter(|m| m.boss).collect();
         if bosses.len() > 1 {
             return Err(bad(
@@ -331,6 +441,114 @@ impl Content {
                     format!("no monster appears on floor {d}"),
                 ));
             }
+        }
+        Ok(())
+    }
+
+    fn validate_items(&self, file: &str) -> Result<(), ContentError> {
+        let bad = |entry: &str, field: &str, problem: String| ContentError::Invalid {
+            file: file.to_owned(),
+            entry: entry.to_owned(),
+            field: field.to_owned(),
+            problem,
+        };
+        let odds = |entry: &str, field: &str, o: Odds| {
+            if o[1] == 0 || o[0] > o[1] {
+                Err(bad(
+                    entry,
+                    field,
+                    format!("{o:?} must be [n, d] with 0 <= n <= d and d >= 1"),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        odds("[effects]", "chance", self.effects.chance)?;
+        let pl = &self.placement;
+        odds("[placement]", "alcove", pl.alcove)?;
+        odds("[placement]", "locked", pl.locked)?;
+        if pl.loose[0] > pl.loose[1] || pl.loose[1] > 50 {
+            return Err(bad(
+                "[placement]",
+                "loose",
+                format!("{:?} must be [min, max] with min <= max <= 50", pl.loose),
+            ));
+        }
+        if pl.door_corridor < 2 {
+            return Err(bad(
+                "[placement]",
+                "door_corridor",
+                format!("{} is below the minimum of 2", pl.door_corridor),
+            ));
+        }
+        if self.items.is_empty() {
+            return Err(bad("[[item]]", "key", "there are no items".into()));
+        }
+        for (i, it) in self.items.iter().enumerate() {
+            let entry = format!("[[item]] #{} ({:?})", i + 1, it.key);
+            if it.key.is_empty()
+                || !it
+                    .key
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit())
+            {
+                return Err(bad(
+                    &entry,
+                    "key",
+                    "must be lowercase letters, digits and _".into(),
+                ));
+            }
+            if self.items[..i].iter().any(|o| o.key == it.key) {
+                return Err(bad(&entry, "key", "another item has the same key".into()));
+            }
+            if it.name.trim().is_empty() {
+                return Err(bad(&entry, "name", "is empty".into()));
+            }
+            if it.description.trim().is_empty() || it.description.contains('\n') {
+                return Err(bad(
+                    &entry,
+                    "description",
+                    "must be one line of text".into(),
+                ));
+            }
+            if it.glyph.chars().count() != 1 {
+                return Err(bad(
+                    &entry,
+                    "glyph",
+                    format!("{:?} is not one character", it.glyph),
+                ));
+            }
+            if it.slot.is_some() && it.use_ != ItemUse::None {
+                return Err(bad(
+                    &entry,
+                    "use",
+                    "equipment (an item with a slot) cannot also be used".into(),
+                ));
+            }
+            if it.chip && it.slot.is_none() {
+                return Err(bad(&entry, "chip", "a chip needs a slot".into()));
+            }
+            if it.use_ == ItemUse::Heal && !(1..=100).contains(&it.heal_percent) {
+                return Err(bad(
+                    &entry,
+                    "heal_percent",
+                    format!("{} is not between 1 and 100", it.heal_percent),
+                ));
+            }
+        }
+        if self.items.iter().all(|i| i.weight == 0) {
+            return Err(bad(
+                "[[item]]",
+                "weight",
+                "every weight is 0: alcoves could hold nothing".into(),
+            ));
+        }
+        if pl.loose[1] > 0 && !self.items.iter().any(|i| i.loose) {
+            return Err(bad(
+                "[[item]]",
+                "loose",
+                "[placement] asks for loose items but no item is loose".into(),
+            ));
         }
         Ok(())
     }

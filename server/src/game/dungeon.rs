@@ -1,18 +1,23 @@
 //! The whole world of one dungeon and the rules that move it forward.
 //!
-//! Inputs are `join`, `new_character`, `set_connected`, `submit`, `spend_point` and
-//! `resolve_turn`; nothing else changes the world, and nothing here reads a clock, a socket, a
+//! Inputs are `join`, `new_character`, `set_connected`, `lift`, `return_player`, `submit`,
+//! `spend_point` and `resolve_turn`; nothing else changes the world, and nothing here reads a clock, a socket, a
 //! file or a global random generator. The networking shell decides *when* a floor resolves (all
 //! chose, or its timer ran out); this module decides *what* happens.
 //!
 //! Execution reads the world and [`emit`](Dungeon::emit)s events; `emit` applies each event at
 //! once (so the next step sees its effect) and records it for the views. `apply` is the only
 //! code that changes what players can see; monster AI keeps its own route bookkeeping.
+//!
+//! Items and doors live in [`items`], status effects and the victory in [`effects`].
+
+mod effects;
+mod items;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
-use delve_protocol::{Dir, MessageKind, Pos, Tile};
+use delve_protocol::{Dir, Effect, MessageKind, Pos, Tile};
 use rand::RngExt;
 use rand::seq::SliceRandom;
 
@@ -74,6 +79,8 @@ struct Fighter {
     /// What killing it is worth before level scaling: a monster's table XP, a player's
     /// `player_value_per_level` times its level.
     worth: u32,
+    /// The boss: killing it wins the game.
+    boss: bool,
 }
 
 fn msg(to: EntityId, kind: MessageKind, text: impl Into<String>) -> Event {
@@ -215,7 +222,7 @@ impl Dungeon {
     /// A fresh character, with the same name, for the player whose character `old` died.
     pub fn new_character(&mut self, old: EntityId) -> Result<(EntityId, Vec<Event>), JoinError> {
         let p = self.players.get(&old).ok_or(JoinError::Unknown)?;
-        if p.alive {
+        if p.alive && !p.victory {
             return Err(JoinError::StillAlive);
         }
         let name = p.name.clone();
@@ -254,7 +261,7 @@ impl Dungeon {
         let Some((depth, pos)) = self
             .players
             .get(&id)
-            .filter(|p| !p.present)
+            .filter(|p| !p.present && p.alive && !p.victory)
             .map(|p| (p.depth, p.pos))
         else {
             return out;
@@ -280,17 +287,31 @@ impl Dungeon {
         if !p.alive {
             return Err(ActionError::Dead);
         }
+        if p.victory {
+            return Err(ActionError::Won);
+        }
         if !p.present {
             return Err(ActionError::NotPresent);
         }
         let floor = self.floor(p.depth).ok_or(ActionError::NotPresent)?;
+        if action.uses_pack() {
+            if p.has(Effect::Stun) {
+                return Err(ActionError::StunnedPack);
+            }
+            if p.has(Effect::Confusion) {
+                return Err(ActionError::ConfusedPack);
+            }
+        }
         match action {
             Action::Wait => Ok(()),
             Action::Move(dir) => {
                 let to = p.pos.step(dir);
+                let tile = floor.tile(to);
                 if !floor.map.in_bounds(to) {
                     Err(ActionError::OffMap)
-                } else if !floor.tile(to).is_walkable() {
+                } else if tile == Tile::DoorLocked && !self.has_key(p) {
+                    Err(ActionError::Locked)
+                } else if !tile.is_walkable() && !tile.is_shut_door() {
                     Err(ActionError::Wall)
                 } else {
                     Ok(())
@@ -305,6 +326,11 @@ impl Dungeon {
                 Tile::StairsUp => Err(ActionError::NoWayUp),
                 _ => Err(ActionError::NoStairs),
             },
+            Action::PickUp
+            | Action::Use(_)
+            | Action::Equip(_)
+            | Action::Unequip(_)
+            | Action::Drop(_) => self.check_pack(p, floor, action),
         }
     }
 
@@ -399,6 +425,21 @@ impl Dungeon {
             return;
         };
         let from = p.pos;
+        if p.has(Effect::Stun) {
+            self.emit(
+                msg(
+                    id,
+                    MessageKind::Warning,
+                    "You are stunned and lose the turn.",
+                ),
+                out,
+            );
+            return;
+        }
+        let action = match action {
+            Action::Move(_) if p.has(Effect::Confusion) => self.stagger(depth, id, out),
+            other => other,
+        };
         match action {
             Action::Wait => {}
             Action::Move(dir) => {
@@ -406,8 +447,13 @@ impl Dungeon {
                 let Some(floor) = self.floor(depth) else {
                     return;
                 };
+                let tile = floor.tile(to);
+                if tile.is_shut_door() {
+                    self.try_door(depth, id, to, tile, out);
+                    return;
+                }
                 // What is in the way decides what the step does.
-                let wall = !floor.tile(to).is_walkable();
+                let wall = !tile.is_walkable();
                 let monster = floor.monster_at(to).map(|m| m.id);
                 let friend = self
                     .living_on(depth)
@@ -423,9 +469,29 @@ impl Dungeon {
                         msg(id, MessageKind::Normal, format!("{name} is in the way.")),
                         out,
                     ),
-                    _ => self.emit(Event::Moved { id, from, to }, out),
+                    _ => {
+                        self.emit(Event::Moved { id, from, to }, out);
+                        self.pick_up_all(depth, id, out);
+                    }
                 }
             }
+            Action::PickUp => {
+                if self
+                    .floor(depth)
+                    .is_some_and(|f| f.items_at(from).next().is_none())
+                {
+                    self.emit(
+                        msg(id, MessageKind::Normal, "There is nothing here to pick up."),
+                        out,
+                    );
+                } else {
+                    self.pick_up_all(depth, id, out);
+                }
+            }
+            Action::Use(item)
+            | Action::Equip(item)
+            | Action::Unequip(item)
+            | Action::Drop(item) => self.pack_act(depth, id, action, item, out),
             Action::Descend | Action::Ascend => {
                 let (to, verb) = if action == Action::Descend {
                     (depth + 1, "descend")
@@ -583,10 +649,13 @@ impl Dungeon {
     fn end_turn(&mut self, depth: u8, present: Vec<EntityId>, out: &mut Vec<Event>) {
         let every = self.content.player.regen_turns;
         if every > 0 {
+            // Poison stops natural healing.
             let healed: Vec<EntityId> = self
                 .living_on(depth)
                 .filter(|p| {
-                    (p.turns + 1) % u64::from(every) == 0 && p.hp < p.stats(&self.content).max_hp
+                    (p.turns + 1) % u64::from(every) == 0
+                        && p.hp < p.stats(&self.content).max_hp
+                        && !p.has(Effect::Poison)
                 })
                 .map(|p| p.id)
                 .collect();
@@ -594,6 +663,7 @@ impl Dungeon {
                 self.emit(Event::Healed { id, amount: 1 }, out);
             }
         }
+        self.effects_end_turn(depth, out);
         self.emit(
             Event::TurnEnded {
                 depth,
@@ -615,6 +685,7 @@ impl Dungeon {
                 stats: p.stats(&self.content),
                 level: p.level,
                 worth: self.content.xp.player_value_per_level * p.level,
+                boss: false,
             });
         }
         let m = self.floor(depth)?.monsters.get(&id)?;
@@ -629,6 +700,7 @@ impl Dungeon {
             stats: m.stats(&self.content),
             level: m.level,
             worth: kind.xp,
+            boss: kind.boss,
         })
     }
 
@@ -663,6 +735,8 @@ impl Dungeon {
         );
         if damage.is_some() && self.hp(depth, target) <= 0 {
             self.kill(depth, t, a, out);
+        } else if damage.is_some() && t.actor.player && !a.actor.player {
+            self.maybe_inflict(depth, attacker, target, out);
         }
     }
 
@@ -680,6 +754,18 @@ impl Dungeon {
             },
             out,
         );
+        if victim.actor.player {
+            // What the fallen carried stays where they fell, for their friends.
+            let pack: Vec<EntityId> = self
+                .players
+                .get(&victim.actor.id)
+                .map(|p| p.inventory.iter().map(|i| i.id).collect())
+                .unwrap_or_default();
+            for item in pack {
+                let (id, pos) = (victim.actor.id, victim.actor.pos);
+                self.emit(Event::Dropped { id, item, pos }, out);
+            }
+        }
         let content = Arc::clone(&self.content);
         if !victim.actor.player && killer.actor.player {
             // Split among the living players on the floor who see the monster's cell, the
@@ -701,6 +787,9 @@ impl Dungeon {
             // Monsters that kill players gain their worth and level up like players do.
             let amount = kill_xp(&content.xp, victim.worth, victim.level, killer.level);
             self.gain_xp(depth, killer.actor.id, amount, out);
+        }
+        if victim.boss {
+            self.win(victim.actor, out);
         }
     }
 
@@ -807,6 +896,8 @@ impl Dungeon {
                         cause: cause.clone(),
                         depth: p.depth,
                     });
+                    p.effects.clear();
+                    p.fresh_effects.clear();
                     let depth = p.depth;
                     self.floor_mut(depth).pending.remove(&victim.id);
                 } else if let Some(depth) = monster_depth(victim.id) {
@@ -854,16 +945,120 @@ impl Dungeon {
                     m.hp = (m.hp + amount).min(m.stats(&content).max_hp);
                 }
             }
+            Event::DoorOpened {
+                depth,
+                pos,
+                by,
+                key,
+            } => {
+                self.floor_mut(*depth).open_door(*pos);
+                if let Some(k) = key
+                    && let Some(p) = self.players.get_mut(by)
+                {
+                    p.inventory.retain(|i| i.id != *k);
+                }
+                // Everyone on the floor may see further now.
+                let here: Vec<EntityId> = self.players_on(*depth).map(|p| p.id).collect();
+                for id in here {
+                    self.update_sight(id);
+                }
+            }
+            Event::PickedUp { id, item, .. } => {
+                let Some(depth) = self.players.get(id).map(|p| p.depth) else {
+                    return;
+                };
+                if let Some((_, mut it)) = self.floor_mut(depth).items.remove(item)
+                    && let Some(p) = self.players.get_mut(id)
+                {
+                    it.found = true;
+                    p.inventory.push(it);
+                }
+            }
+            Event::Dropped { id, item, pos } => {
+                let Some(p) = self.players.get_mut(id) else {
+                    return;
+                };
+                let Some(k) = p.inventory.iter().position(|i| i.id == *item) else {
+                    return;
+                };
+                let mut it = p.inventory.remove(k);
+                let was_worn = it.equipped;
+                it.equipped = false;
+                let depth = p.depth;
+                self.floor_mut(depth).items.insert(it.id, (*pos, it));
+                if was_worn {
+                    self.after_gear_change(*id);
+                }
+            }
+            Event::Equipped { id, item } | Event::Unequipped { id, item } => {
+                let on = matches!(event, Event::Equipped { .. });
+                if let Some(it) = self
+                    .players
+                    .get_mut(id)
+                    .and_then(|p| p.inventory.iter_mut().find(|i| i.id == *item))
+                {
+                    it.equipped = on;
+                }
+                self.after_gear_change(*id);
+            }
+            Event::UsedUp { id, item } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.inventory.retain(|i| i.id != *item);
+                }
+            }
+            Event::EffectStarted { id, effect } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.effects.insert(*effect);
+                    p.fresh_effects.insert(*effect);
+                }
+            }
+            Event::EffectEnded { id, effect } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.effects.remove(effect);
+                    p.fresh_effects.remove(effect);
+                }
+            }
+            Event::PoisonHurt { id, amount } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.hp = (p.hp - amount).max(1);
+                }
+            }
+            Event::Victory { winners, .. } => {
+                for id in winners {
+                    if let Some(p) = self.players.get_mut(id) {
+                        p.victory = true;
+                        // The winners leave the floor: they take no more turns, hold up no
+                        // floor and draw no monster.
+                        p.present = false;
+                        p.effects.clear();
+                        p.fresh_effects.clear();
+                        let depth = p.depth;
+                        self.floor_mut(depth).pending.remove(id);
+                    }
+                }
+            }
             Event::TurnEnded { depth, players } => {
                 self.floor_mut(*depth).turn += 1;
                 // Everyone who took part, even if they left by the stairs during the turn.
                 for id in players {
                     if let Some(p) = self.players.get_mut(id).filter(|p| p.alive) {
                         p.turns += 1;
+                        // Effects struck this turn face their first saving throw next turn.
+                        p.fresh_effects.clear();
                     }
                 }
             }
         }
+    }
+
+    /// After something was put on or taken off: HP stays within the new maximum, and the
+    /// sight radius may have changed.
+    fn after_gear_change(&mut self, id: EntityId) {
+        let content = Arc::clone(&self.content);
+        if let Some(p) = self.players.get_mut(&id) {
+            p.hp = p.hp.min(p.stats(&content).max_hp);
+        }
+        self.update_sight(id);
     }
 
     fn monster_mut(&mut self, id: EntityId) -> Option<&mut super::monster::Monster> {

@@ -2,7 +2,7 @@
 //! code that changes the world's visible state, one event at a time. The view layer then turns
 //! the events each player could see into protocol events and log lines for that player.
 
-use delve_protocol::{MessageKind, Pos};
+use delve_protocol::{Effect, MessageKind, Pos};
 
 use super::EntityId;
 use super::stats::Stat;
@@ -85,6 +85,58 @@ pub enum Event {
     TurnEnded {
         depth: u8,
         players: Vec<EntityId>,
+    },
+    /// A door opened: walked into by `by`, unlocked with the Key `key` if it was locked (the
+    /// Key is gone).
+    DoorOpened {
+        depth: u8,
+        pos: Pos,
+        by: EntityId,
+        key: Option<EntityId>,
+    },
+    /// A character picked up the item lying at `pos`.
+    PickedUp {
+        id: EntityId,
+        item: EntityId,
+        pos: Pos,
+    },
+    /// A character put an item down where it stands (taking it off first if worn).
+    Dropped {
+        id: EntityId,
+        item: EntityId,
+        pos: Pos,
+    },
+    Equipped {
+        id: EntityId,
+        item: EntityId,
+    },
+    Unequipped {
+        id: EntityId,
+        item: EntityId,
+    },
+    /// An item in a pack was used up and is gone.
+    UsedUp {
+        id: EntityId,
+        item: EntityId,
+    },
+    EffectStarted {
+        id: EntityId,
+        effect: Effect,
+    },
+    EffectEnded {
+        id: EntityId,
+        effect: Effect,
+    },
+    /// Poison took `amount` HP (it never takes the last one).
+    PoisonHurt {
+        id: EntityId,
+        amount: i32,
+    },
+    /// The Mouse King fell: the game ends in victory for `winners`, every living character in
+    /// the dungeon.
+    Victory {
+        king: Actor,
+        winners: Vec<EntityId>,
     },
     /// A message for one player's log.
     Message {

@@ -8,6 +8,8 @@ use delve_protocol::{Pos, Tile, TileGrid};
 use super::EntityId;
 use super::action::Action;
 use super::content::Content;
+use super::furnish::furnish;
+use super::item::Item;
 use super::mapgen::{GenParams, Layout, Rect, generate};
 use super::monster::{Monster, spawn};
 use super::rng::{GameRng, Stream, floor_rng};
@@ -23,6 +25,8 @@ pub struct Floor {
     /// does not move at all.
     pub turn: u64,
     pub monsters: BTreeMap<EntityId, Monster>,
+    /// Items lying on the floor, by id, with where they lie. Several may share a cell.
+    pub items: BTreeMap<EntityId, (Pos, Item)>,
     /// Every floor cell, for monsters picking patrol goals.
     pub(super) open_cells: Vec<Pos>,
     /// Whether each cell blocks sight, kept beside the map for the FOV's hot loop.
@@ -42,11 +46,20 @@ impl Floor {
         content: &Content,
     ) -> Floor {
         let Layout {
-            map,
+            mut map,
             rooms,
             up,
             down,
         } = generate(seed, depth, has_down, params);
+        // Doors go in before monsters spawn, so none starts shut in a dead end.
+        let stairs: Vec<Pos> = [Some(up), down].into_iter().flatten().collect();
+        let mut loot_rng = floor_rng(seed, depth, Stream::Loot);
+        let furnished = furnish(content, depth, &mut map, &stairs, &mut loot_rng);
+        let items = furnished
+            .items
+            .into_iter()
+            .map(|(pos, item)| (item.id, (pos, item)))
+            .collect();
         let opaque = map.cells().iter().map(|t| !t.is_walkable()).collect();
         let open_cells = (0..map.cells().len())
             .filter(|&i| map.cells()[i] == Tile::Floor)
@@ -65,6 +78,7 @@ impl Floor {
             down,
             turn: 0,
             monsters,
+            items,
             open_cells,
             opaque,
             rng: floor_rng(seed, depth, Stream::Play),
@@ -84,6 +98,22 @@ impl Floor {
     /// The action `id` has chosen for the turn in progress.
     pub fn pending(&self, id: EntityId) -> Option<Action> {
         self.pending.get(&id).copied()
+    }
+
+    /// Items lying at `p`, in id order.
+    pub fn items_at(&self, p: Pos) -> impl Iterator<Item = &Item> {
+        self.items
+            .values()
+            .filter(move |(q, _)| *q == p)
+            .map(|(_, it)| it)
+    }
+
+    /// Opens the door at `p` and lets sight through it.
+    pub(super) fn open_door(&mut self, p: Pos) {
+        self.map.set(p, Tile::DoorOpen);
+        if let Some(i) = self.map.index(p) {
+            self.opaque[i] = false;
+        }
     }
 
     /// The monster standing at `p`.

@@ -8,11 +8,14 @@ pub mod dungeon;
 pub mod event;
 pub mod floor;
 pub mod fov;
+pub mod furnish;
+pub mod item;
 pub mod mapgen;
 pub mod monster;
 pub mod path;
 pub mod player;
 pub mod rng;
+pub mod score;
 pub mod stats;
 
 pub use action::{Action, ActionError};

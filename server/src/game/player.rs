@@ -1,12 +1,13 @@
 //! A player's character: where it is, its level and stats, whether it lives, and what it
 //! remembers of each floor.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use delve_protocol::{Pos, TileGrid};
+use delve_protocol::{Bonus, Effect, Pos, Slot, TileGrid};
 
 use super::EntityId;
 use super::content::Content;
+use super::item::{Item, with_bonus};
 use super::stats::{Points, Stats, player_base, xp_for_level};
 
 /// How a character's game ended.
@@ -44,6 +45,15 @@ pub struct Player {
     pub turns: u64,
     /// The deepest floor it reached.
     pub deepest: u8,
+    /// The pack, in pick-up order; worn items are in it, marked `equipped`.
+    pub inventory: Vec<Item>,
+    /// Status effects suffered now.
+    pub effects: BTreeSet<Effect>,
+    /// Effects struck this turn: no saving throw against them until the next turn ends.
+    pub fresh_effects: BTreeSet<Effect>,
+    /// The Mouse King fell while this character lived: its game ended in victory. It has left
+    /// the floor and acts no more.
+    pub victory: bool,
     /// Remembered tiles of every floor visited, by depth.
     pub(super) memory: BTreeMap<u8, TileGrid>,
     /// What the character sees now on its floor, one flag per cell (row-major). A dead
@@ -70,14 +80,50 @@ impl Player {
             kills: 0,
             turns: 0,
             deepest: depth,
+            inventory: Vec::new(),
+            effects: BTreeSet::new(),
+            fresh_effects: BTreeSet::new(),
+            victory: false,
             memory: BTreeMap::new(),
             fov: Vec::new(),
         }
     }
 
-    /// Current fighting numbers: base stats for the level plus spent points, clamped.
+    /// Current fighting numbers: base stats for the level, plus spent points, plus what is
+    /// worn, clamped.
     pub fn stats(&self, c: &Content) -> Stats {
-        self.points.apply(player_base(c, self.level), c).clamped()
+        let own = self.points.apply(player_base(c, self.level), c);
+        with_bonus(own, self.worn_bonus()).clamped()
+    }
+
+    /// What the worn items add together.
+    pub fn worn_bonus(&self) -> Bonus {
+        self.inventory
+            .iter()
+            .filter(|i| i.equipped)
+            .fold(Bonus::default(), |b, i| b.plus(i.bonus))
+    }
+
+    /// The item in the pack with this id.
+    pub fn carried(&self, id: EntityId) -> Option<&Item> {
+        self.inventory.iter().find(|i| i.id == id)
+    }
+
+    /// The item worn in `slot`.
+    pub fn worn_in(&self, slot: Slot, c: &Content) -> Option<&Item> {
+        self.inventory
+            .iter()
+            .find(|i| i.equipped && i.slot(c) == Some(slot))
+    }
+
+    /// Whether the character suffers `effect`.
+    pub fn has(&self, effect: Effect) -> bool {
+        self.effects.contains(&effect)
+    }
+
+    /// Whether this character still plays: alive, on its floor, its game not won.
+    pub fn active(&self) -> bool {
+        self.alive && self.present && !self.victory
     }
 
     /// Total XP at which the current level began, and at which the next one begins (the same

@@ -16,6 +16,8 @@ pub enum Stream {
     MapGen = 1,
     Play = 2,
     Spawn = 3,
+    /// Doors, locks and the items a floor starts with.
+    Loot = 4,
 }
 
 /// SplitMix64's finaliser: a cheap, well-mixed hash of a 64-bit value.

@@ -33,12 +33,27 @@ use crate::view::{events_for, view_of};
 /// The error code for a refused action.
 fn error_code(e: &ActionError) -> ErrorCode {
     match e {
-        ActionError::NotPresent | ActionError::Dead => ErrorCode::CannotAct,
+        ActionError::NotPresent
+        | ActionError::Dead
+        | ActionError::Won
+        | ActionError::StunnedPack
+        | ActionError::ConfusedPack => ErrorCode::CannotAct,
+        ActionError::NotCarried => ErrorCode::NoSuchItem,
+        ActionError::PackFull => ErrorCode::PackFull,
         ActionError::Wall
         | ActionError::OffMap
         | ActionError::NoStairs
         | ActionError::NoWayUp
-        | ActionError::NoPoints => ErrorCode::Rejected,
+        | ActionError::NoPoints
+        | ActionError::Locked
+        | ActionError::NothingHere
+        | ActionError::NotWearable(_)
+        | ActionError::NotWorn(_)
+        | ActionError::AlreadyWorn(_)
+        | ActionError::NotUsable(_)
+        | ActionError::KeyNotUsable
+        | ActionError::FullHealth
+        | ActionError::NotPoisoned => ErrorCode::Rejected,
     }
 }
 
@@ -700,11 +715,15 @@ impl DungeonTask {
             return;
         };
         let own = s.player;
-        if own.is_some_and(|id| self.dungeon.player(id).is_some_and(|p| p.alive)) {
+        if own.is_some_and(|id| {
+            self.dungeon
+                .player(id)
+                .is_some_and(|p| p.alive && !p.victory)
+        }) {
             self.send_error(
                 conn,
                 ErrorCode::CannotAct,
-                "Only the dead and watchers can follow another player.".into(),
+                "Only the dead, the winners and watchers can follow another player.".into(),
             );
             return;
         }
@@ -887,18 +906,21 @@ impl DungeonTask {
                 self.send_turn_status(floor);
             }
         }
-        // Everyone else only if their party panel changed.
-        let elsewhere: Vec<ConnId> = self
+        // Everyone else only if their party panel changed, or the turn had news for them
+        // (the Mouse King's fall reaches every floor).
+        let elsewhere: Vec<(ConnId, Option<EntityId>)> = self
             .sessions
             .iter()
-            .filter(|(_, s)| {
-                s.subject()
-                    .is_none_or(|id| !report.floors.contains(&self.depth_of(id)))
+            .map(|(c, s)| (*c, s.subject()))
+            .filter(|(_, subject)| {
+                subject.is_none_or(|id| !report.floors.contains(&self.depth_of(id)))
             })
-            .map(|(c, _)| *c)
             .collect();
-        for c in elsewhere {
-            self.push_view(c, Vec::new(), false);
+        for (c, subject) in elsewhere {
+            let news = subject.map_or_else(Vec::new, |id| {
+                events_for(&self.dungeon, id, depth, &report.events)
+            });
+            self.push_view(c, news, false);
         }
         let deepest = self.dungeon.players().map(|p| p.deepest).max().unwrap_or(1);
         self.stats.deepest.fetch_max(deepest, Ordering::Relaxed);

@@ -8,8 +8,10 @@
 mod tell;
 
 use delve_protocol as proto;
-use delve_protocol::{CellSet, EntityKind, EntityView, SelfView, View};
+use delve_protocol::{CellSet, EntityKind, EntityView, ItemView, SelfView, View};
 
+use crate::game::item::Item;
+use crate::game::score::score;
 use crate::game::{Content, Dungeon, EntityId, Player};
 
 pub use tell::events_for;
@@ -42,8 +44,29 @@ pub fn view_of(dungeon: &Dungeon, id: EntityId) -> Option<View> {
             max_hp: m.stats(content).max_hp,
             level: m.level,
             monster: Some(kind.key.clone()),
+            item: None,
         }
     }));
+    entities.extend(
+        floor
+            .items
+            .values()
+            .filter(|(pos, _)| sees(*pos))
+            .map(|(pos, it)| {
+                let kind = it.kind(content);
+                EntityView {
+                    id: it.id,
+                    kind: EntityKind::Item,
+                    name: kind.name.clone(),
+                    pos: *pos,
+                    hp: 0,
+                    max_hp: 0,
+                    level: 0,
+                    monster: None,
+                    item: Some(kind.key.clone()),
+                }
+            }),
+    );
     entities.sort_by_key(|e| e.id);
     Some(View {
         turn: floor.turn,
@@ -55,7 +78,25 @@ pub fn view_of(dungeon: &Dungeon, id: EntityId) -> Option<View> {
         // Party and watchers are the shell's to fill: they are about connections, not the world.
         party: Vec::new(),
         watchers: Vec::new(),
+        inventory: me.inventory.iter().map(|i| item_view(i, content)).collect(),
     })
+}
+
+fn item_view(it: &Item, content: &Content) -> ItemView {
+    let kind = it.kind(content);
+    ItemView {
+        id: it.id,
+        key: kind.key.clone(),
+        name: kind.name.clone(),
+        description: kind.description.clone(),
+        slot: kind.slot,
+        equipped: it.equipped,
+        usable: matches!(
+            kind.use_,
+            crate::game::content::ItemUse::Heal | crate::game::content::ItemUse::CurePoison
+        ),
+        bonus: it.bonus,
+    }
 }
 
 fn player_entity(p: &Player, content: &Content) -> EntityView {
@@ -68,6 +109,7 @@ fn player_entity(p: &Player, content: &Content) -> EntityView {
         max_hp: p.stats(content).max_hp,
         level: p.level,
         monster: None,
+        item: None,
     }
 }
 
@@ -96,6 +138,9 @@ fn self_of(p: &Player, content: &Content) -> SelfView {
         deepest: p.deepest,
         alive: p.alive,
         cause: p.death.as_ref().map(|d| d.cause.clone()),
+        effects: p.effects.iter().copied().collect(),
+        victory: p.victory,
+        score: score(p, content),
     }
 }
 

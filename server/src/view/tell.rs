@@ -65,7 +65,55 @@ pub fn events_for(
                     });
                 }
             }
-            Event::Arrived { .. } | Event::Healed { .. } | Event::TurnEnded { .. } => {}
+            Event::Arrived { .. }
+            | Event::Healed { .. }
+            | Event::TurnEnded { .. }
+            | Event::Dropped { .. }
+            | Event::Equipped { .. }
+            | Event::Unequipped { .. }
+            | Event::UsedUp { .. }
+            | Event::EffectStarted { .. }
+            | Event::EffectEnded { .. }
+            | Event::PoisonHurt { .. } => {}
+            Event::DoorOpened { pos, by, key, .. } => {
+                if *by == viewer || !sees(*pos) {
+                    continue;
+                }
+                if let Some(who) = dungeon.player(*by) {
+                    let verb = if key.is_some() { "unlocks" } else { "opens" };
+                    say(
+                        &mut out,
+                        MessageKind::Normal,
+                        format!("{} {verb} a door.", who.name),
+                    );
+                }
+            }
+            Event::PickedUp { id, item, pos } => {
+                if *id == viewer || !sees(*pos) {
+                    continue;
+                }
+                let Some(who) = dungeon.player(*id) else {
+                    continue;
+                };
+                if let Some(it) = who.carried(*item) {
+                    let name = &it.kind(dungeon.content()).name;
+                    say(
+                        &mut out,
+                        MessageKind::Normal,
+                        format!("{} picks up the {name}.", who.name),
+                    );
+                }
+            }
+            Event::Victory { king, winners } => {
+                if winners.contains(&viewer) {
+                    continue; // the winners' own line comes as a message
+                }
+                say(
+                    &mut out,
+                    MessageKind::Good,
+                    format!("The {} has fallen! The dungeon is won.", king.name),
+                );
+            }
             Event::Lifted { id, pos } | Event::Returned { id, pos } => {
                 if *id == viewer || !sees(*pos) {
                     continue;
@@ -210,7 +258,11 @@ pub fn events_for(
                 say(
                     &mut out,
                     MessageKind::Good,
-                    format!("You gain {amount} experience points."),
+                    if *amount == 1 {
+                        "You gain 1 experience point.".to_string()
+                    } else {
+                        format!("You gain {amount} experience points.")
+                    },
                 );
             }
             Event::GainedXp { .. } => {}

@@ -609,6 +609,89 @@ mod tests {
         );
     }
 
+    #[test]
+    fn the_builtin_items_and_placement_hold_the_given_rules() {
+        let c = Content::builtin();
+        let names = [
+            ("health_pack", "Health Pack", ItemUse::Heal, None),
+            ("key", "Key", ItemUse::Unlock, None),
+            ("antivenom", "Vial of Antivenom", ItemUse::CurePoison, None),
+            ("crowbar", "Crowbar", ItemUse::None, Some(Slot::Weapon)),
+            (
+                "stun_baton",
+                "Stun Baton",
+                ItemUse::None,
+                Some(Slot::Weapon),
+            ),
+            (
+                "biker_jacket",
+                "Biker Jacket",
+                ItemUse::None,
+                Some(Slot::Armour),
+            ),
+            (
+                "bulletproof_vest",
+                "Bulletproof Vest",
+                ItemUse::None,
+                Some(Slot::Armour),
+            ),
+            (
+                "microchip",
+                "Microchip",
+                ItemUse::None,
+                Some(Slot::Microchip),
+            ),
+        ];
+        for (key, name, use_, slot) in names {
+            let it = c.item(key).unwrap_or_else(|| panic!("{key} missing"));
+            assert_eq!((it.name.as_str(), it.use_, it.slot), (name, use_, slot));
+            assert!(!it.description.is_empty() && !it.description.contains('\n'));
+        }
+        assert!(c.item("microchip").unwrap().chip);
+        let loose: Vec<&str> = c
+            .items
+            .iter()
+            .filter(|i| i.loose)
+            .map(|i| i.key.as_str())
+            .collect();
+        assert_eq!(
+            loose,
+            ["health_pack", "key"],
+            "loose items are Keys or Health Packs (given)"
+        );
+        let p = &c.placement;
+        assert_eq!(
+            (
+                p.loose,
+                p.alcove,
+                p.door_corridor,
+                p.locked,
+                p.chip_tweaks_per_floor
+            ),
+            ([0, 2], [2, 3], 3, [1, 3], 2)
+        );
+        assert_eq!(c.effects.chance, [1, 10]);
+        assert_eq!(
+            (
+                c.monster("tough_mouse").unwrap().inflicts,
+                c.monster("rabid_mouse").unwrap().inflicts,
+                c.monster("meta_mouse").unwrap().inflicts
+            ),
+            (Inflicts::Stun, Inflicts::Poison, Inflicts::Confusion)
+        );
+        let e = Content::parse(&with("chance = [1, 10]", "chance = [1, 0]"), "x.toml").unwrap_err();
+        assert!(e.to_string().contains("[effects]: field `chance`"), "{e}");
+        let e = Content::parse(
+            &with(
+                "slot = \"weapon\"\nbonus",
+                "slot = \"weapon\"\nuse = \"heal\"\nbonus",
+            ),
+            "x.toml",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("(\"crowbar\"): field `use`"), "{e}");
+    }
+
     fn with(find: &str, replace: &str) -> String {
         assert!(BUILTIN.contains(find), "{find}");
         BUILTIN.replacen(find, replace, 1)

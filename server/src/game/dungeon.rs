@@ -1166,6 +1166,67 @@ impl Dungeon {
         id
     }
 
+    /// Makes an item of kind `key` for tests, on floor `depth`'s dice, with an id no other
+    /// item has.
+    #[cfg(test)]
+    pub(crate) fn make_item_for_test(&mut self, depth: u8, key: &str) -> super::item::Item {
+        let content = Arc::clone(&self.content);
+        let kind = content.item_index(key).expect("known item");
+        let mut id = super::item::item_id(depth, 400_000);
+        let taken = |d: &Dungeon, id: EntityId| {
+            d.players.values().any(|p| p.carried(id).is_some())
+                || d.floors.iter().flatten().any(|f| f.items.contains_key(&id))
+        };
+        while taken(self, id) {
+            id += 1;
+        }
+        let floor = self.floor_mut(depth);
+        super::item::Item::make(&content, kind, id, depth, &mut floor.rng)
+    }
+
+    /// Puts an item of kind `key` into `id`'s pack, for tests.
+    #[cfg(test)]
+    pub(crate) fn give_for_test(&mut self, id: EntityId, key: &str) -> EntityId {
+        let depth = self.players[&id].depth;
+        let item = self.make_item_for_test(depth, key);
+        let item_id = item.id;
+        self.players.get_mut(&id).unwrap().inventory.push(item);
+        item_id
+    }
+
+    /// Lays an item of kind `key` at `pos` on floor `depth`, for tests.
+    #[cfg(test)]
+    pub(crate) fn lay_for_test(&mut self, depth: u8, key: &str, pos: Pos) -> EntityId {
+        let item = self.make_item_for_test(depth, key);
+        let item_id = item.id;
+        self.floor_mut(depth).items.insert(item_id, (pos, item));
+        item_id
+    }
+
+    /// Sets the tile at `pos` on floor `depth` (a door, say), for tests.
+    #[cfg(test)]
+    pub(crate) fn set_tile_for_test(&mut self, depth: u8, pos: Pos, tile: Tile) {
+        let floor = self.floor_mut(depth);
+        floor.map.set(pos, tile);
+        if let Some(i) = floor.map.index(pos) {
+            floor.opaque[i] = !tile.is_walkable();
+        }
+        let here: Vec<EntityId> = self.players_on(depth).map(|p| p.id).collect();
+        for id in here {
+            self.update_sight(id);
+        }
+    }
+
+    /// Strikes `id` with `effect` as a monster's hit in the turn before would, for tests: the
+    /// next turn's end brings its first saving throw.
+    #[cfg(test)]
+    pub(crate) fn afflict_for_test(&mut self, id: EntityId, effect: Effect) {
+        self.apply(&Event::EffectStarted { id, effect });
+        if let Some(p) = self.players.get_mut(&id) {
+            p.fresh_effects.clear();
+        }
+    }
+
     /// Gives `id` experience as a kill would, for tests.
     #[cfg(test)]
     pub(crate) fn gain_xp_for_test(&mut self, id: EntityId, amount: u32) -> Vec<Event> {

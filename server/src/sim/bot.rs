@@ -6,10 +6,16 @@
 //! adjacent monster (the weakest); rest when hurt and alone; wait for a visible monster to come
 //! rather than walk into a pack; otherwise explore towards the nearest unknown edge of the map,
 //! and once the floor is explored (or has taken too long), walk to the down-stair and descend.
+//!
+//! It also minds its pack: antivenom when poisoned, a Health Pack when low, better equipment as
+//! soon as it has it; it picks up what it sees, opens doors (locked ones while it has a Key) to
+//! reach the loot behind them, and waits out confusion when nothing threatens it.
 
-use delve_protocol::{Dir, Pos, Stat, Tile, TileGrid};
+use delve_protocol::{Bonus, Dir, Effect, Pos, Stat, Tile, TileGrid};
 
+use crate::game::content::{Content, ItemUse};
 use crate::game::path::nearest_route;
+use crate::game::player::Player;
 
 use crate::game::{Action, Dungeon, EntityId};
 
@@ -22,6 +28,8 @@ const REST_UNTIL: f64 = 1.0;
 const FLEE_BELOW: f64 = 0.45;
 /// Stat points go round these in turn.
 const POINT_ORDER: [Stat; 3] = [Stat::MaxHp, Stat::Attack, Stat::Defence];
+/// A Health Pack is used below this share of max HP.
+const HEAL_BELOW: f64 = 0.35;
 
 #[derive(Debug, Default)]
 pub struct Bot {
@@ -31,6 +39,11 @@ pub struct Bot {
     points_spent: usize,
     floor: u8,
     floor_turns: u64,
+    /// The item the bot is walking to, kept until reached so two in sight cannot make it
+    /// dither between them.
+    loot: Option<Pos>,
+    /// Item cells on this floor it found no way to.
+    unreachable: Vec<Pos>,
 }
 
 /// What the bot decides for the coming turn.
@@ -54,6 +67,8 @@ impl Bot {
             self.floor = me.depth;
             self.floor_turns = 0;
             self.route.clear();
+            self.loot = None;
+            self.unreachable.clear();
         }
         self.floor_turns += 1;
         let Some(floor) = d.floor(me.depth) else {
@@ -72,6 +87,23 @@ impl Bot {
 
         let max = me.stats(content).max_hp;
         let hp = f64::from(me.hp) / f64::from(max.max(1));
+        if let Some(action) = pack_choice(me, content, hp)
+            && d.check(id, action).is_ok()
+        {
+            return Move::Act(action);
+        }
+        // Confused with nothing about: wait for the head to clear rather than stagger.
+        if me.has(Effect::Confusion) && visible.is_empty() {
+            return Move::Act(Action::Wait);
+        }
+        // Doors are ways through for the bot (walking into one opens it), locked ones only
+        // while it holds a Key.
+        let key = me
+            .inventory
+            .iter()
+            .any(|i| i.use_(content) == ItemUse::Unlock);
+        let nav = nav_map(map, key);
+        let map = &nav;
         // Badly hurt with monsters about: up the stairs to rest in peace, if there is a way up.
         if hp < FLEE_BELOW && !visible.is_empty() && me.depth > 1 {
             if map.get(me.pos) == Tile::StairsUp {
@@ -119,6 +151,41 @@ impl Bot {
         if map.get(me.pos) == Tile::StairsDown && self.done_here(map) {
             return Move::Act(Action::Descend);
         }
+        // Loot in sight: go and take it, one item at a time.
+        let lies = |p: Pos| floor.items.values().any(|(q, _)| *q == p);
+        if let Some(t) = self.loot
+            && (t == me.pos || (sees(t) && !lies(t)))
+        {
+            self.loot = None;
+        }
+        if me.inventory.len() >= delve_protocol::INVENTORY_SLOTS {
+            self.loot = None;
+        } else if self.loot.is_none() {
+            let seen: Vec<Pos> = floor
+                .items
+                .values()
+                .map(|(p, _)| *p)
+                .filter(|p| sees(*p) && *p != me.pos && !self.unreachable.contains(p))
+                .collect();
+            if !seen.is_empty() {
+                self.loot = nearest_route(map, me.pos, |p| seen.contains(&p))
+                    .and_then(|r| r.first().copied());
+            }
+        }
+        if let Some(t) = self.loot {
+            match nearest_route(map, me.pos, |p| p == t)
+                .and_then(|r| r.last().and_then(|n| dir_to(me.pos, *n)))
+            {
+                Some(dir) => {
+                    self.route.clear();
+                    return Move::Act(Action::Move(dir));
+                }
+                None => {
+                    self.unreachable.push(t);
+                    self.loot = None;
+                }
+            }
+        }
         // Follow the current route while it holds.
         while self.route.last() == Some(&me.pos) {
             self.route.pop();
@@ -158,6 +225,54 @@ impl Bot {
         self.floor_turns > FLOOR_PATIENCE
             || !(0..map.cells().len()).any(|i| frontier(map, map.pos_of(i)))
     }
+}
+
+/// What to do with the pack this turn, if anything: cure poison, heal when low, wear better
+/// things.
+fn pack_choice(me: &Player, c: &Content, hp: f64) -> Option<Action> {
+    let find = |u: ItemUse| me.inventory.iter().find(|i| i.use_(c) == u).map(|i| i.id);
+    if me.has(Effect::Poison)
+        && let Some(vial) = find(ItemUse::CurePoison)
+    {
+        return Some(Action::Use(vial));
+    }
+    if hp < HEAL_BELOW
+        && let Some(pack) = find(ItemUse::Heal)
+    {
+        return Some(Action::Use(pack));
+    }
+    // The best thing for each slot, by a rough worth of its bonus.
+    me.inventory
+        .iter()
+        .filter(|i| !i.equipped)
+        .filter_map(|i| Some((i, i.slot(c)?)))
+        .find(|(i, slot)| {
+            let worn = me.worn_in(*slot, c).map_or(0.0, |w| worth(w.bonus));
+            worth(i.bonus) > worn && worth(i.bonus) > 0.0
+        })
+        .map(|(i, _)| Action::Equip(i.id))
+}
+
+/// How much the bot values a bonus: attack and defence above all.
+fn worth(b: Bonus) -> f64 {
+    f64::from(b.attack_min + b.attack_max)
+        + 1.5 * f64::from(b.defence)
+        + 0.2 * f64::from(b.max_hp)
+        + 0.1 * f64::from(b.save)
+        + f64::from(b.sight)
+}
+
+/// The remembered map with the doors the bot can pass marked open.
+fn nav_map(map: &TileGrid, key: bool) -> TileGrid {
+    let mut nav = map.clone();
+    for i in 0..map.cells().len() {
+        match map.cells()[i] {
+            Tile::DoorClosed => nav.set_index(i, Tile::DoorOpen),
+            Tile::DoorLocked if key => nav.set_index(i, Tile::DoorOpen),
+            _ => {}
+        }
+    }
+    nav
 }
 
 fn dir_to(from: Pos, to: Pos) -> Option<Dir> {

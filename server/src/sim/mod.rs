@@ -32,6 +32,51 @@ pub struct GameResult {
     pub level: u32,
     pub turns: u64,
     pub kills: u32,
+    /// What the game did with items, doors and effects.
+    pub tally: Tally,
+}
+
+/// Counts of the item, door and effect events of one game (or of many, added up).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub picked_up: u32,
+    pub equipped: u32,
+    pub used: u32,
+    pub doors_opened: u32,
+    pub doors_unlocked: u32,
+    pub stunned: u32,
+    pub poisoned: u32,
+    pub confused: u32,
+}
+
+impl Tally {
+    fn count(&mut self, e: &Event) {
+        use delve_protocol::Effect;
+        match e {
+            Event::PickedUp { .. } => self.picked_up += 1,
+            Event::Equipped { .. } => self.equipped += 1,
+            Event::UsedUp { .. } => self.used += 1,
+            Event::DoorOpened { key: None, .. } => self.doors_opened += 1,
+            Event::DoorOpened { key: Some(_), .. } => self.doors_unlocked += 1,
+            Event::EffectStarted { effect, .. } => match effect {
+                Effect::Stun => self.stunned += 1,
+                Effect::Poison => self.poisoned += 1,
+                Effect::Confusion => self.confused += 1,
+            },
+            _ => {}
+        }
+    }
+
+    fn add(&mut self, o: &Tally) {
+        self.picked_up += o.picked_up;
+        self.equipped += o.equipped;
+        self.used += o.used;
+        self.doors_opened += o.doors_opened;
+        self.doors_unlocked += o.doors_unlocked;
+        self.stunned += o.stunned;
+        self.poisoned += o.poisoned;
+        self.confused += o.confused;
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -54,8 +99,10 @@ pub fn play(content: Arc<Content>, seed: u64, max_turns: u64) -> GameResult {
             level: 1,
             turns: 0,
             kills: 0,
+            tally: Tally::default(),
         };
     };
+    let mut tally = Tally::default();
     let mut bot = Bot::default();
     let mut won = false;
     let mut turns = 0;
@@ -78,6 +125,9 @@ pub fn play(content: Arc<Content>, seed: u64, max_turns: u64) -> GameResult {
         }
         let report = d.resolve_turn(depth);
         turns += 1;
+        for e in &report.events {
+            tally.count(e);
+        }
         won |= report.events.iter().any(|e| {
             matches!(e, Event::Died { victim, .. } if !victim.player && d.content().monsters.iter().any(|k| k.boss && k.name == victim.name))
         });
@@ -115,6 +165,7 @@ pub fn play(content: Arc<Content>, seed: u64, max_turns: u64) -> GameResult {
         level: p.map_or(1, |p| p.level),
         turns,
         kills: p.map_or(0, |p| p.kills),
+        tally,
     }
 }
 
@@ -188,6 +239,27 @@ pub fn report(results: &[GameResult], floors: u8) -> String {
     );
     let kills: Vec<u64> = results.iter().map(|r| u64::from(r.kills)).collect();
     let _ = writeln!(s, "kills           mean {:.1}", mean(&kills));
+    let mut t = Tally::default();
+    for r in results {
+        t.add(&r.tally);
+    }
+    let per = |k: u32| f64::from(k) / n as f64;
+    let _ = writeln!(
+        s,
+        "per game        {:.1} items picked up, {:.1} equipped, {:.1} used up; {:.1} doors opened, {:.1} unlocked",
+        per(t.picked_up),
+        per(t.equipped),
+        per(t.used),
+        per(t.doors_opened),
+        per(t.doors_unlocked)
+    );
+    let _ = writeln!(
+        s,
+        "effects         {:.1} stuns, {:.1} poisonings, {:.1} confusions per game",
+        per(t.stunned),
+        per(t.poisoned),
+        per(t.confused)
+    );
     let _ = writeln!(s);
     let _ = writeln!(s, "how games ended");
     let mut ends: BTreeMap<String, (usize, u64)> = BTreeMap::new();
@@ -209,6 +281,19 @@ pub fn report(results: &[GameResult], floors: u8) -> String {
             "  {what:<34} {k:>5}   {:>5.1}%   mean floor {:.1}",
             pct(k),
             depth_sum as f64 / k as f64
+        );
+    }
+    let stuck: Vec<String> = results
+        .iter()
+        .filter(|r| r.outcome == Outcome::TimedOut)
+        .take(5)
+        .map(|r| r.seed.to_string())
+        .collect();
+    if !stuck.is_empty() {
+        let _ = writeln!(
+            s,
+            "  (dungeon seeds of games at the cap: {})",
+            stuck.join(", ")
         );
     }
     let _ = writeln!(s);
@@ -270,6 +355,10 @@ mod tests {
                 level: 3,
                 turns: 900,
                 kills: 12,
+                tally: Tally {
+                    picked_up: 4,
+                    ..Tally::default()
+                },
             },
             GameResult {
                 seed: 2,
@@ -278,11 +367,14 @@ mod tests {
                 level: 2,
                 turns: 20_000,
                 kills: 5,
+                tally: Tally::default(),
             },
         ];
         let r = report(&results, 10);
         assert!(r.contains("killed by Tough Mouse"), "{r}");
         assert!(r.contains("alive at the turn cap"), "{r}");
+        assert!(r.contains("2.0 items picked up"), "{r}");
+        assert!(r.contains("games at the cap: 2"), "{r}");
         let floor_rows = r
             .lines()
             .filter(|l| l.trim_start().starts_with(char::is_numeric))

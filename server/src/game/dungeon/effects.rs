@@ -133,3 +133,335 @@ impl Dungeon {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use delve_protocol::{Dir, Effect, Pos, Tile};
+
+    use crate::game::action::{Action, ActionError};
+    use crate::game::content::Content;
+    use crate::game::event::Event;
+    use crate::game::{Dungeon, EntityId, JoinError};
+
+    fn with(content: Content, seed: u64) -> (Dungeon, EntityId, Pos) {
+        let mut d = Dungeon::new(seed, Arc::new(content));
+        d.floor_mut(1).items.clear();
+        let (ann, _) = d.join("Ann").unwrap();
+        let map = d.floor_mut(1).map.clone();
+        let p = (0..map.cells().len())
+            .map(|i| map.pos_of(i))
+            .find(|p| {
+                (-2..=2).all(|dy| {
+                    (-2..=2).all(|dx| map.get(Pos::new(p.x + dx, p.y + dy)) == Tile::Floor)
+                })
+            })
+            .expect("a room");
+        d.place_for_test(ann, 1, p);
+        (d, ann, p)
+    }
+
+    fn quiet(seed: u64) -> (Dungeon, EntityId, Pos) {
+        with(Content::builtin_without_monsters(), seed)
+    }
+
+    fn turn(d: &mut Dungeon, id: EntityId, a: Action) -> Vec<Event> {
+        d.submit(id, a).unwrap();
+        d.resolve_turn(1).events
+    }
+
+    fn said(events: &[Event], id: EntityId) -> Vec<String> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Message { to, text, .. } if *to == id => Some(text.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Sets the saving throw through a worn chip: 100 always saves, -1000 never does.
+    fn set_save(d: &mut Dungeon, id: EntityId, save: i32) {
+        let chip = d.give_for_test(id, "microchip");
+        let p = d.players.get_mut(&id).unwrap();
+        let base = p.stats(&d.content).save;
+        let it = p.inventory.iter_mut().find(|i| i.id == chip).unwrap();
+        it.bonus = delve_protocol::Bonus {
+            save: save - base,
+            ..Default::default()
+        };
+        it.equipped = true;
+    }
+
+    #[test]
+    fn monster_hits_strike_their_kind_s_effect_about_one_time_in_ten() {
+        // Ann stands beside a Tough Mouse (stun), a Rabid Mouse (poison) and a Meta Mouse
+        // (confusion) and is kept alive; count damaging hits and effects struck. Each effect
+        // is cured at once so the next hit can strike it again.
+        let (mut d, ann, p) = quiet(31);
+        set_save(&mut d, ann, -1000);
+        let kinds = [
+            ("tough_mouse", Effect::Stun, Dir::W),
+            ("rabid_mouse", Effect::Poison, Dir::E),
+            ("meta_mouse", Effect::Confusion, Dir::N),
+        ];
+        let mut ids = Vec::new();
+        for (key, _, dir) in kinds {
+            ids.push(d.add_monster_for_test(1, key, 1, p.step(dir)));
+        }
+        let mut hits = [0u32; 3];
+        let mut struck = [0u32; 3];
+        for _ in 0..1500 {
+            let events = turn(&mut d, ann, Action::Wait);
+            for e in &events {
+                match e {
+                    Event::Attacked {
+                        attacker,
+                        damage: Some(_),
+                        ..
+                    } => {
+                        let k = ids.iter().position(|&m| m == attacker.id).unwrap();
+                        hits[k] += 1;
+                    }
+                    Event::EffectStarted { id, effect } => {
+                        assert_eq!(*id, ann);
+                        let k = kinds.iter().position(|(_, e, _)| e == effect).unwrap();
+                        struck[k] += 1;
+                    }
+                    _ => {}
+                }
+            }
+            let p = d.players.get_mut(&ann).unwrap();
+            p.hp = 10_000;
+            p.effects.clear();
+            p.fresh_effects.clear();
+        }
+        for k in 0..3 {
+            let rate = f64::from(struck[k]) / f64::from(hits[k]);
+            assert!(hits[k] > 400, "{:?}: {} hits", kinds[k].0, hits[k]);
+            assert!(
+                (0.07..0.13).contains(&rate),
+                "{}: {}/{} hits struck {:?}",
+                kinds[k].0,
+                struck[k],
+                hits[k],
+                kinds[k].1
+            );
+        }
+    }
+
+    #[test]
+    fn an_effect_already_suffered_is_not_struck_again() {
+        let mut c = Content::builtin_without_monsters();
+        c.effects.chance = [1, 1];
+        let (mut d, ann, p) = with(c, 32);
+        set_save(&mut d, ann, -1000);
+        d.add_monster_for_test(1, "rabid_mouse", 1, p.step(Dir::E));
+        let mut started = 0;
+        for _ in 0..60 {
+            let events = turn(&mut d, ann, Action::Wait);
+            started += events
+                .iter()
+                .filter(|e| matches!(e, Event::EffectStarted { .. }))
+                .count();
+            d.players.get_mut(&ann).unwrap().hp = 10_000;
+        }
+        assert_eq!(started, 1, "poisoned once, and it never wore off");
+        assert!(d.player(ann).unwrap().has(Effect::Poison));
+    }
+
+    #[test]
+    fn a_stunned_player_loses_the_turn_and_cannot_use_the_pack() {
+        let (mut d, ann, p) = quiet(33);
+        set_save(&mut d, ann, -1000);
+        let pack = d.give_for_test(ann, "health_pack");
+        d.afflict_for_test(ann, Effect::Stun);
+        let events = turn(&mut d, ann, Action::Move(Dir::E));
+        assert_eq!(d.player(ann).unwrap().pos, p, "the move is lost");
+        assert!(said(&events, ann).contains(&"You are stunned and lose the turn.".to_string()));
+        d.players.get_mut(&ann).unwrap().hp = 5;
+        for a in [
+            Action::Use(pack),
+            Action::Drop(pack),
+            Action::PickUp,
+            Action::Equip(pack),
+        ] {
+            assert_eq!(d.submit(ann, a), Err(ActionError::StunnedPack), "{a:?}");
+        }
+        assert!(d.player(ann).unwrap().carried(pack).is_some());
+    }
+
+    #[test]
+    fn a_confused_player_staggers_and_cannot_use_the_pack() {
+        let (mut d, ann, _) = quiet(34);
+        set_save(&mut d, ann, -1000);
+        let vial = d.give_for_test(ann, "antivenom");
+        d.afflict_for_test(ann, Effect::Confusion);
+        d.afflict_for_test(ann, Effect::Poison);
+        assert_eq!(
+            d.submit(ann, Action::Use(vial)),
+            Err(ActionError::ConfusedPack)
+        );
+        // Ask to go east (or the first open way) 90 times: the steps go every which way, or
+        // nowhere.
+        let mut dirs = std::collections::BTreeSet::new();
+        let mut stood = 0;
+        for _ in 0..90 {
+            let from = d.player(ann).unwrap().pos;
+            let want = std::iter::once(Dir::E)
+                .chain(Dir::ALL)
+                .find(|&dir| d.check(ann, Action::Move(dir)).is_ok())
+                .unwrap();
+            turn(&mut d, ann, Action::Move(want));
+            let to = d.player(ann).unwrap().pos;
+            if to == from {
+                stood += 1;
+            } else {
+                dirs.insert((to.x - from.x, to.y - from.y));
+            }
+        }
+        assert!(dirs.len() >= 5, "random directions: {dirs:?}");
+        assert!(stood > 0, "sometimes nowhere");
+    }
+
+    #[test]
+    fn poison_bites_one_hp_a_turn_never_the_last_and_stops_healing() {
+        let (mut d, ann, _) = quiet(35);
+        set_save(&mut d, ann, -1000);
+        d.players.get_mut(&ann).unwrap().hp = 6;
+        d.afflict_for_test(ann, Effect::Poison);
+        let mut hps = Vec::new();
+        for _ in 0..12 {
+            turn(&mut d, ann, Action::Wait);
+            hps.push(d.player(ann).unwrap().hp);
+        }
+        assert_eq!(hps, vec![5, 4, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1]);
+        assert!(d.player(ann).unwrap().alive);
+
+        // The Vial of Antivenom cures it, and healing comes back.
+        let vial = d.give_for_test(ann, "antivenom");
+        let events = turn(&mut d, ann, Action::Use(vial));
+        assert!(!d.player(ann).unwrap().has(Effect::Poison));
+        assert!(d.player(ann).unwrap().carried(vial).is_none());
+        assert!(events.iter().any(|e| matches!(
+            e,
+            Event::EffectEnded {
+                effect: Effect::Poison,
+                ..
+            }
+        )));
+        for _ in 0..12 {
+            turn(&mut d, ann, Action::Wait);
+        }
+        assert!(d.player(ann).unwrap().hp > 1, "natural healing again");
+    }
+
+    #[test]
+    fn the_saving_throw_shakes_effects_off_from_the_next_turn_on() {
+        // A save of 100 always succeeds: an effect struck during a turn lasts through the
+        // next turn's action and ends when that turn ends, with the given message.
+        let (mut d, ann, p) = quiet(36);
+        set_save(&mut d, ann, 100);
+        d.afflict_for_test(ann, Effect::Stun);
+        d.afflict_for_test(ann, Effect::Poison);
+        let events = turn(&mut d, ann, Action::Move(Dir::E));
+        assert_eq!(d.player(ann).unwrap().pos, p, "still stunned this turn");
+        assert!(d.player(ann).unwrap().effects.is_empty());
+        let lines = said(&events, ann);
+        assert!(
+            lines.contains(&"You are no longer stunned.".to_string()),
+            "{lines:?}"
+        );
+        assert!(
+            lines.contains(&"You are no longer poisoned.".to_string()),
+            "{lines:?}"
+        );
+
+        // Struck in a turn, it survives that turn's end even with a perfect save.
+        let mut c = Content::builtin_without_monsters();
+        c.effects.chance = [1, 1];
+        let (mut d, ann, p) = with(c, 37);
+        set_save(&mut d, ann, 100);
+        d.add_monster_for_test(1, "meta_mouse", 1, p.step(Dir::E));
+        let mut struck_at = None;
+        for t in 0..40 {
+            let events = turn(&mut d, ann, Action::Wait);
+            d.players.get_mut(&ann).unwrap().hp = 10_000;
+            if events
+                .iter()
+                .any(|e| matches!(e, Event::EffectStarted { .. }))
+            {
+                struck_at = Some(t);
+                assert!(
+                    d.player(ann).unwrap().has(Effect::Confusion),
+                    "not saved the same turn"
+                );
+                let events = turn(&mut d, ann, Action::Wait);
+                assert!(said(&events, ann).contains(&"You are no longer confused.".to_string()));
+                break;
+            }
+        }
+        assert!(struck_at.is_some(), "the Meta Mouse hit and confused Ann");
+
+        // A save of 0 never shakes anything off.
+        let (mut d, ann, _) = quiet(38);
+        set_save(&mut d, ann, -1000);
+        d.afflict_for_test(ann, Effect::Confusion);
+        for _ in 0..100 {
+            turn(&mut d, ann, Action::Wait);
+        }
+        assert!(d.player(ann).unwrap().has(Effect::Confusion));
+    }
+
+    #[test]
+    fn killing_the_mouse_king_wins_the_game_for_every_living_player() {
+        let (mut d, ann, p) = quiet(39);
+        let (bob, _) = d.join("Bob").unwrap();
+        let (cy, _) = d.join("Cy").unwrap();
+        // Bob is on another floor; Cy is dead.
+        let up2 = d.floor_mut(2).up;
+        d.place_for_test(bob, 2, up2);
+        d.players.get_mut(&cy).unwrap().alive = false;
+        let king = d.add_monster_for_test(1, "mouse_king", 1, p.step(Dir::E));
+        d.floor_mut(1).monsters.get_mut(&king).unwrap().hp = 1;
+        let mut events = Vec::new();
+        for _ in 0..50 {
+            if !d.floor(1).unwrap().monsters.contains_key(&king) {
+                break;
+            }
+            d.players.get_mut(&ann).unwrap().hp = 10_000;
+            events = turn(&mut d, ann, Action::Move(Dir::E));
+            // Bob's floor does not wait for him to be resolved.
+        }
+        let victory = events
+            .iter()
+            .find_map(|e| match e {
+                Event::Victory { winners, .. } => Some(winners.clone()),
+                _ => None,
+            })
+            .expect("the King fell");
+        assert_eq!(victory, vec![ann, bob], "the living win, wherever they are");
+        for id in [ann, bob] {
+            let p = d.player(id).unwrap();
+            assert!(p.victory && p.alive && !p.present);
+            assert!(
+                said(&events, id)
+                    .contains(&"The Mouse King is dead! You have won the game!".to_string())
+            );
+            assert_eq!(d.submit(id, Action::Wait), Err(ActionError::Won));
+        }
+        assert!(!d.player(cy).unwrap().victory);
+        let score = crate::game::score::score(d.player(ann).unwrap(), d.content());
+        assert!(score >= d.content().score.victory);
+        // A winner may start a new character; the King stays dead.
+        assert_eq!(
+            d.new_character(ann).map(|_| ()).map_err(|e| e.to_string()),
+            Ok(())
+        );
+        assert!(d.new_character(bob).is_ok());
+        // The living who have not won may not.
+        let (di, _) = d.join("Di").unwrap();
+        assert_eq!(d.new_character(di).map(|_| ()), Err(JoinError::StillAlive));
+    }
+}

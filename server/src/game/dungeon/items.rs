@@ -266,3 +266,356 @@ impl Dungeon {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use delve_protocol::{Bonus, Dir, Effect, MessageKind, Pos, Slot, Tile};
+
+    use crate::game::action::{Action, ActionError};
+    use crate::game::content::Content;
+    use crate::game::event::Event;
+    use crate::game::{Dungeon, EntityId};
+
+    fn quiet(seed: u64) -> Dungeon {
+        Dungeon::new(seed, Arc::new(Content::builtin_without_monsters()))
+    }
+
+    /// A room cell with open floor for `len` cells to its east, rows above and below open too.
+    fn room(d: &mut Dungeon) -> Pos {
+        let map = d.floor_mut(1).map.clone();
+        (0..map.cells().len())
+            .map(|i| map.pos_of(i))
+            .find(|p| {
+                (-1..=1)
+                    .all(|dy| (-1..=4).all(|k| map.get(Pos::new(p.x + k, p.y + dy)) == Tile::Floor))
+            })
+            .expect("a room")
+    }
+
+    /// Ann alone in a room with nothing lying around her.
+    fn ann_in_a_room(seed: u64) -> (Dungeon, EntityId, Pos) {
+        let mut d = quiet(seed);
+        d.floor_mut(1).items.clear();
+        let (ann, _) = d.join("Ann").unwrap();
+        let p = room(&mut d);
+        d.place_for_test(ann, 1, p);
+        (d, ann, p)
+    }
+
+    fn turn(d: &mut Dungeon, id: EntityId, a: Action) -> Vec<Event> {
+        d.submit(id, a).unwrap();
+        d.resolve_turn(1).events
+    }
+
+    fn said(events: &[Event], id: EntityId) -> Vec<String> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Message { to, text, .. } if *to == id => Some(text.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn walking_onto_an_item_picks_it_up_and_only_its_first_finder_gains_xp() {
+        let (mut d, ann, p) = ann_in_a_room(3);
+        let east = p.step(Dir::E);
+        let bar = d.lay_for_test(1, "crowbar", east);
+        let events = turn(&mut d, ann, Action::Move(Dir::E));
+        let me = d.player(ann).unwrap();
+        assert_eq!(me.pos, east);
+        assert!(me.carried(bar).is_some(), "the Crowbar is in the pack");
+        assert!(d.floor(1).unwrap().items.is_empty());
+        assert!(said(&events, ann).contains(&"Picked up a Crowbar.".to_string()));
+        assert_eq!(me.xp, 1, "picking up gives 1 XP (given)");
+
+        // Dropped and taken again: no second XP.
+        turn(&mut d, ann, Action::Drop(bar));
+        assert!(d.player(ann).unwrap().carried(bar).is_none());
+        assert_eq!(
+            d.floor(1).unwrap().items.get(&bar).map(|(q, _)| *q),
+            Some(east)
+        );
+        let events = turn(&mut d, ann, Action::PickUp);
+        assert!(said(&events, ann).contains(&"Picked up a Crowbar.".to_string()));
+        assert_eq!(d.player(ann).unwrap().xp, 1);
+        assert!(!events.iter().any(|e| matches!(e, Event::GainedXp { .. })));
+    }
+
+    #[test]
+    fn the_pack_holds_26_and_a_full_pack_leaves_things_lying() {
+        let (mut d, ann, p) = ann_in_a_room(4);
+        for _ in 0..26 {
+            d.give_for_test(ann, "key");
+        }
+        let east = p.step(Dir::E);
+        let pack = d.lay_for_test(1, "health_pack", east);
+        let events = turn(&mut d, ann, Action::Move(Dir::E));
+        assert_eq!(d.player(ann).unwrap().pos, east, "the step itself happens");
+        assert_eq!(d.player(ann).unwrap().inventory.len(), 26);
+        assert!(d.floor(1).unwrap().items.contains_key(&pack));
+        assert!(
+            said(&events, ann)
+                .contains(&"Your pack is full: you leave the Health Pack.".to_string())
+        );
+        assert_eq!(d.submit(ann, Action::PickUp), Err(ActionError::PackFull));
+        assert_eq!(
+            d.floor(1).unwrap().pending(ann),
+            None,
+            "a refusal queues nothing"
+        );
+
+        // A dropped key makes room for one: `pick_up` takes what lies here in id order (the key
+        // first), and the pack is full again before the Health Pack.
+        let key = d.player(ann).unwrap().inventory[0].id;
+        turn(&mut d, ann, Action::Drop(key));
+        assert_eq!(d.player(ann).unwrap().inventory.len(), 25);
+        let events = turn(&mut d, ann, Action::PickUp);
+        let me = d.player(ann).unwrap();
+        assert_eq!(me.inventory.len(), 26);
+        assert!(me.carried(key).is_some() && me.carried(pack).is_none());
+        assert_eq!(
+            said(&events, ann),
+            vec![
+                "Picked up a Key.".to_string(),
+                "Your pack is full: you leave the Health Pack.".to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn impossible_pack_actions_are_refused_and_change_nothing() {
+        let (mut d, ann, _) = ann_in_a_room(5);
+        let bar = d.give_for_test(ann, "crowbar");
+        let pack = d.give_for_test(ann, "health_pack");
+        let key = d.give_for_test(ann, "key");
+        let vial = d.give_for_test(ann, "antivenom");
+        let before = d.player(ann).unwrap().inventory.clone();
+        let cases = [
+            (Action::Use(999), ActionError::NotCarried),
+            (Action::Equip(999), ActionError::NotCarried),
+            (Action::Drop(999), ActionError::NotCarried),
+            (
+                Action::Equip(pack),
+                ActionError::NotWearable("Health Pack".into()),
+            ),
+            (Action::Unequip(bar), ActionError::NotWorn("Crowbar".into())),
+            (Action::Use(bar), ActionError::NotUsable("Crowbar".into())),
+            (Action::Use(key), ActionError::KeyNotUsable),
+            (Action::Use(pack), ActionError::FullHealth),
+            (Action::Use(vial), ActionError::NotPoisoned),
+            (Action::PickUp, ActionError::NothingHere),
+        ];
+        for (action, want) in cases {
+            assert_eq!(d.submit(ann, action), Err(want), "{action:?}");
+        }
+        assert_eq!(d.player(ann).unwrap().inventory, before);
+        assert_eq!(d.floor(1).unwrap().pending(ann), None);
+        turn(&mut d, ann, Action::Equip(bar));
+        assert_eq!(
+            d.submit(ann, Action::Equip(bar)),
+            Err(ActionError::AlreadyWorn("Crowbar".into()))
+        );
+        // Another character's item is not yours.
+        let (bob, _) = d.join("Bob").unwrap();
+        assert_eq!(
+            d.submit(bob, Action::Drop(bar)),
+            Err(ActionError::NotCarried)
+        );
+    }
+
+    #[test]
+    fn equipment_adds_its_bonus_swaps_by_slot_and_clamps() {
+        let (mut d, ann, _) = ann_in_a_room(6);
+        let c = d.content().clone();
+        let base = d.player(ann).unwrap().stats(&c);
+        let bar = d.give_for_test(ann, "crowbar");
+        let baton = d.give_for_test(ann, "stun_baton");
+        let jacket = d.give_for_test(ann, "biker_jacket");
+
+        let events = turn(&mut d, ann, Action::Equip(bar));
+        assert!(said(&events, ann).contains(&"You equip the Crowbar.".to_string()));
+        let s = d.player(ann).unwrap().stats(&c);
+        let cb = c.item("crowbar").unwrap().bonus;
+        assert_eq!(
+            (s.attack_min, s.attack_max),
+            (
+                base.attack_min + cb.attack_min,
+                base.attack_max + cb.attack_max
+            )
+        );
+
+        // The baton takes the weapon slot; the crowbar comes off.
+        let events = turn(&mut d, ann, Action::Equip(baton));
+        assert_eq!(
+            said(&events, ann),
+            vec![
+                "You take off the Crowbar.".to_string(),
+                "You equip the Stun Baton.".to_string()
+            ]
+        );
+        let me = d.player(ann).unwrap();
+        assert!(!me.carried(bar).unwrap().equipped && me.carried(baton).unwrap().equipped);
+        assert_eq!(me.worn_in(Slot::Weapon, &c).map(|i| i.id), Some(baton));
+        let sb = c.item("stun_baton").unwrap().bonus;
+        let s = me.stats(&c);
+        assert_eq!(
+            (s.attack_min, s.attack_max),
+            (
+                base.attack_min + sb.attack_min,
+                base.attack_max + sb.attack_max
+            )
+        );
+
+        // Armour adds to max HP and defence, beside the weapon.
+        turn(&mut d, ann, Action::Equip(jacket));
+        let jb = c.item("biker_jacket").unwrap().bonus;
+        let s = d.player(ann).unwrap().stats(&c);
+        assert_eq!(
+            (s.max_hp, s.defence),
+            (base.max_hp + jb.max_hp, base.defence + jb.defence)
+        );
+
+        // A cursed chip: every stat far below zero, clamped (given): max HP 1, attacks 1,
+        // defence 0, saving throw 0. HP follows max HP down.
+        let chip = d.give_for_test(ann, "microchip");
+        d.players
+            .get_mut(&ann)
+            .unwrap()
+            .inventory
+            .iter_mut()
+            .find(|i| i.id == chip)
+            .unwrap()
+            .bonus = Bonus {
+            max_hp: -500,
+            attack_min: -50,
+            attack_max: -50,
+            defence: -50,
+            save: -500,
+            sight: 0,
+        };
+        turn(&mut d, ann, Action::Equip(chip));
+        let me = d.player(ann).unwrap();
+        let s = me.stats(&c);
+        assert_eq!(
+            (s.max_hp, s.attack_min, s.attack_max, s.defence, s.save),
+            (1, 1, 1, 0, 0)
+        );
+        assert_eq!(me.hp, 1);
+
+        // Taking it all off gives back the base stats; HP stays low (natural healing only).
+        for item in [chip, jacket, baton] {
+            turn(&mut d, ann, Action::Unequip(item));
+        }
+        let me = d.player(ann).unwrap();
+        assert_eq!(me.stats(&c), base);
+        assert!(me.inventory.iter().all(|i| !i.equipped));
+        assert!(me.hp <= 2, "{}", me.hp);
+    }
+
+    #[test]
+    fn a_health_pack_heals_half_and_is_used_up() {
+        let (mut d, ann, _) = ann_in_a_room(7);
+        let pack = d.give_for_test(ann, "health_pack");
+        d.players.get_mut(&ann).unwrap().hp = 3;
+        let events = turn(&mut d, ann, Action::Use(pack));
+        let me = d.player(ann).unwrap();
+        let max = me.stats(d.content()).max_hp;
+        let heal = max * d.content().item("health_pack").unwrap().heal_percent / 100;
+        assert_eq!(me.hp, 3 + heal);
+        assert!(me.carried(pack).is_none(), "used up");
+        assert!(
+            said(&events, ann).contains(&format!("You use the Health Pack and heal {heal} HP."))
+        );
+    }
+
+    #[test]
+    fn a_locked_door_needs_a_key_and_keeps_it() {
+        let (mut d, ann, p) = ann_in_a_room(8);
+        let door = p.step(Dir::E);
+        d.set_tile_for_test(1, door, Tile::DoorLocked);
+        // No key: refused before queueing, with the given sentence.
+        let e = d.submit(ann, Action::Move(Dir::E)).unwrap_err();
+        assert_eq!(e, ActionError::Locked);
+        assert_eq!(e.to_string(), "The door is locked. Key required.");
+
+        let key = d.give_for_test(ann, "key");
+        let spare = d.give_for_test(ann, "key");
+        let events = turn(&mut d, ann, Action::Move(Dir::E));
+        let me = d.player(ann).unwrap();
+        assert_eq!(me.pos, p, "opening the door is the turn: Ann stays");
+        assert_eq!(d.floor(1).unwrap().tile(door), Tile::DoorOpen);
+        assert!(
+            me.carried(key).is_none() && me.carried(spare).is_some(),
+            "one key is lost"
+        );
+        assert!(said(&events, ann).contains(&"Unlocked door. Key lost.".to_string()));
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, Event::DoorOpened { key: Some(k), .. } if *k == key))
+        );
+        // Now it is an open door: walk through.
+        turn(&mut d, ann, Action::Move(Dir::E));
+        assert_eq!(d.player(ann).unwrap().pos, door);
+    }
+
+    #[test]
+    fn a_closed_door_blocks_sight_and_the_way_until_walked_into() {
+        let (mut d, ann, p) = ann_in_a_room(9);
+        let door = p.step(Dir::E);
+        let beyond = door.step(Dir::E);
+        let map = d.floor(1).unwrap().map.clone();
+        let i = map.index(beyond).unwrap();
+        assert!(d.player(ann).unwrap().sees(i));
+        d.set_tile_for_test(1, door, Tile::DoorClosed);
+        // Only the cells straight behind the door are hidden; the one right behind surely is.
+        assert!(
+            !d.player(ann).unwrap().sees(i),
+            "a closed door blocks sight"
+        );
+        let events = turn(&mut d, ann, Action::Move(Dir::E));
+        assert_eq!(d.player(ann).unwrap().pos, p);
+        assert!(said(&events, ann).contains(&"You open the door.".to_string()));
+        assert!(
+            d.player(ann).unwrap().sees(i),
+            "an open door lets sight through"
+        );
+        assert_eq!(
+            d.player(ann).unwrap().memory(1).unwrap().get(door),
+            Tile::DoorOpen,
+            "the door is remembered as it is now"
+        );
+    }
+
+    #[test]
+    fn the_fallen_leave_their_pack_where_they_fell() {
+        let mut d = Dungeon::new(10, Arc::new(Content::builtin_without_monsters()));
+        d.floor_mut(1).items.clear();
+        let (ann, _) = d.join("Ann").unwrap();
+        let p = room(&mut d);
+        d.place_for_test(ann, 1, p);
+        let bar = d.give_for_test(ann, "crowbar");
+        turn(&mut d, ann, Action::Equip(bar));
+        d.players.get_mut(&ann).unwrap().hp = 1;
+        let m = d.add_monster_for_test(1, "meta_mouse", 5, p.step(Dir::W));
+        for _ in 0..20 {
+            if !d.player(ann).unwrap().alive {
+                break;
+            }
+            turn(&mut d, ann, Action::Wait);
+        }
+        assert!(
+            !d.player(ann).unwrap().alive,
+            "the Meta Mouse {m} killed Ann"
+        );
+        let lying = d.floor(1).unwrap().items.get(&bar).unwrap();
+        assert_eq!(lying.0, p);
+        assert!(!lying.1.equipped);
+        assert!(d.player(ann).unwrap().inventory.is_empty());
+        let _ = (Effect::Poison, MessageKind::Normal);
+    }
+}

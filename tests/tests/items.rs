@@ -1,0 +1,316 @@
+//! Items and doors through the real server, as a third-party client sees them: walk onto an
+//! item and find it in the pack, equip it and find its bonus in the very next update's stats,
+//! have impossible pack actions refused with the right codes, and open a locked door with a Key
+//! found on the floor.
+
+use std::sync::Arc;
+
+use delve_protocol::{ClientMsg, Dir, EntityKind, ErrorCode, Event, Pos, ServerMsg, Tile, View};
+use delve_server::game::Content;
+use delve_server::game::path::nearest_route;
+use delve_server::net::ServerConfig;
+use delve_tests::{Bot, TestServer, test_config};
+
+/// A server whose floors are strewn with loose items of kind `key` only (40 a floor), with no
+/// monsters, and every door locked. The bot plays far faster than people, so the message rate
+/// limit is lifted.
+fn strewn_with(key: &str) -> ServerConfig {
+    let mut c = Content::builtin_without_monsters();
+    for it in &mut c.items {
+        it.loose = it.key == key;
+    }
+    c.placement.loose = [40, 40];
+    c.placement.locked = [1, 1];
+    ServerConfig {
+        content: Arc::new(c),
+        msgs_per_sec: 100_000,
+        msg_burst: 100_000,
+        ..test_config()
+    }
+}
+
+/// The bot's map with the cells of creatures other than itself walled off, and shut doors
+/// open when `through_doors`.
+fn walkable_map(v: &View, through_doors: bool) -> delve_protocol::TileGrid {
+    let mut map = v.map.clone();
+    for e in &v.entities {
+        if e.id != v.me.id && e.kind != EntityKind::Item {
+            map.set(e.pos, Tile::Wall);
+        }
+    }
+    if through_doors {
+        for i in 0..map.cells().len() {
+            if map.cells()[i].is_shut_door() {
+                map.set_index(i, Tile::DoorOpen);
+            }
+        }
+    }
+    map
+}
+
+/// The first step towards the nearest cell that satisfies `goal`, by the bot's own view.
+fn step_towards(v: &View, through_doors: bool, goal: impl Fn(Pos) -> bool) -> Option<Dir> {
+    let route = nearest_route(&walkable_map(v, through_doors), v.me.pos, goal)?;
+    let next = *route.last()?;
+    Dir::from_delta(next.x - v.me.pos.x, next.y - v.me.pos.y)
+}
+
+/// A known walkable cell beside an unknown one.
+fn frontier(v: &View, p: Pos) -> bool {
+    v.map.get(p).is_walkable()
+        && Dir::ALL
+            .iter()
+            .any(|&d| v.map.in_bounds(p.step(d)) && v.map.get(p.step(d)) == Tile::Unknown)
+}
+
+/// Takes one turn with `intent` and returns the events of the update that resolved it.
+async fn act(bot: &mut Bot, intent: ClientMsg) -> Vec<Event> {
+    let turn = bot.view().turn + 1;
+    bot.send(intent).await;
+    bot.until_turn(turn).await
+}
+
+fn lines(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Message { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Walks (exploring when nothing is in sight) until the pack holds an item; returns every log
+/// line on the way, and the item entities it saw lying about.
+async fn fetch_an_item(bot: &mut Bot) -> (Vec<String>, Vec<delve_protocol::EntityView>) {
+    let mut said = Vec::new();
+    let mut seen = Vec::new();
+    for _ in 0..400 {
+        if !bot.view().inventory.is_empty() {
+            return (said, seen);
+        }
+        let v = bot.view();
+        seen.extend(
+            v.entities
+                .iter()
+                .filter(|e| e.kind == EntityKind::Item)
+                .cloned(),
+        );
+        let items: Vec<Pos> = v
+            .entities
+            .iter()
+            .filter(|e| e.kind == EntityKind::Item)
+            .map(|e| e.pos)
+            .collect();
+        let dir = step_towards(v, false, |p| items.contains(&p))
+            .or_else(|| step_towards(v, false, |p| frontier(v, p)))
+            .expect("somewhere to go");
+        said.extend(lines(&act(bot, ClientMsg::Move { dir }).await));
+    }
+    panic!("{} found no item", bot.name);
+}
+
+#[tokio::test]
+async fn picking_up_and_equipping_shows_in_the_next_update() {
+    let server = TestServer::start(strewn_with("crowbar")).await;
+    let mut ann = Bot::join(&server.url, "Ann", "armoury").await;
+    let before = ann.view().me.clone();
+    assert!(ann.view().inventory.is_empty());
+    let (said, seen) = fetch_an_item(&mut ann).await;
+    assert!(!seen.is_empty());
+    for e in &seen {
+        assert_eq!(
+            (e.item.as_deref(), e.name.as_str()),
+            (Some("crowbar"), "Crowbar")
+        );
+        assert_eq!((e.hp, e.level), (0, 0), "items have no HP or level");
+    }
+    assert!(
+        said.contains(&"Picked up a Crowbar.".to_string()),
+        "{said:?}"
+    );
+    assert!(
+        said.contains(&"You gain 1 experience point.".to_string()),
+        "{said:?}"
+    );
+    let bar = ann.view().inventory[0].clone();
+    assert_eq!(
+        (bar.key.as_str(), bar.name.as_str()),
+        ("crowbar", "Crowbar")
+    );
+    assert_eq!(bar.slot, Some(delve_protocol::Slot::Weapon));
+    assert!(!bar.equipped && !bar.description.is_empty());
+    assert!(bar.bonus.attack_max > 0);
+    assert_eq!(ann.view().me.xp, before.xp + 1);
+
+    // Equip: the very next update carries the new stats and the pack with the item worn.
+    let turn = ann.view().turn + 1;
+    ann.send(ClientMsg::Equip { item: bar.id }).await;
+    let update = loop {
+        match ann.recv().await.expect("the server answers") {
+            ServerMsg::Update { turn: t, diff, .. } => {
+                assert_eq!(t, turn, "the next update is the equip turn");
+                break diff;
+            }
+            ServerMsg::TurnStatus { .. } => continue,
+            other => panic!("unexpected {other:?}"),
+        }
+    };
+    let me = update.me.expect("the stats changed");
+    assert_eq!(me.attack_min, before.attack_min + bar.bonus.attack_min);
+    assert_eq!(me.attack_max, before.attack_max + bar.bonus.attack_max);
+    let pack = update.inventory.expect("the pack changed");
+    assert!(pack.iter().any(|i| i.id == bar.id && i.equipped));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn impossible_pack_actions_are_refused_with_a_code_and_change_nothing() {
+    let server = TestServer::start(strewn_with("health_pack")).await;
+    let mut ann = Bot::join(&server.url, "Ann", "infirmary").await;
+    fetch_an_item(&mut ann).await;
+    let pack = ann.view().inventory[0].clone();
+    assert_eq!(pack.key, "health_pack");
+    assert!(pack.usable && pack.slot.is_none());
+    let cases = [
+        (
+            ClientMsg::Use { item: 424_242 },
+            ErrorCode::NoSuchItem,
+            "You have no such item.",
+        ),
+        (
+            ClientMsg::Drop { item: 7 },
+            ErrorCode::NoSuchItem,
+            "You have no such item.",
+        ),
+        (
+            ClientMsg::Equip { item: pack.id },
+            ErrorCode::Rejected,
+            "The Health Pack is not something you can wear.",
+        ),
+        (
+            ClientMsg::Unequip { item: pack.id },
+            ErrorCode::Rejected,
+            "You are not wearing the Health Pack.",
+        ),
+        (
+            ClientMsg::Use { item: pack.id },
+            ErrorCode::Rejected,
+            "You are already at full health.",
+        ),
+    ];
+    let view = ann.view().clone();
+    for (msg, code, text) in cases {
+        ann.send(msg.clone()).await;
+        let (got, message) = ann.next_error().await;
+        assert_eq!((got, message.as_str()), (code, text), "{msg:?}");
+    }
+    assert_eq!(ann.view(), &view, "refusals change nothing");
+    // A malformed pack intent is a field error, and the game goes on.
+    ann.session
+        .send_raw(tokio_tungstenite::tungstenite::Message::text(
+            r#"{"type":"equip","item":"crowbar"}"#,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(ann.next_error().await.0, ErrorCode::BadFields);
+    let dir = ann.open_dirs()[0];
+    act(&mut ann, ClientMsg::Move { dir }).await;
+    // Dropping takes the turn and leaves the item lying where Ann stands.
+    let events = act(&mut ann, ClientMsg::Drop { item: pack.id }).await;
+    assert!(lines(&events).contains(&"You drop the Health Pack.".to_string()));
+    assert!(ann.view().inventory.is_empty());
+    assert!(
+        ann.view()
+            .entities
+            .iter()
+            .any(|e| e.id == pack.id && e.pos == ann.pos())
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_key_found_on_the_floor_opens_a_locked_door() {
+    let server = TestServer::start(strewn_with("key")).await;
+    let mut ann = Bot::join(&server.url, "Ann", "vault").await;
+
+    // Explore until a locked door is known, picking up whatever lies on the way.
+    let locked = |v: &View| {
+        (0..v.map.cells().len())
+            .map(|i| v.map.pos_of(i))
+            .find(|p| v.map.get(*p) == Tile::DoorLocked)
+    };
+    let mut door = None;
+    for _ in 0..3000 {
+        if let Some(d) = locked(ann.view()) {
+            door = Some(d);
+            break;
+        }
+        let v = ann.view();
+        let dir = step_towards(v, false, |p| frontier(v, p)).expect("more to explore");
+        act(&mut ann, ClientMsg::Move { dir }).await;
+    }
+    let door = door.expect("a locked door on floor 1");
+
+    // Walk next to it; on the way any key is dropped, to try the door without one first.
+    for _ in 0..400 {
+        if ann.pos().chebyshev(door) == 1 {
+            break;
+        }
+        let v = ann.view();
+        let dir = step_towards(v, false, |p| p.chebyshev(door) == 1).expect("a way to the door");
+        act(&mut ann, ClientMsg::Move { dir }).await;
+    }
+    assert_eq!(ann.pos().chebyshev(door), 1);
+    let into = Dir::from_delta(door.x - ann.pos().x, door.y - ann.pos().y).unwrap();
+    let keys: Vec<u32> = ann.view().inventory.iter().map(|i| i.id).collect();
+    let stash = ann.pos();
+    for k in &keys {
+        act(&mut ann, ClientMsg::Drop { item: *k }).await;
+    }
+    assert!(ann.view().inventory.is_empty());
+    ann.send(ClientMsg::Move { dir: into }).await;
+    let (code, message) = ann.next_error().await;
+    assert_eq!(
+        (code, message.as_str()),
+        (ErrorCode::Rejected, "The door is locked. Key required.")
+    );
+
+    // Fetch a key (the dropped ones lie underfoot, unless there were none) and try again.
+    if keys.is_empty() {
+        fetch_an_item(&mut ann).await;
+        for _ in 0..400 {
+            if ann.pos().chebyshev(door) == 1 {
+                break;
+            }
+            let v = ann.view();
+            let dir = step_towards(v, false, |p| p.chebyshev(door) == 1).unwrap();
+            act(&mut ann, ClientMsg::Move { dir }).await;
+        }
+    } else {
+        assert_eq!(ann.pos(), stash);
+        let events = act(&mut ann, ClientMsg::PickUp).await;
+        assert!(lines(&events).contains(&"Picked up a Key.".to_string()));
+    }
+    let held = ann.view().inventory.len();
+    assert!(held >= 1);
+    let into = Dir::from_delta(door.x - ann.pos().x, door.y - ann.pos().y).unwrap();
+    let at = ann.pos();
+    let events = act(&mut ann, ClientMsg::Move { dir: into }).await;
+    assert!(
+        lines(&events).contains(&"Unlocked door. Key lost.".to_string()),
+        "{events:?}"
+    );
+    assert_eq!(ann.pos(), at, "opening is the turn");
+    assert_eq!(
+        ann.view().map.get(door),
+        Tile::DoorOpen,
+        "the diff opened the door"
+    );
+    assert_eq!(ann.view().inventory.len(), held - 1, "one key is gone");
+    act(&mut ann, ClientMsg::Move { dir: into }).await;
+    assert_eq!(ann.pos(), door, "and the way is open");
+    // What the bot built from diffs is what the server holds.
+    ann.resync().await;
+    server.stop().await;
+}

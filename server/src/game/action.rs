@@ -6,7 +6,7 @@ use super::EntityId;
 
 /// One character's choice for a turn. Players send these as intents; monster AI produces the
 /// same type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Action {
     /// Step one cell; into an enemy, attack it.
     Move(Dir),

@@ -125,6 +125,44 @@ impl Dungeon {
         self.seed
     }
 
+    /// The saved parts of the world (see `save`).
+    pub(super) fn parts(
+        &self,
+    ) -> (
+        u64,
+        &GenParams,
+        &[Option<Floor>],
+        &BTreeMap<EntityId, Player>,
+        EntityId,
+    ) {
+        (
+            self.seed,
+            &self.params,
+            &self.floors,
+            &self.players,
+            self.next_id,
+        )
+    }
+
+    /// A world from saved parts.
+    pub(super) fn from_parts(
+        seed: u64,
+        params: GenParams,
+        content: Arc<Content>,
+        floors: Vec<Option<Floor>>,
+        players: BTreeMap<EntityId, Player>,
+        next_id: EntityId,
+    ) -> Dungeon {
+        Dungeon {
+            seed,
+            params,
+            content,
+            floors,
+            players,
+            next_id,
+        }
+    }
+
     pub fn content(&self) -> &Content {
         &self.content
     }

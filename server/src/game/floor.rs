@@ -14,7 +14,7 @@ use super::mapgen::{GenParams, Layout, Rect, generate};
 use super::monster::{Monster, spawn};
 use super::rng::{GameRng, Stream, floor_rng};
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Floor {
     pub depth: u8,
     pub map: TileGrid,
@@ -27,13 +27,19 @@ pub struct Floor {
     pub monsters: BTreeMap<EntityId, Monster>,
     /// Items lying on the floor, by id, with where they lie. Several may share a cell.
     pub items: BTreeMap<EntityId, (Pos, Item)>,
-    /// Every floor cell, for monsters picking patrol goals.
+    /// Every floor cell, for monsters picking patrol goals. Derived from the map, so not saved.
+    #[serde(skip)]
     pub(super) open_cells: Vec<Pos>,
-    /// Whether each cell blocks sight, kept beside the map for the FOV's hot loop.
+    /// Whether each cell blocks sight, kept beside the map for the FOV's hot loop. Derived from
+    /// the map, so not saved.
+    #[serde(skip)]
     pub(super) opaque: Vec<bool>,
     /// This floor's dice for play: turn order, combat, AI.
     pub(super) rng: GameRng,
     /// The choice each player made for the turn being chosen, replaceable until it resolves.
+    /// Not saved: a choice counts once its turn resolves (and is journaled); after a restart
+    /// players choose again.
+    #[serde(skip)]
     pub(super) pending: BTreeMap<EntityId, Action>,
 }
 
@@ -60,11 +66,7 @@ impl Floor {
             .into_iter()
             .map(|(pos, item)| (item.id, (pos, item)))
             .collect();
-        let opaque = map.cells().iter().map(|t| !t.is_walkable()).collect();
-        let open_cells = (0..map.cells().len())
-            .filter(|&i| map.cells()[i] == Tile::Floor)
-            .map(|i| map.pos_of(i))
-            .collect();
+        let (opaque, open_cells) = derived(&map);
         let mut spawn_rng = floor_rng(seed, depth, Stream::Spawn);
         let monsters = spawn(content, depth, &map, up, &mut spawn_rng)
             .into_iter()
@@ -84,6 +86,11 @@ impl Floor {
             rng: floor_rng(seed, depth, Stream::Play),
             pending: BTreeMap::new(),
         }
+    }
+
+    /// Recomputes what is derived from the map (after loading a saved floor).
+    pub(super) fn rebuild_derived(&mut self) {
+        (self.opaque, self.open_cells) = derived(&self.map);
     }
 
     pub fn tile(&self, p: Pos) -> Tile {
@@ -120,4 +127,15 @@ impl Floor {
     pub fn monster_at(&self, p: Pos) -> Option<&Monster> {
         self.monsters.values().find(|m| m.pos == p)
     }
+}
+
+/// What a floor keeps beside its map for speed: which cells block sight, and every plain floor
+/// cell (patrol goals).
+fn derived(map: &TileGrid) -> (Vec<bool>, Vec<Pos>) {
+    let opaque = map.cells().iter().map(|t| !t.is_walkable()).collect();
+    let open_cells = (0..map.cells().len())
+        .filter(|&i| map.cells()[i] == Tile::Floor)
+        .map(|i| map.pos_of(i))
+        .collect();
+    (opaque, open_cells)
 }

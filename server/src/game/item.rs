@@ -9,12 +9,13 @@ use super::content::{Content, ItemKind, ItemUse};
 use super::rng::GameRng;
 use super::stats::Stats;
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Item {
     pub id: EntityId,
     /// Index into `Content::items`.
     pub kind: usize,
     /// What it adds to its wearer's stats while equipped.
+    #[serde(with = "bonus_as_tuple")]
     pub bonus: Bonus,
     /// Worn now (only ever true in a pack).
     pub equipped: bool,
@@ -51,6 +52,39 @@ impl Item {
 
     pub fn use_(&self, c: &Content) -> ItemUse {
         self.kind(c).use_
+    }
+}
+
+/// Saves write a bonus as six plain numbers: the wire type leaves zero fields out, which a
+/// compact format that does not name its fields cannot read back.
+mod bonus_as_tuple {
+    use delve_protocol::Bonus;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    type Six = (i32, i32, i32, i32, i32, i32);
+
+    pub fn serialize<S: Serializer>(b: &Bonus, s: S) -> Result<S::Ok, S::Error> {
+        (
+            b.max_hp,
+            b.attack_min,
+            b.attack_max,
+            b.defence,
+            b.save,
+            b.sight,
+        )
+            .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Bonus, D::Error> {
+        let (max_hp, attack_min, attack_max, defence, save, sight) = Six::deserialize(d)?;
+        Ok(Bonus {
+            max_hp,
+            attack_min,
+            attack_max,
+            defence,
+            save,
+            sight,
+        })
     }
 }
 

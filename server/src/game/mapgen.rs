@@ -22,7 +22,7 @@ pub const FLOOR_WIDTH: usize = 85;
 pub const FLOOR_HEIGHT: usize = 48;
 
 /// An axis-aligned room interior: cells `x..x+w`, `y..y+h`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Rect {
     pub x: i32,
     pub y: i32,
@@ -59,7 +59,7 @@ pub struct Layout {
 }
 
 /// Tuning of the generator. The defaults make floors of 10–15 rooms.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GenParams {
     pub width: usize,
     pub height: usize,

@@ -9,12 +9,14 @@ pub mod event;
 pub mod floor;
 pub mod fov;
 pub mod furnish;
+pub mod input;
 pub mod item;
 pub mod mapgen;
 pub mod monster;
 pub mod path;
 pub mod player;
 pub mod rng;
+pub mod save;
 pub mod score;
 pub mod stats;
 

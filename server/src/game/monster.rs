@@ -11,7 +11,7 @@ use super::rng::GameRng;
 use super::stats::{Points, Stat, Stats, xp_for_level};
 
 /// What a monster is doing. Routes hold the cells still to walk, the next one last.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Ai {
     /// Not alerted: walking an A* route to a random cell, then picking another.
     #[default]
@@ -26,7 +26,7 @@ pub enum Ai {
     },
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Monster {
     pub id: EntityId,
     /// Index into `Content::monsters`.

@@ -11,14 +11,14 @@ use super::item::{Item, with_bonus};
 use super::stats::{Points, Stats, player_base, xp_for_level};
 
 /// How a character's game ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Death {
     /// "killed by a Rabid Mouse on floor 6".
     pub cause: String,
     pub depth: u8,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Player {
     pub id: EntityId,
     pub name: String,

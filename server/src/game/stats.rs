@@ -31,7 +31,7 @@ impl Stats {
 }
 
 /// Stat points spent so far, per stat.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Points {
     pub max_hp: i32,
     pub attack: i32,

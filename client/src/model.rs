@@ -68,6 +68,8 @@ pub struct Model {
     pub watching: Option<String>,
     /// The server's dungeons, as last listed (the lobby).
     pub dungeons: Vec<DungeonInfo>,
+    /// The server's high-score table, as last asked for.
+    pub scores: Vec<delve_protocol::ScoreEntry>,
     /// Sequence number of the last view message applied.
     pub seq: u64,
     pub view: Option<View>,
@@ -110,6 +112,7 @@ impl Model {
                 self.turn_status = None;
                 out.snapshot = true;
             }
+            ServerMsg::Scores { entries } => self.scores = entries,
             ServerMsg::Snapshot { seq, view } => {
                 self.seq = seq;
                 self.view = Some(view);

@@ -53,6 +53,7 @@ const SERVER_TYPES: &[&str] = &[
     "update",
     "turn_status",
     "dungeons",
+    "scores",
     "watching",
     "error",
 ];
@@ -112,6 +113,7 @@ mod tests {
                 watch: None,
             },
             ClientMsg::ListDungeons,
+            ClientMsg::Scores { limit: Some(5) },
             ClientMsg::Chat { text: "hi".into() },
             ClientMsg::Watch {
                 name: Some("Bob".into()),
@@ -210,6 +212,20 @@ mod tests {
             },
             ServerMsg::Dungeons {
                 dungeons: Vec::new(),
+            },
+            ServerMsg::Scores {
+                entries: vec![crate::msg::ScoreEntry {
+                    name: "Ann".into(),
+                    score: 5420,
+                    level: 9,
+                    deepest: 10,
+                    kills: 80,
+                    turns: 9000,
+                    victory: true,
+                    outcome: "won".into(),
+                    dungeon: "crypt".into(),
+                    ended: 1_795_000_000,
+                }],
             },
             ServerMsg::Watching { name: None },
             ServerMsg::Error {

@@ -27,6 +27,12 @@ pub enum ClientMsg {
     },
     /// Before `hello`: asks for the server's dungeons (answered with `dungeons`).
     ListDungeons,
+    /// Before or after `hello`: asks for the high-score table (answered with `scores`), the best
+    /// `limit` games (at most 100; 20 if left out).
+    Scores {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        limit: Option<u32>,
+    },
     /// Step (or bump) one tile in `dir`. Replaces any action already chosen this turn.
     Move { dir: Dir },
     /// Spend the turn doing nothing. Replaces any action already chosen this turn.
@@ -80,6 +86,7 @@ impl ClientMsg {
         "chat",
         "watch",
         "list_dungeons",
+        "scores",
         "resync",
     ];
 
@@ -101,6 +108,7 @@ impl ClientMsg {
             ClientMsg::Chat { .. } => "chat",
             ClientMsg::Watch { .. } => "watch",
             ClientMsg::ListDungeons => "list_dungeons",
+            ClientMsg::Scores { .. } => "scores",
             ClientMsg::Resync => "resync",
         }
     }
@@ -144,6 +152,8 @@ pub enum ServerMsg {
     },
     /// The answer to `list_dungeons`.
     Dungeons { dungeons: Vec<DungeonInfo> },
+    /// The answer to `scores`: the best games this server remembers, best first.
+    Scores { entries: Vec<ScoreEntry> },
     /// Whose view follows from now on (the answer to `watch`); `null` for your own.
     Watching { name: Option<String> },
     /// Who the floor's next turn is waiting for. Sent when a player on your floor chooses.
@@ -169,6 +179,29 @@ pub struct DungeonInfo {
     /// The deepest floor any character has reached; `null` for a private dungeon.
     pub deepest: Option<u8>,
 }
+
+/// One finished game in the high-score table.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScoreEntry {
+    pub name: String,
+    /// XP, plus a bonus per floor reached and per kill, plus a big one for a victory (the
+    /// server's content file says how much).
+    pub score: u32,
+    pub level: u32,
+    pub deepest: u8,
+    pub kills: u32,
+    pub turns: u64,
+    /// `true` if the Mouse King fell while the character lived.
+    pub victory: bool,
+    /// How the game ended: "killed by a Rabid Mouse on floor 6", or "won".
+    pub outcome: String,
+    pub dungeon: String,
+    /// When it ended, in seconds since 1970 (UTC).
+    pub ended: u64,
+}
+
+/// Most score entries one `scores` answer holds.
+pub const MAX_SCORES: u32 = 100;
 
 /// What one stat point spent on `stat` adds to it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

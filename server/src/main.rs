@@ -9,10 +9,12 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use delve_server::game::Content;
 use delve_server::game::content::{BUILTIN, BUILTIN_NAME};
+use delve_server::game::input::Input;
+use delve_server::game::{Content, Dungeon};
 use delve_server::net::{Server, ServerConfig};
 use delve_server::sim::{self, SimConfig};
+use delve_server::store::{Store, StoreOptions};
 use tracing::info;
 
 /// Runs a Delve server: friends join dungeons on it by name with `delve --server ws://HOST:PORT`.
@@ -48,6 +50,30 @@ enum Command {
         #[arg(long)]
         threads: Option<usize>,
     },
+    /// Print the high-score table kept in the data directory.
+    Scores {
+        /// Directory holding the server's database.
+        #[arg(long, default_value = "delve-data")]
+        data_dir: PathBuf,
+        /// How many entries to show.
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Replay a saved dungeon's journal through the engine (from its newest snapshot) and print
+    /// the state hash at the end: it equals the hash the server logged when it last saved the
+    /// dungeon ("dungeon saved").
+    Replay {
+        /// Directory holding the server's database.
+        #[arg(long, default_value = "delve-data")]
+        data_dir: PathBuf,
+        /// The dungeon's name.
+        #[arg(long)]
+        dungeon: String,
+        /// Replay from the dungeon's seed through every journal entry instead of from its
+        /// newest snapshot (needs a journal kept whole with the server's --keep-journal).
+        #[arg(long)]
+        from_start: bool,
+    },
 }
 
 /// Options of the server itself (when no subcommand is given).
@@ -58,9 +84,32 @@ struct Args {
     #[arg(long, default_value = "127.0.0.1:7777")]
     bind: SocketAddr,
 
-    /// Directory for the server's data (created if missing).
+    /// Directory for the server's database (created if missing): dungeons are saved there and
+    /// survive restarts and crashes.
     #[arg(long, default_value = "delve-data")]
     data_dir: PathBuf,
+
+    /// Keep nothing on disk: every dungeon lives in memory and is gone when the server stops.
+    #[arg(long)]
+    memory_only: bool,
+
+    /// Journal entries (resolved turns, joins, ...) between two snapshots of a dungeon.
+    #[arg(long, default_value_t = ServerConfig::default().snapshot_every)]
+    snapshot_every: u64,
+
+    /// Keep every journal entry even after snapshots, so `replay --from-start` can rebuild a
+    /// dungeon from its seed. The database grows with every turn.
+    #[arg(long)]
+    keep_journal: bool,
+
+    /// Seconds a dungeon with nobody connected stays loaded before it is saved and unloaded.
+    #[arg(long, default_value_t = 120.0, value_parser = parse_seconds)]
+    unload_after: f64,
+
+    /// Flush every commit to the disk (survives power loss, slower). Without it the journal
+    /// survives the server being killed, which is what SIGKILL and crashes do.
+    #[arg(long)]
+    sync_full: bool,
 
     /// Seconds a floor waits after its first player chose before resolving the turn anyway
     /// (fractions allowed). 0 waits for every connected player.
@@ -120,14 +169,23 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    use std::io::IsTerminal;
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        // Colours only for a person at a terminal, not in log files.
+        .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .init();
     let result = load_content(cli.content.as_deref()).and_then(|content| match cli.command {
         None => run(cli.serve, content),
+        Some(Command::Scores { data_dir, limit }) => scores(&data_dir, limit),
+        Some(Command::Replay {
+            data_dir,
+            dungeon,
+            from_start,
+        }) => replay(&data_dir, &dungeon, from_start, content),
         Some(Command::Simulate {
             games,
             seed,
@@ -182,12 +240,131 @@ fn simulate(content: Arc<Content>, cfg: SimConfig) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Opens the database of an existing data directory for the offline commands; never creates
+/// one.
+fn open_existing(data_dir: &std::path::Path) -> anyhow::Result<Store> {
+    let db = delve_server::store::db_path(data_dir);
+    anyhow::ensure!(
+        db.is_file(),
+        "there is no Delve database at {} (start the server with --data-dir {} first)",
+        db.display(),
+        data_dir.display()
+    );
+    Ok(Store::open(data_dir, StoreOptions::default())?)
+}
+
+fn scores(data_dir: &std::path::Path, limit: usize) -> anyhow::Result<()> {
+    let store = open_existing(data_dir)?;
+    let rows = store.top_scores(limit)?;
+    if rows.is_empty() {
+        println!("No games have ended yet.");
+        return Ok(());
+    }
+    println!(
+        "{:>4}  {:<20} {:>7} {:>5} {:>5} {:>5} {:>7}  {:<16} {:<10}  how it ended",
+        "rank", "name", "score", "level", "floor", "kills", "turns", "dungeon", "date"
+    );
+    for (i, r) in rows.iter().enumerate() {
+        let date = date_of(r.ended_at);
+        println!(
+            "{:>4}  {:<20} {:>7} {:>5} {:>5} {:>5} {:>7}  {:<16} {:<10}  {}",
+            i + 1,
+            r.name,
+            r.score,
+            r.level,
+            r.deepest,
+            r.kills,
+            r.turns,
+            r.dungeon,
+            date,
+            r.outcome
+        );
+    }
+    Ok(())
+}
+
+/// `YYYY-MM-DD` (UTC) of a Unix time.
+fn date_of(secs: i64) -> String {
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
+    let z = secs.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+fn replay(
+    data_dir: &std::path::Path,
+    name: &str,
+    from_start: bool,
+    content: Arc<Content>,
+) -> anyhow::Result<()> {
+    let store = open_existing(data_dir)?;
+    let row = store.find_dungeon(name)?.with_context(|| {
+        format!(
+            "there is no dungeon called {name} in {}",
+            data_dir.display()
+        )
+    })?;
+    if row.content_hash != content.source_hash {
+        eprintln!(
+            "warning: dungeon {} was played with another content file; give it with --content",
+            row.name
+        );
+    }
+    let mut saved = store.load(row.id)?;
+    if from_start {
+        let journal = store.journal(row.id)?;
+        anyhow::ensure!(
+            journal.first().is_some_and(|(seq, _)| *seq == 1) || journal.is_empty(),
+            "the journal of dungeon {} was compacted (its first entry is {}); run the server with --keep-journal to replay from the start",
+            row.name,
+            journal.first().map_or(0, |(s, _)| *s)
+        );
+        saved.snapshot = None;
+        saved.journal = journal;
+    }
+    let (mut world, from) = match &saved.snapshot {
+        Some((seq, data, _)) => (
+            Dungeon::load(data, Arc::clone(&content))
+                .with_context(|| format!("the snapshot of dungeon {} is damaged", row.name))?,
+            format!("its snapshot after journal entry {seq}"),
+        ),
+        None => (
+            Dungeon::new(row.seed, Arc::clone(&content)),
+            format!("its seed {}", row.seed),
+        ),
+    };
+    for (seq, entry) in &saved.journal {
+        let input: Input = postcard::from_bytes(entry)
+            .with_context(|| format!("journal entry {seq} of dungeon {} is damaged", row.name))?;
+        world.replay(&input);
+    }
+    println!(
+        "dungeon {}: replayed {} journal entries onto {from}",
+        row.name,
+        saved.journal.len()
+    );
+    if let Some((seq, _, hash)) = &saved.snapshot {
+        println!("snapshot hash (entry {seq}): {hash}");
+    }
+    println!("state hash: {}", world.state_hash());
+    Ok(())
+}
+
 fn run(args: Args, content: Arc<Content>) -> anyhow::Result<()> {
-    std::fs::create_dir_all(&args.data_dir)
-        .with_context(|| format!("cannot create data directory {}", args.data_dir.display()))?;
     let config = ServerConfig {
         bind: args.bind,
-        data_dir: args.data_dir,
+        data_dir: (!args.memory_only).then_some(args.data_dir),
+        snapshot_every: args.snapshot_every,
+        keep_journal: args.keep_journal,
+        unload_after: Duration::from_secs_f64(args.unload_after),
+        sync_full: args.sync_full,
         turn_timeout: Duration::from_secs_f64(args.turn_timeout),
         seed: args.seed,
         max_connections: args.max_connections,
@@ -207,13 +384,20 @@ fn run(args: Args, content: Arc<Content>) -> anyhow::Result<()> {
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(async move {
-        let server = Server::start(config.clone())
-            .await
-            .with_context(|| format!("cannot listen on {}", config.bind))?;
+        let server = Server::start(config.clone()).await.with_context(|| {
+            match &config.data_dir {
+                Some(dir) => format!(
+                    "cannot start (database in {}, listening on {})",
+                    dir.display(),
+                    config.bind
+                ),
+                None => format!("cannot listen on {}", config.bind),
+            }
+        })?;
         info!(
             url = %server.url(),
             turn_timeout_s = config.turn_timeout.as_secs_f64(),
-            data_dir = %config.data_dir.display(),
+            data_dir = %config.data_dir.as_ref().map_or("(memory only)".into(), |d| d.display().to_string()),
             "Delve server ready; players join with: delve --server {} --dungeon NAME",
             server.url()
         );

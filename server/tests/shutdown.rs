@@ -20,7 +20,8 @@ fn free_port() -> u16 {
 #[tokio::test]
 async fn sigterm_closes_clients_cleanly_and_exits_zero() {
     let port = free_port();
-    let data = std::env::temp_dir().join(format!("delve-shutdown-{port}"));
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
     let mut child = Command::new(env!("CARGO_BIN_EXE_delve-server"))
         .args(["--bind", &format!("127.0.0.1:{port}"), "--data-dir"])
         .arg(&data)

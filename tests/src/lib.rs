@@ -21,7 +21,7 @@ pub const WAIT: Duration = Duration::from_secs(10);
 pub fn test_config() -> ServerConfig {
     ServerConfig {
         bind: ([127, 0, 0, 1], 0).into(),
-        data_dir: std::env::temp_dir().join("delve-tests"),
+        data_dir: None,
         seed: Some(42),
         turn_timeout: Duration::ZERO,
         content: Arc::new(Content::builtin_without_monsters()),

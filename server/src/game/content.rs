@@ -45,6 +45,10 @@ pub struct Content {
     pub monsters: Vec<MonsterKind>,
     #[serde(rename = "item")]
     pub items: Vec<ItemKind>,
+    /// SHA-256 of the file's text, in hex: a saved dungeon remembers which content it was
+    /// played with, since replaying its journal with other numbers would go differently.
+    #[serde(skip)]
+    pub source_hash: String,
 }
 
 /// A chance of `n` in `d`, written `[n, d]`.
@@ -247,11 +251,16 @@ impl Content {
 
     /// Parses and checks content text; `file` names it in errors.
     pub fn parse(text: &str, file: &str) -> Result<Content, ContentError> {
-        let content: Content = toml::from_str(text).map_err(|e| ContentError::Syntax {
+        let mut content: Content = toml::from_str(text).map_err(|e| ContentError::Syntax {
             file: file.to_owned(),
             message: e.to_string().trim_end().to_owned(),
         })?;
         content.validate(file)?;
+        use sha2::Digest;
+        content.source_hash = sha2::Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         Ok(content)
     }
 

@@ -378,6 +378,9 @@ impl Dungeon {
         if !p.alive {
             return Err(ActionError::Dead);
         }
+        if p.victory {
+            return Err(ActionError::Won);
+        }
         if p.unspent == 0 {
             return Err(ActionError::NoPoints);
         }

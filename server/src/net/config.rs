@@ -11,8 +11,22 @@ use crate::game::Content;
 pub struct ServerConfig {
     /// Address to listen on. Loopback unless told otherwise.
     pub bind: SocketAddr,
-    /// Where the server keeps its data.
-    pub data_dir: PathBuf,
+    /// Where the server keeps its database (`delve.sqlite3`): dungeons, their journals and
+    /// snapshots, characters' token hashes and the high scores. `None` keeps nothing: every
+    /// dungeon lives in memory only and is gone when the server stops (solo play, tests).
+    pub data_dir: Option<PathBuf>,
+    /// Journal entries between two snapshots of a dungeon (the journal before a snapshot is
+    /// compacted away). 0 snapshots only when a dungeon is unloaded or the server stops.
+    pub snapshot_every: u64,
+    /// Keep every journal entry even after snapshots, so a dungeon can be replayed from its
+    /// seed (`delve-server replay --from-start`). The database grows with every turn.
+    pub keep_journal: bool,
+    /// How long a dungeon with nobody connected stays loaded before it is saved and unloaded
+    /// (joining it later loads it again). Only with a data directory.
+    pub unload_after: Duration,
+    /// fsync every commit (survives power loss) instead of only writing it (survives the
+    /// process being killed).
+    pub sync_full: bool,
     /// How long a floor waits after its first choice before resolving anyway. Zero waits for
     /// every connected player.
     pub turn_timeout: Duration,
@@ -54,7 +68,11 @@ impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             bind: SocketAddr::from(([127, 0, 0, 1], 7777)),
-            data_dir: PathBuf::from("delve-data"),
+            data_dir: None,
+            snapshot_every: 500,
+            keep_journal: false,
+            unload_after: Duration::from_secs(120),
+            sync_full: false,
             turn_timeout: Duration::from_secs(3),
             seed: None,
             max_connections: 512,

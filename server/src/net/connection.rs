@@ -28,6 +28,7 @@ use tracing::{debug, info, warn};
 use super::Shared;
 use super::dungeon_task::{Command, ConnId, Outgoing};
 use super::limits::{ConnectionSlot, RateLimiter, SlotRefused};
+use super::registry::OpenError;
 use super::validate::{check_dungeon, check_name};
 use crate::game::Action;
 
@@ -196,6 +197,12 @@ impl Connection {
                     .await;
                     continue;
                 }
+                ClientMsg::Scores { limit } => {
+                    deadline = Instant::now() + self.shared.config.handshake_timeout;
+                    let entries = self.shared.scores(limit);
+                    let _ = send(&mut self.ws, &ServerMsg::Scores { entries }).await;
+                    continue;
+                }
                 ClientMsg::Hello {
                     version,
                     name,
@@ -276,7 +283,21 @@ impl Connection {
                 format!("A password can be at most {MAX_PASSWORD_CHARS} characters."),
             );
         }
-        let (handle, made_here) = match self.shared.registry.get(&h.dungeon) {
+        let store = self.shared.store.as_ref();
+        let existing = match self.shared.registry.get(&h.dungeon) {
+            Some(handle) => Some(handle),
+            // Saved but not loaded: load it now.
+            None => match self
+                .shared
+                .registry
+                .load(&h.dungeon, &self.shared.config, store)
+            {
+                Ok(found) => found,
+                Err(e @ OpenError::Full) => return refuse(ErrorCode::ServerFull, e.to_string()),
+                Err(e) => return refuse(ErrorCode::Internal, e.to_string()),
+            },
+        };
+        let (handle, made_here) = match existing {
             Some(handle) => (handle, false),
             // Resuming or watching never creates a dungeon.
             None if resuming => {
@@ -293,10 +314,7 @@ impl Connection {
             }
             // Checked before hashing too, so a full server spends nothing on a password.
             None if self.shared.registry.len() >= self.shared.config.max_dungeons => {
-                return refuse(
-                    ErrorCode::ServerFull,
-                    "The server holds as many dungeons as it allows; join an existing one.".into(),
-                );
+                return refuse(ErrorCode::ServerFull, OpenError::Full.to_string());
             }
             None => {
                 let hash = match &h.password {
@@ -311,19 +329,17 @@ impl Connection {
                     },
                     None => None,
                 };
-                match self
-                    .shared
-                    .registry
-                    .get_or_create(&h.dungeon, &self.shared.config, hash)
-                {
-                    Some(made) => made,
-                    None => {
-                        return refuse(
-                            ErrorCode::ServerFull,
-                            "The server holds as many dungeons as it allows; join an existing one."
-                                .into(),
-                        );
+                match self.shared.registry.get_or_create(
+                    &h.dungeon,
+                    &self.shared.config,
+                    store,
+                    hash,
+                ) {
+                    Ok(made) => made,
+                    Err(e @ OpenError::Full) => {
+                        return refuse(ErrorCode::ServerFull, e.to_string());
                     }
+                    Err(e) => return refuse(ErrorCode::Internal, e.to_string()),
                 }
             }
         };
@@ -421,6 +437,11 @@ impl Connection {
                         ClientMsg::Watch { name } => Command::Follow { conn, name },
                         ClientMsg::ListDungeons => {
                             let _ = send(&mut self.ws, &ServerMsg::Dungeons { dungeons: self.shared.registry.list() }).await;
+                            continue;
+                        }
+                        ClientMsg::Scores { limit } => {
+                            let entries = self.shared.scores(limit);
+                            let _ = send(&mut self.ws, &ServerMsg::Scores { entries }).await;
                             continue;
                         }
                         ClientMsg::Resync => Command::Resync { conn },

@@ -8,6 +8,10 @@
 //! keeps its own baseline (the last view it was sent), so a snapshot for one never disturbs
 //! another's diffs.
 //!
+//! With a data directory, every input the world takes is journaled before anyone hears of its
+//! outcome (see [`World`]); a dungeon nobody is connected to is saved and unloaded after a while,
+//! and every dungeon is saved when its task ends.
+//!
 //! A connection may drive a character, watch one, or both (a dead player following a friend).
 //! Whatever it watches, it is sent exactly the view and events of that character: a watcher
 //! never learns more than the one it watches.
@@ -22,12 +26,15 @@ use delve_protocol::{
 };
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
-use tracing::{debug, info};
+use tracing::{debug, error, info};
 
 use super::config::ServerConfig;
 use super::limits::RateLimiter;
-use super::validate::{new_token, token_eq};
+use super::validate::new_token;
+use super::world::World;
+use crate::game::score::score;
 use crate::game::{Action, ActionError, Dungeon, EntityId, Event, JoinError};
+use crate::store::{ScoreRow, token_hash, token_matches};
 use crate::view::{events_for, view_of};
 
 /// The error code for a refused action.
@@ -159,11 +166,17 @@ impl Session {
 
 pub struct DungeonTask {
     name: String,
-    dungeon: Dungeon,
+    dungeon: World,
     config: Arc<ServerConfig>,
     stats: Arc<DungeonStats>,
     sessions: HashMap<ConnId, Session>,
-    tokens: HashMap<EntityId, String>,
+    /// SHA-256 of each character's resume token: all a saved dungeon knows of them.
+    tokens: HashMap<EntityId, [u8; 32]>,
+    /// The tokens themselves, for the characters whose token this process issued or was shown
+    /// (a welcome repeats it).
+    plain_tokens: HashMap<EntityId, String>,
+    /// Since when nobody has been connected, for unloading.
+    empty_since: Option<Instant>,
     /// When each floor with pending choices resolves anyway.
     deadlines: BTreeMap<u8, Instant>,
     /// When each disconnected character is lifted out of its floor.
@@ -173,30 +186,52 @@ pub struct DungeonTask {
 impl DungeonTask {
     pub fn new(
         name: String,
-        seed: u64,
+        mut dungeon: World,
+        tokens: HashMap<EntityId, [u8; 32]>,
         config: Arc<ServerConfig>,
         stats: Arc<DungeonStats>,
     ) -> Self {
-        info!(dungeon = %name, seed, "dungeon created");
+        // A loaded world may hold characters whose connections died with the last server:
+        // they wait out the grace period like anyone who lost the connection.
+        let now = Instant::now();
+        let away: Vec<EntityId> = dungeon.players().map(|p| p.id).collect();
+        let mut lifts = HashMap::new();
+        for id in away {
+            dungeon.set_connected(id, false);
+            if dungeon.player(id).is_some_and(|p| p.alive && p.present) {
+                lifts.insert(id, now + config.grace);
+            }
+        }
+        let deepest = dungeon.players().map(|p| p.deepest).max().unwrap_or(1);
+        stats.deepest.fetch_max(deepest, Ordering::Relaxed);
         DungeonTask {
             name,
-            dungeon: Dungeon::new(seed, Arc::clone(&config.content)),
+            dungeon,
             config,
             stats,
             sessions: HashMap::new(),
-            tokens: HashMap::new(),
+            tokens,
+            plain_tokens: HashMap::new(),
+            empty_since: Some(now),
             deadlines: BTreeMap::new(),
-            lifts: HashMap::new(),
+            lifts,
         }
     }
 
-    /// Runs until every sender of `rx` is gone.
+    /// Runs until every sender of `rx` is gone, or nobody has been connected for the unload
+    /// time (with a data directory); then saves the world.
     pub async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        let unloads = self.dungeon.journal().is_some();
         loop {
+            let unload_at = self
+                .empty_since
+                .filter(|_| unloads)
+                .map(|t| t + self.config.unload_after);
             let next = self
                 .deadlines
                 .values()
                 .chain(self.lifts.values())
+                .chain(unload_at.iter())
                 .min()
                 .copied();
             tokio::select! {
@@ -204,12 +239,56 @@ impl DungeonTask {
                     Some(cmd) => self.handle(cmd),
                     None => break,
                 },
-                () = sleep_until(next.unwrap_or_else(Instant::now)), if next.is_some() => self.on_timers(),
+                () = sleep_until(next.unwrap_or_else(Instant::now)), if next.is_some() => {
+                    if unload_at.is_some_and(|t| t <= Instant::now()) && self.sessions.is_empty() {
+                        info!(dungeon = %self.name, "nobody here for a while: saving and unloading");
+                        // New joiners now load the dungeon afresh, from what is saved below.
+                        rx.close();
+                        self.save();
+                        while let Ok(cmd) = rx.try_recv() {
+                            self.refuse_late(cmd);
+                        }
+                        return;
+                    }
+                    self.on_timers();
+                }
             }
             // Whatever happened may have taken someone's subject out of the party.
             self.retarget_watchers();
+            self.empty_since = match (self.sessions.is_empty(), self.empty_since) {
+                (true, None) => Some(Instant::now()),
+                (true, since) => since,
+                (false, _) => None,
+            };
         }
+        self.save();
         info!(dungeon = %self.name, "dungeon task stopped");
+    }
+
+    /// Saves the whole world and waits until it is on disk.
+    fn save(&mut self) {
+        if let Some(ack) = self.dungeon.snapshot() {
+            match ack.wait() {
+                Ok(()) => {
+                    info!(dungeon = %self.name, hash = %self.dungeon.state_hash(), "dungeon saved")
+                }
+                Err(e) => error!(dungeon = %self.name, error = %e, "cannot save the dungeon"),
+            }
+        }
+    }
+
+    /// A command that arrived while the dungeon was being unloaded.
+    fn refuse_late(&self, cmd: Command) {
+        let refusal = (
+            ErrorCode::Internal,
+            "The dungeon was just put away; join again to load it.".to_string(),
+        );
+        match cmd {
+            Command::Join { reply, .. } | Command::JoinWatching { reply, .. } => {
+                let _ = reply.send(Err(refusal));
+            }
+            _ => {}
+        }
     }
 
     /// Resolves the floors whose timers ran out and lifts out the characters whose grace ended.
@@ -290,6 +369,67 @@ impl DungeonTask {
             Command::Chat { conn, text } => self.chat(conn, &text),
             Command::Follow { conn, name } => self.follow(conn, name.as_deref()),
             Command::Disconnect { conn } => self.disconnect(conn),
+        }
+    }
+
+    /// Keeps `token` as the resume token of character `id`, and in the database (waiting for
+    /// the write: the player is about to be told the token).
+    fn remember_token(&mut self, id: EntityId, token: String) {
+        let hash = token_hash(&token);
+        self.tokens.insert(id, hash);
+        self.plain_tokens.insert(id, token);
+        if let (Some(j), Some(p)) = (self.dungeon.journal(), self.dungeon.player(id)) {
+            let ack = j.store.put_character(j.dungeon, id, p.name.clone(), hash);
+            if let Err(e) = ack.wait() {
+                error!(dungeon = %self.name, player = id, error = %e, "cannot store a character");
+            }
+        }
+    }
+
+    /// Forgets a character's row in the database (its player goes on as a new one).
+    fn forget_character(&self, id: EntityId) {
+        if let Some(j) = self.dungeon.journal() {
+            drop(j.store.delete_character(j.dungeon, id));
+        }
+    }
+
+    /// Adds a high-score entry for every game that `events` ended: a death, or the victory.
+    fn record_scores(&self, events: &[Event]) {
+        let Some(j) = self.dungeon.journal() else {
+            return;
+        };
+        let ended: Vec<EntityId> = events
+            .iter()
+            .flat_map(|e| match e {
+                Event::Died { victim, .. } if victim.player => vec![victim.id],
+                Event::Victory { winners, .. } => winners.clone(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        for id in ended {
+            let Some(p) = self.dungeon.player(id) else {
+                continue;
+            };
+            let outcome = match (&p.death, p.victory) {
+                (_, true) => "won".to_string(),
+                (Some(d), _) => d.cause.clone(),
+                (None, false) => continue,
+            };
+            info!(dungeon = %self.name, player = id, name = %p.name, %outcome, "game over");
+            drop(j.store.add_score(ScoreRow {
+                name: p.name.clone(),
+                score: u64::from(score(p, self.dungeon.content())),
+                level: p.level,
+                deepest: u32::from(p.deepest),
+                kills: p.kills,
+                turns: p.turns,
+                outcome,
+                dungeon: self.name.clone(),
+                ended_at: now,
+            }));
         }
     }
 
@@ -419,7 +559,11 @@ impl DungeonTask {
             Some(t) => {
                 // Compare against every stored token without stopping early.
                 let found = self.tokens.iter().fold(None, |hit, (id, stored)| {
-                    if token_eq(stored, &t) { Some(*id) } else { hit }
+                    if token_matches(&t, stored) {
+                        Some(*id)
+                    } else {
+                        hit
+                    }
                 });
                 let Some(player) = found else {
                     return Err((
@@ -445,6 +589,7 @@ impl DungeonTask {
                 // Back in time, or lifted out and now returning.
                 self.lifts.remove(&player);
                 let events = self.dungeon.return_player(player);
+                self.plain_tokens.insert(player, t.clone());
                 (player, t, events, true, old.is_some())
             }
             None => {
@@ -486,7 +631,7 @@ impl DungeonTask {
                     }
                 })?;
                 let token = new_token();
-                self.tokens.insert(player, token.clone());
+                self.remember_token(player, token.clone());
                 (player, token, events, false, false)
             }
         };
@@ -671,8 +816,10 @@ impl DungeonTask {
             }
         };
         // The token belongs to the player, not the character: it now resumes the new one.
-        let token = self.tokens.remove(&old).unwrap_or_else(new_token);
-        self.tokens.insert(id, token.clone());
+        let token = self.plain_tokens.remove(&old).unwrap_or_else(new_token);
+        self.tokens.remove(&old);
+        self.forget_character(old);
+        self.remember_token(id, token.clone());
         // Whoever watched the old character follows the new one.
         for s in self.sessions.values_mut() {
             if s.watching == Some(old) {
@@ -896,6 +1043,7 @@ impl DungeonTask {
     fn resolve(&mut self, depth: u8) {
         self.deadlines.remove(&depth);
         let report = self.dungeon.resolve_turn(depth);
+        self.record_scores(&report.events);
         debug!(dungeon = %self.name, depth, turn = report.turn, actions = report.actions.len(), "turn resolved");
         // Everyone following a character on the resolved floor gets its turn; those on a floor
         // someone arrived on by the stairs get the news (and, if that floor's turn is being
@@ -1020,7 +1168,7 @@ impl DungeonTask {
         };
         let welcome = match s.player {
             Some(id) if s.needs_welcome => self
-                .tokens
+                .plain_tokens
                 .get(&id)
                 .map(|t| self.welcome(id, Some(t.clone()), None, view.clone())),
             _ => None,
@@ -1267,10 +1415,16 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_client_that_stops_reading_never_stalls_the_dungeon_and_gets_a_snapshot_after() {
         let (tx, rx) = mpsc::channel(64);
+        let config = config(50);
+        let world = World::new(
+            crate::game::Dungeon::new(42, Arc::clone(&config.content)),
+            None,
+        );
         let task = DungeonTask::new(
             "crypt".into(),
-            42,
-            config(50),
+            world,
+            HashMap::new(),
+            config,
             Arc::new(DungeonStats::default()),
         );
         tokio::spawn(task.run(rx));

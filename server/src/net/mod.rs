@@ -7,6 +7,7 @@ pub mod limits;
 pub mod password;
 pub mod registry;
 pub mod validate;
+pub mod world;
 
 use std::io;
 use std::net::SocketAddr;
@@ -24,6 +25,8 @@ pub use config::ServerConfig;
 use limits::{ConnectionCounter, PasswordGuard};
 use registry::Registry;
 
+use crate::store::{Store, StoreOptions, Synchronous};
+
 /// State every connection task shares.
 #[derive(Debug)]
 pub struct Shared {
@@ -35,9 +38,41 @@ pub struct Shared {
     pub refusing: AtomicUsize,
     pub hasher: password::Hasher,
     pub password_guard: PasswordGuard,
+    /// The database, when the server has a data directory.
+    pub store: Option<Store>,
 }
 
 impl Shared {
+    /// The best `limit` games of the high-score table (20 if not given, at most
+    /// `MAX_SCORES`); empty when the server keeps no data.
+    pub fn scores(&self, limit: Option<u32>) -> Vec<delve_protocol::ScoreEntry> {
+        let limit = limit.unwrap_or(20).min(delve_protocol::MAX_SCORES) as usize;
+        let Some(store) = &self.store else {
+            return Vec::new();
+        };
+        match store.top_scores(limit) {
+            Ok(rows) => rows
+                .into_iter()
+                .map(|r| delve_protocol::ScoreEntry {
+                    victory: r.outcome == "won",
+                    name: r.name,
+                    score: u32::try_from(r.score).unwrap_or(u32::MAX),
+                    level: r.level,
+                    deepest: u8::try_from(r.deepest).unwrap_or(u8::MAX),
+                    kills: r.kills,
+                    turns: r.turns,
+                    outcome: r.outcome,
+                    dungeon: r.dungeon,
+                    ended: u64::try_from(r.ended_at).unwrap_or(0),
+                })
+                .collect(),
+            Err(e) => {
+                warn!(error = %e, "cannot read the high scores");
+                Vec::new()
+            }
+        }
+    }
+
     /// Small buffers and tight limits on every socket: the default 128 KiB read buffer costs
     /// ~138 KB per idle client, and client frames are tiny intents.
     pub fn ws_config(&self) -> WebSocketConfig {
@@ -64,8 +99,25 @@ pub struct Server {
 const MAX_POLITE_REFUSALS: usize = 32;
 
 impl Server {
-    /// Binds `config.bind` and starts accepting connections.
+    /// Opens the database (with a data directory), binds `config.bind` and starts accepting
+    /// connections. A database that cannot be used is an error, and is left untouched.
     pub async fn start(config: ServerConfig) -> io::Result<Server> {
+        let store = match &config.data_dir {
+            Some(dir) => {
+                let options = StoreOptions {
+                    synchronous: if config.sync_full {
+                        Synchronous::Full
+                    } else {
+                        Synchronous::Normal
+                    },
+                    ..StoreOptions::default()
+                };
+                let store = Store::open(dir, options).map_err(io::Error::other)?;
+                info!(path = %store.path().display(), "database open");
+                Some(store)
+            }
+            None => None,
+        };
         let listener = TcpListener::bind(config.bind).await?;
         let addr = listener.local_addr()?;
         let (shutdown, shutdown_rx) = watch::channel(false);
@@ -78,6 +130,7 @@ impl Server {
             refusing: AtomicUsize::new(0),
             hasher: password::Hasher::default(),
             password_guard,
+            store,
         });
         info!(%addr, "listening");
         let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared), shutdown_rx));
@@ -119,7 +172,18 @@ impl Server {
         {
             warn!("connections did not close in time");
         }
+        // With their connections gone and their handles dropped, the dungeon tasks save their
+        // worlds and end.
         self.shared.registry.clear();
+        if tokio::time::timeout(
+            Duration::from_secs(30),
+            self.shared.registry.wait_for_tasks(),
+        )
+        .await
+        .is_err()
+        {
+            warn!("dungeons did not finish saving in time");
+        }
         info!("shut down");
     }
 }

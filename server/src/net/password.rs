@@ -50,6 +50,29 @@ impl PasswordHash {
         derive(password, &self.salt).is_some_and(|h| bool::from(h.ct_eq(&self.hash)))
     }
 
+    /// Reads the stored form back; `None` if it is not one this server writes.
+    pub fn from_stored(s: &str) -> Option<PasswordHash> {
+        let mut parts = s.split('$');
+        let (kind, params, salt, hash) =
+            (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+        if kind != "argon2id"
+            || parts.next().is_some()
+            || params != format!("{M_COST},{T_COST},{P_COST}")
+        {
+            return None;
+        }
+        let unhex = |h: &str| -> Option<Vec<u8>> {
+            (0..h.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(h.get(i..i + 2)?, 16).ok())
+                .collect()
+        };
+        Some(PasswordHash {
+            salt: unhex(salt)?.try_into().ok()?,
+            hash: unhex(hash)?.try_into().ok()?,
+        })
+    }
+
     /// The stored form: `argon2id$m,t,p$salt$hash` with hex fields.
     pub fn to_stored(&self) -> String {
         let hex = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
@@ -108,5 +131,11 @@ mod tests {
         assert_ne!(a, b, "a fresh salt each time");
         let stored = a.to_stored();
         assert!(stored.starts_with("argon2id$") && !stored.contains("swordfish"));
+        let back = PasswordHash::from_stored(&stored).unwrap();
+        assert_eq!(back, a);
+        assert!(back.verify("swordfish"));
+        assert!(PasswordHash::from_stored("argon2id$1,1,1$00$00").is_none());
+        assert!(PasswordHash::from_stored(&stored.replace("argon2id", "md5")).is_none());
+        assert!(PasswordHash::from_stored(&stored[..stored.len() - 2]).is_none());
     }
 }

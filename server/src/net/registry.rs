@@ -1,4 +1,6 @@
-//! The dungeons this server has loaded, by name. A dungeon's task is started on first join.
+//! The dungeons this server has loaded, by name. A dungeon's task is started on first join: a
+//! new dungeon is created (and, with a data directory, written to the database), a saved one is
+//! loaded from its newest snapshot and the journal after it.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -6,10 +8,16 @@ use std::sync::{Arc, Mutex};
 
 use delve_protocol::DungeonInfo;
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tracing::{info, warn};
 
 use super::config::ServerConfig;
 use super::dungeon_task::{Command, DungeonStats, DungeonTask};
 use super::password::PasswordHash;
+use super::world::{Journal, World};
+use crate::game::Dungeon;
+use crate::game::input::Input;
+use crate::store::Store;
 
 /// How to reach a running dungeon.
 #[derive(Clone, Debug)]
@@ -38,51 +46,194 @@ impl DungeonHandle {
 pub struct Registry {
     /// Keyed by lower-cased name, so "Crypt" and "crypt" are one dungeon.
     dungeons: Mutex<HashMap<String, DungeonHandle>>,
+    /// Every dungeon task started, so shutdown can wait for them to save.
+    tasks: Mutex<Vec<JoinHandle<()>>>,
+}
+
+/// Why a dungeon could not be opened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OpenError {
+    #[error("The server holds as many dungeons as it allows; join an existing one.")]
+    Full,
+    #[error("Dungeon {0} could not be loaded; the server's log says why.")]
+    Broken(String),
+    #[error("Dungeon {0} could not be stored; the server's log says why.")]
+    Storage(String),
 }
 
 /// Commands queued for one dungeon before its connections feel back-pressure.
 const DUNGEON_QUEUE: usize = 1024;
 
 impl Registry {
-    /// The dungeon called `name`, started now (private if `password` is given) if it is not
-    /// running. The flag tells whether this call made it. `None` when the server already holds as
-    /// many dungeons as it allows.
+    /// The dungeon called `name`, made now (private if `password` is given) unless it is
+    /// running or saved. The flag tells whether this call made it.
     pub fn get_or_create(
         &self,
         name: &str,
         config: &Arc<ServerConfig>,
+        store: Option<&Store>,
         password: Option<PasswordHash>,
-    ) -> Option<(DungeonHandle, bool)> {
+    ) -> Result<(DungeonHandle, bool), OpenError> {
+        if let Some(h) = self.get(name) {
+            return Ok((h, false));
+        }
+        if let Some(h) = self.load(name, config, store)? {
+            return Ok((h, false));
+        }
         let key = name.to_lowercase();
         let mut map = self.dungeons.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(h) = map.get(&key) {
-            if !h.tx.is_closed() {
-                return Some((h.clone(), false));
-            }
-            // Its task ended (it can only panic on a bug); start afresh rather than refuse.
-            map.remove(&key);
+        if let Some(h) = map.get(&key).filter(|h| !h.tx.is_closed()) {
+            return Ok((h.clone(), false));
         }
         if map.len() >= config.max_dungeons {
-            return None;
+            return Err(OpenError::Full);
         }
         let seed = config.seed.unwrap_or_else(rand::random);
+        let journal = match store {
+            Some(store) => {
+                let settings = serde_json::json!({ "created_by": env!("CARGO_PKG_VERSION") });
+                let stored = password.as_ref().map(PasswordHash::to_stored);
+                let row = store
+                    .create_dungeon(
+                        name,
+                        seed,
+                        stored.as_deref(),
+                        &settings.to_string(),
+                        &config.content.source_hash,
+                    )
+                    .map_err(|e| {
+                        warn!(dungeon = %name, error = %e, "cannot store a new dungeon");
+                        OpenError::Storage(name.to_owned())
+                    })?;
+                Some(Journal::new(
+                    store.clone(),
+                    row.id,
+                    0,
+                    config.snapshot_every,
+                    config.keep_journal,
+                ))
+            }
+            None => None,
+        };
+        info!(dungeon = %name, seed, "dungeon created");
+        let world = World::new(Dungeon::new(seed, Arc::clone(&config.content)), journal);
+        let handle = self.spawn(name, world, HashMap::new(), config, password);
+        map.insert(key, handle.clone());
+        Ok((handle, true))
+    }
+
+    /// Loads the saved dungeon called `name` and starts its task, unless it is running already
+    /// or was never saved (`None`).
+    pub fn load(
+        &self,
+        name: &str,
+        config: &Arc<ServerConfig>,
+        store: Option<&Store>,
+    ) -> Result<Option<DungeonHandle>, OpenError> {
+        let Some(store) = store else {
+            return Ok(None);
+        };
+        let key = name.to_lowercase();
+        // Held while loading, so two joiners cannot load one dungeon twice.
+        let mut map = self.dungeons.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(h) = map.get(&key).filter(|h| !h.tx.is_closed()) {
+            return Ok(Some(h.clone()));
+        }
+        let broken = |why: String| {
+            warn!(dungeon = %name, error = %why, "cannot load dungeon");
+            OpenError::Broken(name.to_owned())
+        };
+        let Some(row) = store
+            .find_dungeon(name)
+            .map_err(|e| broken(e.to_string()))?
+        else {
+            return Ok(None);
+        };
+        if map.len() >= config.max_dungeons {
+            return Err(OpenError::Full);
+        }
+        if row.content_hash != config.content.source_hash {
+            warn!(dungeon = %row.name, "this dungeon was played with another content file; its world goes on with this one");
+        }
+        let saved = store.load(row.id).map_err(|e| broken(e.to_string()))?;
+        let content = Arc::clone(&config.content);
+        let (mut dungeon, mut seq) = match &saved.snapshot {
+            Some((seq, data, _)) => (
+                Dungeon::load(data, content).map_err(|e| broken(e.to_string()))?,
+                *seq,
+            ),
+            None => (Dungeon::new(row.seed, content), 0),
+        };
+        for (s, entry) in &saved.journal {
+            let input: Input = postcard::from_bytes(entry)
+                .map_err(|e| broken(format!("journal entry {s}: {e}")))?;
+            dungeon.replay(&input);
+            seq = *s;
+        }
+        let tokens = store
+            .characters(row.id)
+            .map_err(|e| broken(e.to_string()))?
+            .into_iter()
+            .filter(|c| dungeon.player(c.player_id).is_some())
+            .map(|c| (c.player_id, c.token_hash))
+            .collect();
+        let password = match &row.password_hash {
+            Some(stored) => Some(
+                PasswordHash::from_stored(stored)
+                    .ok_or_else(|| broken("its password hash is not readable".into()))?,
+            ),
+            None => None,
+        };
+        info!(dungeon = %row.name, seq, replayed = saved.journal.len(), hash = %dungeon.state_hash(), "dungeon loaded");
+        let journal = Journal::new(
+            store.clone(),
+            row.id,
+            seq,
+            config.snapshot_every,
+            config.keep_journal,
+        );
+        let world = World::new(dungeon, Some(journal));
+        let handle = self.spawn(&row.name, world, tokens, config, password);
+        map.insert(key, handle.clone());
+        Ok(Some(handle))
+    }
+
+    fn spawn(
+        &self,
+        name: &str,
+        world: World,
+        tokens: HashMap<u32, [u8; 32]>,
+        config: &Arc<ServerConfig>,
+        password: Option<PasswordHash>,
+    ) -> DungeonHandle {
         let (tx, rx) = mpsc::channel(DUNGEON_QUEUE);
         let stats = Arc::new(DungeonStats::default());
         let task = DungeonTask::new(
             name.to_owned(),
-            seed,
+            world,
+            tokens,
             Arc::clone(config),
             Arc::clone(&stats),
         );
-        tokio::spawn(task.run(rx));
-        let handle = DungeonHandle {
+        let join = tokio::spawn(task.run(rx));
+        let mut tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
+        tasks.retain(|t| !t.is_finished());
+        tasks.push(join);
+        DungeonHandle {
             name: name.to_owned(),
             tx,
             stats,
             password,
-        };
-        map.insert(key, handle.clone());
-        Some((handle, true))
+        }
+    }
+
+    /// Waits for every dungeon task to end (each saves its world on the way out).
+    pub async fn wait_for_tasks(&self) {
+        let tasks: Vec<JoinHandle<()>> =
+            std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|e| e.into_inner()));
+        for t in tasks {
+            let _ = t.await;
+        }
     }
 
     /// The dungeon called `name` if it is running.

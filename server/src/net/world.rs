@@ -1,0 +1,179 @@
+//! A dungeon's world and its journal: every input the engine takes goes through here, and is in
+//! the database before the method returns — so before the dungeon task sends anyone the
+//! outcome. That is the write-ahead rule: no client ever sees a turn a crash could lose.
+//!
+//! Reads go straight to the [`Dungeon`] (`World` derefs to it); only inputs are wrapped, and
+//! each wrapper records exactly the [`Input`] that replays it. Every `snapshot_every` entries the
+//! whole world is saved too, and the journal before it compacted, so loading never replays much.
+
+use std::ops::Deref;
+
+use tracing::error;
+
+use crate::game::input::Input;
+use crate::game::stats::Stat;
+use crate::game::{Action, ActionError, Dungeon, EntityId, Event, JoinError, TurnReport};
+use crate::store::{Ack, DungeonId, Store};
+
+/// Where and how a world is journaled.
+#[derive(Debug)]
+pub struct Journal {
+    pub store: Store,
+    pub dungeon: DungeonId,
+    /// The last entry's sequence number (0 before the first).
+    pub seq: u64,
+    /// Entries between snapshots; 0 takes none but the ones asked for.
+    pub snapshot_every: u64,
+    /// Keep the journal entries a snapshot covers (for replays from the seed).
+    pub keep: bool,
+    since_snapshot: u64,
+}
+
+impl Journal {
+    pub fn new(
+        store: Store,
+        dungeon: DungeonId,
+        seq: u64,
+        snapshot_every: u64,
+        keep: bool,
+    ) -> Journal {
+        Journal {
+            store,
+            dungeon,
+            seq,
+            snapshot_every,
+            keep,
+            since_snapshot: 0,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct World {
+    dungeon: Dungeon,
+    journal: Option<Journal>,
+}
+
+impl Deref for World {
+    type Target = Dungeon;
+    fn deref(&self) -> &Dungeon {
+        &self.dungeon
+    }
+}
+
+impl World {
+    /// A world journaled to `journal`, or kept in memory only.
+    pub fn new(dungeon: Dungeon, journal: Option<Journal>) -> World {
+        World { dungeon, journal }
+    }
+
+    pub fn journal(&self) -> Option<&Journal> {
+        self.journal.as_ref()
+    }
+
+    /// Writes `input` to the journal and waits until it is committed. A failing database is
+    /// logged, and the game goes on: players keep playing what the server can no longer keep.
+    fn record(&mut self, input: Input) {
+        let Some(j) = self.journal.as_mut() else {
+            return;
+        };
+        j.seq += 1;
+        let entry = postcard::to_stdvec(&input).unwrap_or_default();
+        if let Err(e) = j.store.append_journal(j.dungeon, j.seq, entry).wait() {
+            error!(dungeon = j.dungeon, seq = j.seq, error = %e, "journal write failed");
+        }
+        j.since_snapshot += 1;
+        if j.snapshot_every > 0 && j.since_snapshot >= j.snapshot_every {
+            // Not waited for: it is ordered after the entries it covers, and until it lands the
+            // journal still holds them.
+            drop(self.snapshot());
+        }
+    }
+
+    /// Saves the whole world now (compacting the journal before it). `None` when nothing is
+    /// journaled.
+    pub fn snapshot(&mut self) -> Option<Ack> {
+        let j = self.journal.as_mut()?;
+        j.since_snapshot = 0;
+        Some(j.store.save_snapshot(
+            j.dungeon,
+            j.seq,
+            self.dungeon.save(),
+            self.dungeon.state_hash(),
+            !j.keep,
+        ))
+    }
+
+    pub fn join(&mut self, name: &str) -> Result<(EntityId, Vec<Event>), JoinError> {
+        let r = self.dungeon.join(name);
+        if r.is_ok() {
+            self.record(Input::Join { name: name.into() });
+        }
+        r
+    }
+
+    pub fn new_character(&mut self, old: EntityId) -> Result<(EntityId, Vec<Event>), JoinError> {
+        let r = self.dungeon.new_character(old);
+        if r.is_ok() {
+            self.record(Input::NewCharacter { old });
+        }
+        r
+    }
+
+    pub fn set_connected(&mut self, id: EntityId, connected: bool) {
+        if self
+            .dungeon
+            .player(id)
+            .is_some_and(|p| p.connected != connected)
+        {
+            self.dungeon.set_connected(id, connected);
+            self.record(Input::Connected { id, connected });
+        }
+    }
+
+    pub fn lift(&mut self, id: EntityId) -> Vec<Event> {
+        let events = self.dungeon.lift(id);
+        if !events.is_empty() {
+            self.record(Input::Lift { id });
+        }
+        events
+    }
+
+    pub fn return_player(&mut self, id: EntityId) -> Vec<Event> {
+        let events = self.dungeon.return_player(id);
+        if !events.is_empty() {
+            self.record(Input::Return { id });
+        }
+        events
+    }
+
+    pub fn spend_point(&mut self, id: EntityId, stat: Stat) -> Result<Vec<Event>, ActionError> {
+        let r = self.dungeon.spend_point(id, stat);
+        if r.is_ok() {
+            self.record(Input::SpendPoint { id, stat });
+        }
+        r
+    }
+
+    /// A choice for the coming turn: not journaled until the turn resolves.
+    pub fn submit(&mut self, id: EntityId, action: Action) -> Result<(), ActionError> {
+        self.dungeon.submit(id, action)
+    }
+
+    pub fn resolve_turn(&mut self, depth: u8) -> TurnReport {
+        let report = self.dungeon.resolve_turn(depth);
+        self.record(Input::Turn {
+            depth,
+            actions: report.actions.clone(),
+        });
+        report
+    }
+
+    pub fn evict_dead(&mut self) -> bool {
+        let gone = self.dungeon.evict_dead();
+        if gone {
+            self.record(Input::EvictDead);
+        }
+        gone
+    }
+}

@@ -1,0 +1,60 @@
+//! The plain rows the store hands out and takes in.
+
+/// A dungeon's id in the database (its `INTEGER PRIMARY KEY`).
+pub type DungeonId = i64;
+
+/// One row of `dungeons`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DungeonRow {
+    pub id: DungeonId,
+    /// The name lowercased: two dungeons cannot have names that differ only in case.
+    pub key: String,
+    /// The name as it was first written.
+    pub name: String,
+    pub seed: u64,
+    pub password_hash: Option<String>,
+    /// JSON, exactly as the caller gave it.
+    pub settings: String,
+    /// Identifies the content file the dungeon was created with.
+    pub content_hash: String,
+    /// Unix seconds.
+    pub created_at: i64,
+}
+
+/// What [`Store::load`](super::Store::load) found of a dungeon: the newest snapshot, and every
+/// journal entry after it in order. Replaying `journal` onto `snapshot` (or onto a new world of
+/// the dungeon's seed when there is none) restores the dungeon.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Saved {
+    /// `(seq, data, state_hash)`: the snapshot includes every journal entry up to `seq`.
+    pub snapshot: Option<(u64, Vec<u8>, String)>,
+    /// `(seq, entry)` for every entry with a `seq` above the snapshot's, in ascending order.
+    pub journal: Vec<(u64, Vec<u8>)>,
+}
+
+/// One row of `characters`: a player of a dungeon and the hash of its resume token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CharacterRow {
+    pub player_id: u32,
+    pub name: String,
+    /// SHA-256 of the resume token ([`token_hash`](super::token_hash)); the token itself is never
+    /// stored.
+    pub token_hash: [u8; 32],
+}
+
+/// One entry of the high-score table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScoreRow {
+    pub name: String,
+    pub score: u64,
+    pub level: u32,
+    pub deepest: u32,
+    pub kills: u32,
+    pub turns: u64,
+    /// "killed by a Rabid Mouse on floor 6", or "victory".
+    pub outcome: String,
+    /// The dungeon's name.
+    pub dungeon: String,
+    /// Unix seconds.
+    pub ended_at: i64,
+}

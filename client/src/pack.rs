@@ -290,7 +290,7 @@ pub enum PackKey {
     Primary,
     /// `A`-`Z`: select that slot.
     Select(usize),
-    /// `i` (or Esc): close the screen.
+    /// `i` (or Esc): close the screen. (`I` selects slot i.)
     Close,
 }
 
@@ -301,7 +301,7 @@ pub fn pack_key(c: char) -> Option<PackKey> {
         'u' => PackKey::Use,
         'e' | 'w' => PackKey::Wear,
         'd' => PackKey::Drop,
-        'i' | 'I' => PackKey::Close,
+        'i' => PackKey::Close,
         'A'..='Z' => PackKey::Select(usize::from(c as u8 - b'A')),
         _ => return None,
     })
@@ -436,8 +436,10 @@ mod tests {
         assert_eq!(letter(0), Some('a'));
         assert_eq!(letter(25), Some('z'));
         assert_eq!(letter(26), None);
-        assert_eq!(pack_key('A'), Some(PackKey::Select(0)));
-        assert_eq!(pack_key('Z'), Some(PackKey::Select(25)));
+        for (k, c) in ('A'..='Z').enumerate() {
+            assert_eq!(pack_key(c), Some(PackKey::Select(k)), "{c}");
+            assert_eq!(letter(k), Some(c.to_ascii_lowercase()));
+        }
     }
 
     #[test]

@@ -394,8 +394,8 @@ impl App {
                         st.note = Some(format!("Nothing in slot {letter}."));
                     }
                     key => {
+                        // An empty pack already says so, and how to fill it.
                         let Some(item) = inv.get(st.selected) else {
-                            st.note = Some("Your pack is empty.".into());
                             continue;
                         };
                         if let Some(why) = &blocked {
@@ -498,6 +498,19 @@ impl App {
         let spectating = self.spectating();
         if !matches!(self.connection, Connection::Joined) || spectating {
             turn.text.clear();
+        }
+        // A finished game of one's own says how it ended instead.
+        if let Some(me) = self.model.view.as_ref().map(|v| &v.me)
+            && self.model.watching.is_none()
+            && !self.watcher_only()
+        {
+            if me.victory {
+                turn.text = "Your game is won".into();
+                turn.color = Color::from_rgba(236, 196, 84, 255);
+            } else if !me.alive {
+                turn.text = "Your character is dead".into();
+                turn.color = Color::from_rgba(255, 64, 64, 255);
+            }
         }
         hud::draw_panel(layout.panel, &self.model, &self.sprites, &turn, &connection);
         if let Some(view) = &self.model.view {

@@ -154,7 +154,7 @@ pub fn effect_icon(e: Effect, cx: f32, cy: f32, r: f32, color: Color) {
             );
         }
         Effect::Confusion => {
-            let size = (r * 2.6).round();
+            let size = (r * 3.2).round();
             let d = measure_text("?", None, size as u16, 1.0);
             draw_text(
                 "?",
@@ -167,38 +167,43 @@ pub fn effect_icon(e: Effect, cx: f32, cy: f32, r: f32, color: Color) {
     }
 }
 
-/// One badge per status effect, left to right from `x`. Returns the height used (0 for none).
+/// One badge per status effect, left to right from `x`, wrapping within `w`. Returns the height
+/// used (0 for none).
 fn draw_effects(effects: &[Effect], x: f32, y: f32, w: f32) -> f32 {
     if effects.is_empty() {
         return 0.0;
     }
-    let mut bx = x;
-    let gap = 6.0;
-    let bw = ((w - gap * 2.0) / 3.0).floor();
+    let (h, gap, font) = (22.0, 6.0, 16u16);
+    let (mut bx, mut by) = (x, y);
+    // A gentle pulse, so a new affliction catches the eye without flashing.
+    let pulse = 0.75 + 0.25 * ((get_time() * 4.0).sin() as f32 * 0.5 + 0.5);
     for &e in effects {
         let (word, color) = effect_look(e);
-        // A gentle pulse, so a new affliction catches the eye without flashing.
-        let pulse = 0.8 + 0.2 * ((get_time() * 4.0).sin() as f32 * 0.5 + 0.5);
+        let bw = 26.0 + measure_text(word, None, font, 1.0).width.ceil();
+        if bx > x && bx + bw > x + w {
+            bx = x;
+            by += h + gap;
+        }
         draw_rectangle(
             bx,
-            y,
+            by,
             bw,
-            22.0,
-            Color::new(color.r * 0.22, color.g * 0.22, color.b * 0.22, 1.0),
+            h,
+            Color::new(color.r * 0.2, color.g * 0.2, color.b * 0.2, 1.0),
         );
         draw_rectangle_lines(
             bx,
-            y,
+            by,
             bw,
-            22.0,
+            h,
             1.5,
             Color::new(color.r, color.g, color.b, pulse),
         );
-        effect_icon(e, bx + 12.0, y + 11.0, 6.0, color);
-        draw_text(word, bx + 24.0, y + 16.0, 18.0, color);
+        effect_icon(e, bx + 11.0, by + h / 2.0, 5.5, color);
+        draw_text(word, bx + 21.0, by + 16.0, f32::from(font), color);
         bx += bw + gap;
     }
-    28.0
+    by - y + h + gap
 }
 
 /// The three equipment slots and what is worn in them. Returns the y below.
@@ -298,7 +303,7 @@ pub fn draw_panel(area: Rect, model: &Model, sprites: &Sprites, turn: &TurnLine,
         &format!("XP {} / {}", me.xp, me.xp_next),
     );
     y += 14.0;
-    if me.points > 0 {
+    if me.points > 0 && me.alive && !me.victory {
         let blink = (get_time() * 3.0).sin() > -0.3;
         let c = if blink { GOLD } else { DIM };
         let plural = if me.points > 1 { "s" } else { "" };

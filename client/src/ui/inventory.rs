@@ -283,7 +283,7 @@ fn draw_detail(
     draw_rectangle_lines(d.x, d.y, 76.0, 76.0, 1.0, EDGE);
     icon(sprites, &item.key, d.x + 6.0, d.y + 6.0, 64.0);
     draw_text(&item.name, d.x + 92.0, d.y + 30.0, 28.0, WHITE);
-    draw_text(&kind_line(item), d.x + 92.0, d.y + 56.0, 20.0, DIM);
+    draw_text(kind_line(item), d.x + 92.0, d.y + 56.0, 20.0, DIM);
     let mut y = d.y + 108.0;
     let chars = ((d.w / 10.0) as usize).max(20);
 
@@ -306,7 +306,7 @@ fn draw_detail(
         }
         for (v, name) in parts {
             let color = if v > 0 { BETTER } else { WORSE };
-            draw_text(&format!("{v:+}"), d.x + 16.0, y, 20.0, color);
+            draw_text(format!("{v:+}"), d.x + 16.0, y, 20.0, color);
             draw_text(name, d.x + 64.0, y, 20.0, WHITE);
             y += 24.0;
         }
@@ -335,7 +335,7 @@ fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
         Color::new(0.11, 0.1, 0.15, 1.0),
     );
     draw_rectangle_lines(d.x - 10.0, y - 26.0, d.w + 10.0, box_h, 1.0, GOLD);
-    draw_text(&format!("Equip the {}?", item.name), d.x, y, 24.0, GOLD);
+    draw_text(format!("Equip the {}?", item.name), d.x, y, 24.0, GOLD);
     y += 24.0;
     let swap = match &cmp.replaces {
         Some(old) => format!("It replaces your {old}."),
@@ -355,7 +355,7 @@ fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
             (false, Verdict::Worse) => WORSE,
         };
         draw_text(r.stat.label(), d.x, y, 20.0, DIM);
-        draw_text(&r.now.to_string(), c_now, y, 22.0, WHITE);
+        draw_text(r.now.to_string(), c_now, y, 22.0, WHITE);
         let then = if r.uncertain {
             format!("{}?", r.then)
         } else {
@@ -364,7 +364,7 @@ fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
         draw_text(&then, c_then, y, 22.0, color);
         let diff = r.then - r.now;
         if diff != 0 && !r.uncertain {
-            draw_text(&format!("{diff:+}"), c_diff, y, 20.0, color);
+            draw_text(format!("{diff:+}"), c_diff, y, 20.0, color);
         }
         y += 30.0;
     }

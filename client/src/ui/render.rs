@@ -248,13 +248,17 @@ fn draw_ailments(view: &View, cam: &Camera, anims: &Anims, now: f64) {
         let (_, color) = super::hud::effect_look(e);
         match e {
             Effect::Stun => {
+                // Little four-pointed stars circling the head.
                 for k in 0..3 {
                     let a = t * 3.0 + k as f32 * std::f32::consts::TAU / 3.0;
-                    let (x, y) = (
-                        cx + a.cos() * cam.tile * 0.34,
-                        top + a.sin() * cam.tile * 0.1,
-                    );
-                    super::hud::effect_icon(e, x, y, cam.tile * 0.09, color);
+                    let x = cx + a.cos() * cam.tile * 0.36;
+                    let y = top - cam.tile * 0.02 + a.sin() * cam.tile * 0.12;
+                    let r = cam.tile * 0.13;
+                    let dark = Color::new(0.0, 0.0, 0.0, 0.6);
+                    draw_line(x - r, y + 1.0, x + r, y + 1.0, 2.5, dark);
+                    draw_line(x - r, y, x + r, y, 1.5, color);
+                    draw_line(x, y - r, x, y + r, 1.5, color);
+                    draw_circle(x, y, r * 0.3, WHITE);
                 }
             }
             Effect::Poison => {
@@ -268,7 +272,10 @@ fn draw_ailments(view: &View, cam: &Camera, anims: &Anims, now: f64) {
             }
             Effect::Confusion => {
                 let bob = (t * 4.0).sin() * cam.tile * 0.06;
-                super::hud::effect_icon(e, cx + cam.tile * 0.38, top + bob, cam.tile * 0.16, color);
+                let size = (cam.tile * 0.6).round();
+                let (x, y) = (cx + cam.tile * 0.3, top + cam.tile * 0.12 + bob);
+                draw_text("?", x + 1.0, y + 1.0, size, Color::new(0.0, 0.0, 0.0, 0.8));
+                draw_text("?", x, y, size, color);
             }
         }
     }

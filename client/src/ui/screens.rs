@@ -207,14 +207,20 @@ pub fn level_up(model: &Model, me: &SelfView, selected: usize) {
 
 /// The numbers of a finished game, one line.
 fn summary(me: &SelfView) -> String {
+    let s = |n: u64| if n == 1 { "" } else { "s" };
     format!(
-        "Level {}   deepest floor {}   {} kills   {} turns",
-        me.level, me.deepest, me.kills, me.turns
+        "Level {}   deepest floor {}   {} kill{}   {} turn{}",
+        me.level,
+        me.deepest,
+        me.kills,
+        s(u64::from(me.kills)),
+        me.turns,
+        s(me.turns)
     )
 }
 
 pub fn death(me: &SelfView) {
-    let (x, y) = frame(600.0, 270.0, "You died", Color::from_rgba(255, 64, 64, 255));
+    let (x, y) = frame(700.0, 270.0, "You died", Color::from_rgba(255, 64, 64, 255));
     let cause = me.cause.clone().unwrap_or_else(|| "killed".into());
     let mut first = cause.chars();
     let cause: String = first
@@ -261,29 +267,43 @@ pub fn victory(me: &SelfView, sprites: &Sprites, now: f64) {
         let d = measure_text(text, None, size as u16, 1.0);
         draw_text(text, (bx + (w - d.width) / 2.0).round(), y, size, color);
     };
-    // Sparks of gold rising round the title.
-    for k in 0..14u32 {
+    // Sparks of gold rising on either side of the title.
+    for k in 0..16u32 {
         let seed = f64::from(k) * 0.618;
         let t = ((now * 0.35 + seed).fract()) as f32;
-        let px = bx + 40.0 + ((seed * 977.0) % 1.0) as f32 * (w - 80.0);
-        let py = by + 120.0 - t * 90.0;
-        let a = (1.0 - t) * 0.9;
-        draw_circle(px, py, 2.0, Color::new(1.0, 0.85, 0.4, a));
+        let side = ((seed * 977.0) % 1.0) as f32 * 0.3;
+        let px = if k % 2 == 0 {
+            bx + w * (0.04 + side)
+        } else {
+            bx + w * (0.66 + side)
+        };
+        let py = by + 110.0 - t * 80.0;
+        draw_circle(px, py, 2.0, Color::new(1.0, 0.85, 0.4, (1.0 - t) * 0.9));
     }
     centre("VICTORY", by + 78.0, 72.0, GOLD);
     centre("The Mouse King is slain.", by + 118.0, 26.0, WHITE);
 
-    // The King, fallen: on his back, his crown beside him.
-    let (king, _) = sprites.monster(Some("mouse_king"));
+    // The King, fallen: on his back, his crown rolled away beside him.
     let s = 96.0;
+    let kx = (bx + (w - s) / 2.0 - 24.0).round();
     draw_texture_ex(
-        king,
-        (bx + (w - s) / 2.0).round(),
-        by + 132.0,
+        &sprites.fallen_king,
+        kx,
+        by + 126.0,
         WHITE,
         DrawTextureParams {
             dest_size: Some(vec2(s, s)),
-            flip_y: true,
+            ..Default::default()
+        },
+    );
+    draw_texture_ex(
+        &sprites.crown,
+        kx + s - 4.0,
+        by + 150.0,
+        WHITE,
+        DrawTextureParams {
+            dest_size: Some(vec2(64.0, 64.0)),
+            rotation: 0.45,
             ..Default::default()
         },
     );

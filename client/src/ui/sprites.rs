@@ -25,6 +25,9 @@ pub struct Sprites {
     /// Monsters by content key; unknown kinds fall back to `mouse_fallback`.
     pub monsters: Vec<(&'static str, Texture2D)>,
     pub mouse_fallback: Texture2D,
+    /// The Mouse King on his back, crownless, for the victory screen; and his crown.
+    pub fallen_king: Texture2D,
+    pub crown: Texture2D,
     /// Items by content key; unknown kinds fall back to `item_fallback`.
     pub items: Vec<(&'static str, Texture2D)>,
     pub item_fallback: Texture2D,
@@ -49,6 +52,8 @@ impl Sprites {
                 .map(|k| (k.key, texture(&mouse(k))))
                 .collect(),
             mouse_fallback: texture(&mouse(&MOUSE_KINDS[0])),
+            fallen_king: texture(&fallen_king()),
+            crown: texture(&item(CROWN, CROWN_PALETTE)),
             items: ITEM_LOOKS
                 .iter()
                 .map(|look| (look.key, texture(&item(look.art, look.palette))))
@@ -414,6 +419,58 @@ fn mouse(look: &MouseLook) -> Image {
     img
 }
 
+/// The Mouse King belly up: his sprite without the crown, the eye shut, upside down.
+fn fallen_king() -> Image {
+    let look = &MOUSE_KINDS[MOUSE_KINDS.len() - 1];
+    let [br, bg, bb] = look.body;
+    let body = rgb(br, bg, bb);
+    let [r, g, b] = look.belly;
+    let palette = vec![
+        ('B', body),
+        ('b', rgb(r, g, b)),
+        ('E', shade(body, -22)),
+        ('r', rgb(232, 150, 160)),
+        ('e', shade(body, -50)),
+        ('n', rgb(236, 120, 140)),
+        ('t', rgb(214, 150, 150)),
+        ('f', rgb(214, 150, 150)),
+        ('w', rgb(230, 230, 230)),
+        ('R', rgb(180, 30, 40)),
+    ];
+    let mut img = from_art(MOUSE, &palette);
+    outline(&mut img, [16, 10, 14, 255]);
+    let row = usize::from(img.width) * 4;
+    let flipped: Vec<u8> = img.bytes.chunks(row).rev().flatten().copied().collect();
+    img.bytes = flipped;
+    img
+}
+
+const CROWN: [&str; 16] = [
+    "................",
+    "................",
+    "................",
+    "................",
+    "................",
+    "..Y....Y....Y...",
+    "..YY..YYY..YY...",
+    "..YYY.YrY.YYY...",
+    "..YYYYYYYYYYY...",
+    "..YYgYYrYYgYY...",
+    "..yyyyyyyyyyy...",
+    "................",
+    "................",
+    "................",
+    "................",
+    "................",
+];
+
+const CROWN_PALETTE: &[(char, [u8; 3])] = &[
+    ('Y', [250, 206, 60]),
+    ('y', [190, 140, 36]),
+    ('r', [220, 40, 60]),
+    ('g', [60, 200, 120]),
+];
+
 /// Paints every transparent pixel that touches an opaque one (4 ways) with `color`.
 fn outline(img: &mut Image, color: [u8; 4]) {
     let (w, h) = (usize::from(img.width), usize::from(img.height));
@@ -466,22 +523,25 @@ fn door(look: DoorLook) -> Image {
             return c;
         }
         if look == DoorLook::Open {
-            // The leaf seen edge-on against the left jamb; the doorway is open.
-            if x <= 3 {
-                let mut c = shade(wood, -20 + (n % 7) as i32);
-                if x == 3 {
-                    c = shade(c, -28);
+            // The leaf swung back against the left jamb, seen in perspective: tall at the hinge,
+            // shorter at its far edge. The doorway itself is open.
+            let (top, bottom) = (x.saturating_sub(2) + 2, 15 - x.saturating_sub(2) / 2);
+            if (2..=5).contains(&x) && (top..=bottom).contains(&y) {
+                let mut c = shade(wood, 8 - 12 * (x as i32 - 2) + (n % 7) as i32 - 3);
+                if x == 5 || y == top {
+                    c = shade(c, -30);
                 }
-                if y == 4 || y == 12 {
+                if y == 5 || y == 12 {
                     c = iron;
                 }
                 return c;
             }
             // The lintel's shadow falls a little way into the doorway.
-            return if y <= 3 {
-                [0, 0, 0, if y == 2 { 120 } else { 60 }]
-            } else {
-                [0, 0, 0, 0]
+            return match y {
+                2 => [0, 0, 0, 130],
+                3 => [0, 0, 0, 70],
+                4 => [0, 0, 0, 30],
+                _ => [0, 0, 0, 0],
             };
         }
         // Vertical planks with dark seams and a grain.

@@ -499,7 +499,7 @@ fn draw_minimap(view: &View, x: f32, y: f32, w: f32) -> f32 {
             Tile::StairsDown | Tile::StairsUp => Color::from_rgba(240, 210, 100, 255),
             Tile::DoorClosed => Color::from_rgba(176, 112, 56, 255),
             Tile::DoorOpen => Color::from_rgba(120, 88, 60, 255),
-            Tile::DoorLocked => Color::from_rgba(236, 182, 60, 255),
+            Tile::DoorLocked => Color::from_rgba(214, 72, 56, 255),
         };
         let p = map.pos_of(i);
         draw_rectangle(x + p.x as f32 * px, y + p.y as f32 * px, px, px, c);

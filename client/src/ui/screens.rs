@@ -89,7 +89,7 @@ pub fn character(view: &View, sprites: &Sprites) {
                 );
                 draw_text(&item.name, rx + 128.0, ry, 20.0, WHITE);
                 ry += 22.0;
-                draw_bonus(rx + 128.0, ry, &item.bonus, 16.0);
+                ry += draw_bonus(rx + 128.0, ry, &item.bonus, 16.0, 230.0);
             }
             None => {
                 draw_text("nothing", rx + 128.0, ry, 20.0, DIM);
@@ -100,12 +100,12 @@ pub fn character(view: &View, sprites: &Sprites) {
     ry += 6.0;
     draw_text("Worn bonuses", rx, ry, 22.0, DIM);
     ry += 26.0;
-    draw_bonus(rx, ry, &pack::worn_total(&view.inventory), 18.0);
+    ry += draw_bonus(rx, ry, &pack::worn_total(&view.inventory), 18.0, 360.0);
     ry += 40.0;
     draw_text("Status", rx, ry, 22.0, DIM);
     ry += 28.0;
     if me.effects.is_empty() {
-        draw_text("well", rx, ry, 20.0, WHITE);
+        draw_text("no ailments", rx, ry, 20.0, WHITE);
     }
     let mut ex = rx;
     for &e in &me.effects {
@@ -116,24 +116,31 @@ pub fn character(view: &View, sprites: &Sprites) {
     }
 }
 
-/// A bonus on one line, each part in green (up) or red (down).
-fn draw_bonus(x: f32, y: f32, b: &delve_protocol::Bonus, size: f32) {
+/// A bonus, each part in green (up) or red (down), wrapping at `max_w`. Returns the height of
+/// the lines after the first.
+fn draw_bonus(x: f32, y: f32, b: &delve_protocol::Bonus, size: f32, max_w: f32) -> f32 {
     let parts = pack::bonus_parts(b);
     if parts.is_empty() {
         draw_text("none", x, y, size, DIM);
-        return;
+        return 0.0;
     }
-    let mut cx = x;
+    let (mut cx, mut cy) = (x, y);
     for (k, (v, name)) in parts.iter().enumerate() {
         let text = if k + 1 < parts.len() {
             format!("{v:+} {name}, ")
         } else {
             format!("{v:+} {name}")
         };
+        let w = measure_text(&text, None, size as u16, 1.0).width;
+        if cx > x && cx + w > x + max_w {
+            cx = x;
+            cy += size + 4.0;
+        }
         let color = if *v > 0 { BETTER } else { WORSE };
-        draw_text(&text, cx, y, size, color);
-        cx += measure_text(&text, None, size as u16, 1.0).width;
+        draw_text(&text, cx, cy, size, color);
+        cx += w;
     }
+    cy - y
 }
 
 fn stat_label(s: Stat) -> &'static str {
@@ -271,13 +278,13 @@ pub fn victory(me: &SelfView, sprites: &Sprites, now: f64) {
     for k in 0..16u32 {
         let seed = f64::from(k) * 0.618;
         let t = ((now * 0.35 + seed).fract()) as f32;
-        let side = ((seed * 977.0) % 1.0) as f32 * 0.3;
+        let side = ((seed * 977.0) % 1.0) as f32 * 0.22;
         let px = if k % 2 == 0 {
             bx + w * (0.04 + side)
         } else {
-            bx + w * (0.66 + side)
+            bx + w * (0.74 + side)
         };
-        let py = by + 110.0 - t * 80.0;
+        let py = by + 96.0 - t * 72.0;
         draw_circle(px, py, 2.0, Color::new(1.0, 0.85, 0.4, (1.0 - t) * 0.9));
     }
     centre("VICTORY", by + 78.0, 72.0, GOLD);

@@ -4,6 +4,7 @@
 
 pub mod model;
 pub mod net;
+pub mod pack;
 pub mod solo;
 pub mod tokens;
 pub mod ui;

@@ -9,6 +9,7 @@ use macroquad::prelude::*;
 use super::anim::Anims;
 use super::hud::{self, BG, Layout};
 use super::input::{Command, Input};
+use super::inventory::{self, InvLayout, InventoryState};
 use super::lobby::{Choice, Lobby, Step};
 use super::render::{self, Camera};
 use super::screens;
@@ -17,6 +18,7 @@ use super::sprites::Sprites;
 use super::text_input::TextInput;
 use crate::model::Model;
 use crate::net::{NetEvent, NetThread};
+use crate::pack::{self, PackKey, PackOutcome};
 use crate::solo::SoloServer;
 use crate::tokens::TokenStore;
 
@@ -58,6 +60,7 @@ enum Screen {
     LevelUp { selected: usize },
     Messages { scroll: usize },
     Chat(TextInput),
+    Inventory(InventoryState),
 }
 
 struct App {
@@ -78,6 +81,8 @@ struct App {
     log_scroll: usize,
     /// Where to remember the token of (server, dungeon).
     tokens: Option<(TokenStore, String, String)>,
+    /// The death or victory summary was put away (Esc) to watch the floor.
+    end_hidden: bool,
 }
 
 impl App {
@@ -170,8 +175,12 @@ impl App {
             .iter()
             .map(|p| (p.name.clone(), p.alive))
             .collect();
-        // Not driving a living character: the dead, those following a friend, watchers.
-        let spectating = self.watcher_only() || !me.alive || self.model.watching.is_some();
+        // Not driving a living character: the dead, the winners, those following a friend,
+        // watchers.
+        let spectating = self.spectating();
+        if !spectating {
+            self.end_hidden = false;
+        }
         // A new stat point opens the level-up dialog once.
         if me.points > self.points_seen && !spectating && matches!(self.screen, Screen::Game) {
             self.screen = Screen::LevelUp { selected: 0 };
@@ -198,6 +207,12 @@ impl App {
             }
             return;
         }
+        // So does the inventory: its letters are its own.
+        if matches!(self.screen, Screen::Inventory(_)) {
+            self.input.reset();
+            self.inventory_input(chars, spectating);
+            return;
+        }
         let modal = !matches!(self.screen, Screen::Game) || spectating;
         let can_repeat = self.awaiting.is_none() && !self.anims.busy(now);
         let commands = self.input.poll(now, can_repeat, modal, chars);
@@ -218,6 +233,8 @@ impl App {
                 (Screen::LevelUp { selected }, Command::Confirm) => self.spend(*selected),
                 (Screen::LevelUp { .. }, Command::Choose(n)) => self.spend(usize::from(n) - 1),
                 (Screen::Game, Command::Character) => self.screen = Screen::Character,
+                (Screen::Game, Command::Inventory) => self.open_inventory(),
+                (Screen::Game, Command::PickUp) => self.act(ClientMsg::PickUp, turn),
                 (Screen::Game, Command::Messages) => self.screen = Screen::Messages { scroll: 0 },
                 (Screen::Game, Command::LevelUp) if me.points > 0 => {
                     self.screen = Screen::LevelUp { selected: 0 }
@@ -256,6 +273,7 @@ impl App {
             (Screen::Character, Command::Character | Command::Cancel) => self.screen = Screen::Game,
             (Screen::Game, Command::Messages) => self.screen = Screen::Messages { scroll: 0 },
             (Screen::Game, Command::Character) if shown_alive => self.screen = Screen::Character,
+            (Screen::Game, Command::Inventory) => self.open_inventory(),
             (Screen::Game, Command::Confirm | Command::Talk) => self.open_chat(),
             (Screen::Game, Command::NewCharacter) if dead_player => {
                 self.net.send(ClientMsg::NewCharacter)
@@ -263,6 +281,8 @@ impl App {
             (Screen::Game, Command::Cancel) if dead_player && self.model.watching.is_some() => {
                 self.net.send(ClientMsg::Watch { name: None });
             }
+            // The summary of a finished game folds into a banner, to watch the floor, and back.
+            (Screen::Game, Command::Cancel) if dead_player => self.end_hidden = !self.end_hidden,
             (Screen::Game, Command::Follow) => {
                 // The next living player after the one shown, round the party.
                 let living: Vec<&String> = party
@@ -282,6 +302,123 @@ impl App {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Not driving a living character: a watcher, the dead, a winner, or someone following a
+    /// friend's view.
+    fn spectating(&self) -> bool {
+        let over = self
+            .model
+            .view
+            .as_ref()
+            .is_some_and(|v| !v.me.alive || v.me.victory);
+        self.watcher_only() || over || self.model.watching.is_some()
+    }
+
+    fn open_inventory(&mut self) {
+        self.screen = Screen::Inventory(InventoryState::default());
+    }
+
+    /// The inventory screen's keys: select, act on the selected item, confirm or cancel an
+    /// equip, close. Nothing is sent while the pack is read-only or locked; the banner says why.
+    fn inventory_input(&mut self, chars: &[char], spectating: bool) {
+        let Some(view) = &self.model.view else { return };
+        let Screen::Inventory(st) = &mut self.screen else {
+            return;
+        };
+        let inv = &view.inventory;
+        let blocked = inventory::pack_blocked(view, spectating);
+        let turn = view.turn;
+        let enter = is_key_pressed(KeyCode::Enter) || is_key_pressed(KeyCode::KpEnter);
+        let esc = is_key_pressed(KeyCode::Escape);
+        st.selected = st.selected.min(inv.len().saturating_sub(1));
+        // The pack changed under the comparison (a swap, a drop): close it.
+        if st
+            .compare
+            .is_some_and(|id| inv.get(st.selected).is_none_or(|i| i.id != id))
+        {
+            st.compare = None;
+        }
+        let mut send = None;
+        if let Some(id) = st.compare {
+            if enter || chars.iter().any(|c| matches!(c, 'y' | 'Y')) {
+                send = Some(ClientMsg::Equip { item: id });
+            } else if esc || chars.iter().any(|c| matches!(c, 'n' | 'N')) {
+                st.compare = None;
+            }
+        } else {
+            let mut keys: Vec<PackKey> = chars.iter().filter_map(|&c| pack::pack_key(c)).collect();
+            if enter {
+                keys.push(PackKey::Primary);
+            }
+            if esc {
+                keys.push(PackKey::Close);
+            }
+            let len = inv.len();
+            if len > 0 {
+                if is_key_pressed(KeyCode::Up) {
+                    st.selected = (st.selected + len - 1) % len;
+                    st.note = None;
+                }
+                if is_key_pressed(KeyCode::Down) {
+                    st.selected = (st.selected + 1) % len;
+                    st.note = None;
+                }
+                if is_key_pressed(KeyCode::Home) || is_key_pressed(KeyCode::PageUp) {
+                    st.selected = 0;
+                }
+                if is_key_pressed(KeyCode::End) || is_key_pressed(KeyCode::PageDown) {
+                    st.selected = len - 1;
+                }
+            }
+            if is_mouse_button_pressed(MouseButton::Left) {
+                let lay = InvLayout::new(Layout::new().map, blocked.is_some());
+                if let Some(k) = lay.slot_at(mouse_position().into()).filter(|&k| k < len) {
+                    st.selected = k;
+                    st.note = None;
+                }
+            }
+            for key in keys {
+                match key {
+                    PackKey::Close => {
+                        self.screen = Screen::Game;
+                        return;
+                    }
+                    PackKey::Select(k) if k < len => {
+                        st.selected = k;
+                        st.note = None;
+                    }
+                    PackKey::Select(k) => {
+                        let letter = pack::letter(k).unwrap_or('?');
+                        st.note = Some(format!("Nothing in slot {letter}."));
+                    }
+                    key => {
+                        // An empty pack already says so, and how to fill it.
+                        let Some(item) = inv.get(st.selected) else {
+                            continue;
+                        };
+                        if let Some(why) = &blocked {
+                            st.note = Some(why.clone());
+                            continue;
+                        }
+                        match pack::pack_outcome(key, item) {
+                            Some(PackOutcome::Send(msg)) => send = Some(msg),
+                            Some(PackOutcome::Compare) => {
+                                st.compare = Some(item.id);
+                                st.note = None;
+                            }
+                            Some(PackOutcome::Note(n)) => st.note = Some(n),
+                            None => {}
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(msg) = send {
+            // Each pack action is the turn: back to the map to see what comes of it.
+            self.screen = Screen::Game;
+            self.act(msg, turn);
         }
     }
 
@@ -324,7 +461,7 @@ impl App {
                     *scroll = scroll.saturating_sub(3);
                 }
             }
-            Screen::Game | Screen::Character | Screen::Chat(_) => {
+            Screen::Game | Screen::Character | Screen::Chat(_) | Screen::Inventory(_) => {
                 let over_log = Layout::new().log.contains(mouse_position().into());
                 if over_log && wheel > 0.0 {
                     self.log_scroll += 2;
@@ -358,25 +495,55 @@ impl App {
         }
         hud::draw_log(layout.log, &self.model, self.log_scroll);
         let mut turn = hud::turn_line(&self.model, now - self.status_at, self.awaiting.is_some());
-        let spectating = self.watcher_only() || self.model.watching.is_some();
-        if !matches!(self.connection, Connection::Joined)
-            || spectating
-            || self.model.view.as_ref().is_some_and(|v| !v.me.alive)
-        {
+        let spectating = self.spectating();
+        if !matches!(self.connection, Connection::Joined) || spectating {
             turn.text.clear();
         }
-        hud::draw_panel(layout.panel, &self.model, &turn, &connection);
+        // A finished game of one's own says how it ended instead.
+        if let Some(me) = self.model.view.as_ref().map(|v| &v.me)
+            && self.model.watching.is_none()
+            && !self.watcher_only()
+        {
+            if me.victory {
+                turn.text = "Your game is won".into();
+                turn.color = Color::from_rgba(236, 196, 84, 255);
+            } else if !me.alive {
+                turn.text = "Your character is dead".into();
+                turn.color = Color::from_rgba(255, 64, 64, 255);
+            }
+        }
+        hud::draw_panel(layout.panel, &self.model, &self.sprites, &turn, &connection);
         if let Some(view) = &self.model.view {
             let me = &view.me;
             if let Some(whom) = &self.model.watching {
                 let own_dead = !self.watcher_only();
                 hud::draw_watching(layout.map, whom, me.alive, own_dead);
+            } else if self.end_hidden && !self.watcher_only() && (!me.alive || me.victory) {
+                let (title, color) = if me.victory {
+                    (
+                        "Victory! The Mouse King is dead.",
+                        Color::from_rgba(236, 196, 84, 255),
+                    )
+                } else {
+                    ("You died.", Color::from_rgba(255, 64, 64, 255))
+                };
+                hud::draw_end_banner(
+                    layout.map,
+                    &format!("{title}   Score {}", me.score),
+                    color,
+                    "n: new character   w: watch a friend   Esc: show the summary   Enter: chat",
+                );
+            } else if me.victory {
+                screens::victory(me, &self.sprites, now);
             } else if !me.alive {
                 screens::death(me);
             }
             match &self.screen {
                 Screen::Game => {}
-                Screen::Character => screens::character(me),
+                Screen::Character => screens::character(view, &self.sprites),
+                Screen::Inventory(st) => {
+                    inventory::draw(layout.map, view, &self.sprites, st, spectating)
+                }
                 Screen::LevelUp { selected } => screens::level_up(&self.model, me, *selected),
                 Screen::Messages { scroll } => screens::messages(&self.model, *scroll),
                 Screen::Chat(line) => line.draw(
@@ -495,6 +662,7 @@ pub async fn run(mut options: Options) {
         status_at: 0.0,
         points_seen: 0,
         log_scroll: 0,
+        end_hidden: false,
         tokens: options
             .tokens
             .take()

@@ -1,11 +1,13 @@
 //! Everything around the map: the side panel (character, turn status, minimap, who is in sight,
 //! controls), the message log, and full-screen notices.
 
-use delve_protocol::{MessageKind, Pos, Tile, View};
+use delve_protocol::{Effect, EntityKind, MessageKind, Pos, Slot, Tile, View};
 use macroquad::prelude::*;
 
 use super::render::player_color;
+use super::sprites::Sprites;
 use crate::model::Model;
+use crate::pack;
 
 pub const PANEL_W: f32 = 300.0;
 pub const LOG_H: f32 = 150.0;
@@ -122,7 +124,127 @@ fn bar(x: f32, y: f32, w: f32, h: f32, frac: f32, fill: Color, text: &str) {
     );
 }
 
-pub fn draw_panel(area: Rect, model: &Model, turn: &TurnLine, connection: &str) {
+/// How a status effect is shown: its word and its colour.
+pub fn effect_look(e: Effect) -> (&'static str, Color) {
+    match e {
+        Effect::Stun => ("Stunned", Color::from_rgba(250, 214, 64, 255)),
+        Effect::Poison => ("Poisoned", Color::from_rgba(120, 220, 70, 255)),
+        Effect::Confusion => ("Confused", Color::from_rgba(196, 120, 255, 255)),
+    }
+}
+
+/// A small picture of an effect, centred on (`cx`, `cy`): a star for a stun, a drop for poison,
+/// a question mark for confusion.
+pub fn effect_icon(e: Effect, cx: f32, cy: f32, r: f32, color: Color) {
+    match e {
+        Effect::Stun => {
+            for k in 0..4 {
+                let a = k as f32 * std::f32::consts::FRAC_PI_4;
+                let (dx, dy) = (a.cos() * r, a.sin() * r);
+                draw_line(cx - dx, cy - dy, cx + dx, cy + dy, 2.0, color);
+            }
+        }
+        Effect::Poison => {
+            draw_circle(cx, cy + r * 0.3, r * 0.62, color);
+            draw_triangle(
+                vec2(cx, cy - r),
+                vec2(cx - r * 0.6, cy + r * 0.2),
+                vec2(cx + r * 0.6, cy + r * 0.2),
+                color,
+            );
+        }
+        Effect::Confusion => {
+            let size = (r * 3.2).round();
+            let d = measure_text("?", None, size as u16, 1.0);
+            draw_text(
+                "?",
+                (cx - d.width / 2.0).round(),
+                (cy + d.height / 2.0).round(),
+                size,
+                color,
+            );
+        }
+    }
+}
+
+/// One badge per status effect, left to right from `x`, wrapping within `w`. Returns the height
+/// used (0 for none).
+fn draw_effects(effects: &[Effect], x: f32, y: f32, w: f32) -> f32 {
+    if effects.is_empty() {
+        return 0.0;
+    }
+    let (h, gap, font) = (22.0, 6.0, 16u16);
+    let (mut bx, mut by) = (x, y);
+    // A gentle pulse, so a new affliction catches the eye without flashing.
+    let pulse = 0.75 + 0.25 * ((get_time() * 4.0).sin() as f32 * 0.5 + 0.5);
+    for &e in effects {
+        let (word, color) = effect_look(e);
+        let bw = 26.0 + measure_text(word, None, font, 1.0).width.ceil();
+        if bx > x && bx + bw > x + w {
+            bx = x;
+            by += h + gap;
+        }
+        draw_rectangle(
+            bx,
+            by,
+            bw,
+            h,
+            Color::new(color.r * 0.2, color.g * 0.2, color.b * 0.2, 1.0),
+        );
+        draw_rectangle_lines(
+            bx,
+            by,
+            bw,
+            h,
+            1.5,
+            Color::new(color.r, color.g, color.b, pulse),
+        );
+        effect_icon(e, bx + 11.0, by + h / 2.0, 5.5, color);
+        draw_text(word, bx + 21.0, by + 16.0, f32::from(font), color);
+        bx += bw + gap;
+    }
+    by - y + h + gap
+}
+
+/// The three equipment slots and what is worn in them. Returns the y below.
+fn draw_worn(view: &View, sprites: &Sprites, x: f32, mut y: f32, w: f32) -> f32 {
+    draw_text("Worn", x, y, 20.0, DIM);
+    y += 20.0;
+    for slot in Slot::ALL {
+        let label = match slot {
+            Slot::Weapon => "Weapon",
+            Slot::Armour => "Armour",
+            Slot::Microchip => "Chip",
+        };
+        draw_text(label, x, y, 18.0, DIM);
+        match pack::worn_in(&view.inventory, slot) {
+            Some(item) => {
+                draw_texture_ex(
+                    sprites.item(Some(&item.key)),
+                    x + 70.0,
+                    y - 14.0,
+                    WHITE,
+                    DrawTextureParams {
+                        dest_size: Some(vec2(16.0, 16.0)),
+                        ..Default::default()
+                    },
+                );
+                let mut name = item.name.clone();
+                while name.len() > 4 && measure_text(&name, None, 18, 1.0).width > w - 96.0 {
+                    name.pop();
+                }
+                draw_text(&name, x + 92.0, y, 18.0, WHITE);
+            }
+            None => {
+                draw_text("-", x + 92.0, y, 18.0, Color::new(0.4, 0.38, 0.46, 1.0));
+            }
+        }
+        y += 19.0;
+    }
+    y
+}
+
+pub fn draw_panel(area: Rect, model: &Model, sprites: &Sprites, turn: &TurnLine, connection: &str) {
     draw_rectangle(area.x, area.y, area.w, area.h, PANEL);
     draw_line(area.x, area.y, area.x, area.y + area.h, 2.0, EDGE);
     let x = area.x + 20.0;
@@ -167,6 +289,7 @@ pub fn draw_panel(area: Rect, model: &Model, turn: &TurnLine, connection: &str) 
         &format!("HP {} / {}", me.hp, me.max_hp),
     );
     y += 28.0;
+    y += draw_effects(&me.effects, x, y - 2.0, w);
     // Progress through the current level, from the XP it began at to the next level's.
     let span = me.xp_next.saturating_sub(me.xp_level).max(1);
     let frac = me.xp.saturating_sub(me.xp_level) as f32 / span as f32;
@@ -180,7 +303,7 @@ pub fn draw_panel(area: Rect, model: &Model, turn: &TurnLine, connection: &str) 
         &format!("XP {} / {}", me.xp, me.xp_next),
     );
     y += 14.0;
-    if me.points > 0 {
+    if me.points > 0 && me.alive && !me.victory {
         let blink = (get_time() * 3.0).sin() > -0.3;
         let c = if blink { GOLD } else { DIM };
         let plural = if me.points > 1 { "s" } else { "" };
@@ -263,37 +386,83 @@ pub fn draw_panel(area: Rect, model: &Model, turn: &TurnLine, connection: &str) 
         y += 8.0;
     }
 
-    draw_text("In sight", x, y, 20.0, DIM);
-    y += 22.0;
-    let seen: Vec<_> = view.entities.iter().filter(|e| e.id != me.id).collect();
-    for e in seen.iter().take(5) {
-        let dot = if e.kind == delve_protocol::EntityKind::Monster {
-            Color::from_rgba(230, 70, 60, 255)
-        } else {
-            player_color(e.id, me.id)
-        };
-        draw_circle(x + 6.0, y - 5.0, 5.0, dot);
-        draw_text(
-            format!("{}  {}/{} HP", e.name, e.hp, e.max_hp),
-            x + 18.0,
-            y,
-            18.0,
-            WHITE,
-        );
-        y += 20.0;
-    }
-    if seen.is_empty() {
-        draw_text("nobody", x + 18.0, y, 18.0, DIM);
-    }
+    y = draw_worn(view, sprites, x, y, w) + 14.0;
 
     let help = [
         "Move   arrows, WASD, numpad, hjklyubn",
         "       two arrows at once: diagonal",
         "Wait   . or numpad 5    Stairs  > <",
-        "Attack walk into it     c  character",
-        "m  messages  p  level up  Enter chat",
+        "Attack, open doors: walk into them",
+        "i pack  g pick up  c character  m log",
+        "p level up   Enter chat",
     ];
-    let mut hy = area.y + area.h - 16.0 - 18.0 * (help.len() as f32 - 1.0);
+    let help_top = area.y + area.h - 16.0 - 18.0 * (help.len() as f32 - 1.0);
+
+    draw_text("In sight", x, y, 20.0, DIM);
+    y += 22.0;
+    // Monsters first (the nearest first), then players, then items.
+    let mut seen: Vec<_> = view.entities.iter().filter(|e| e.id != me.id).collect();
+    seen.sort_by_key(|e| {
+        let rank = match e.kind {
+            EntityKind::Monster => 0,
+            EntityKind::Player => 1,
+            EntityKind::Item => 2,
+        };
+        (rank, e.pos.dist2(me.pos))
+    });
+    let rows = (((help_top - 30.0 - y) / 20.0).floor().max(1.0)) as usize;
+    let shown = if seen.len() > rows {
+        rows - 1
+    } else {
+        seen.len()
+    };
+    for e in seen.iter().take(shown) {
+        match e.kind {
+            EntityKind::Item => {
+                draw_texture_ex(
+                    sprites.item(e.item.as_deref()),
+                    x - 2.0,
+                    y - 14.0,
+                    WHITE,
+                    DrawTextureParams {
+                        dest_size: Some(vec2(16.0, 16.0)),
+                        ..Default::default()
+                    },
+                );
+                draw_text(&e.name, x + 18.0, y, 18.0, WHITE);
+            }
+            EntityKind::Monster | EntityKind::Player => {
+                let dot = if e.kind == EntityKind::Monster {
+                    Color::from_rgba(230, 70, 60, 255)
+                } else {
+                    player_color(e.id, me.id)
+                };
+                draw_circle(x + 6.0, y - 5.0, 5.0, dot);
+                draw_text(
+                    format!("{}  {}/{} HP", e.name, e.hp, e.max_hp),
+                    x + 18.0,
+                    y,
+                    18.0,
+                    WHITE,
+                );
+            }
+        }
+        y += 20.0;
+    }
+    if seen.len() > shown {
+        draw_text(
+            format!("and {} more", seen.len() - shown),
+            x + 18.0,
+            y,
+            18.0,
+            DIM,
+        );
+    }
+    if seen.is_empty() {
+        draw_text("nothing", x + 18.0, y, 18.0, DIM);
+    }
+
+    let mut hy = help_top;
     for line in help {
         draw_text(line, x, hy, 16.0, DIM);
         hy += 18.0;
@@ -328,21 +497,29 @@ fn draw_minimap(view: &View, x: f32, y: f32, w: f32) -> f32 {
             Tile::Floor if view.visible.contains(i) => Color::from_rgba(150, 140, 112, 255),
             Tile::Floor => Color::from_rgba(50, 50, 66, 255),
             Tile::StairsDown | Tile::StairsUp => Color::from_rgba(240, 210, 100, 255),
-            Tile::DoorClosed | Tile::DoorOpen | Tile::DoorLocked => {
-                Color::from_rgba(170, 110, 60, 255)
-            }
+            Tile::DoorClosed => Color::from_rgba(176, 112, 56, 255),
+            Tile::DoorOpen => Color::from_rgba(120, 88, 60, 255),
+            Tile::DoorLocked => Color::from_rgba(214, 72, 56, 255),
         };
         let p = map.pos_of(i);
         draw_rectangle(x + p.x as f32 * px, y + p.y as f32 * px, px, px, c);
     }
-    for e in &view.entities {
+    // Items under creatures, as on the map.
+    let mut order: Vec<_> = view.entities.iter().collect();
+    order.sort_by_key(|e| e.kind != EntityKind::Item);
+    for e in order {
         let Pos { x: ex, y: ey } = e.pos;
+        let (grow, color) = match e.kind {
+            EntityKind::Item => (0.0, Color::from_rgba(120, 220, 255, 255)),
+            EntityKind::Monster => (1.0, Color::from_rgba(230, 70, 60, 255)),
+            EntityKind::Player => (1.0, player_color(e.id, view.me.id)),
+        };
         draw_rectangle(
-            x + ex as f32 * px - 1.0,
-            y + ey as f32 * px - 1.0,
-            px + 2.0,
-            px + 2.0,
-            player_color(e.id, view.me.id),
+            x + ex as f32 * px - grow,
+            y + ey as f32 * px - grow,
+            px + 2.0 * grow,
+            px + 2.0 * grow,
+            color,
         );
     }
     y + h
@@ -455,5 +632,13 @@ pub fn draw_watching(area: Rect, whom: &str, alive: bool, own_dead: bool) {
     };
     draw_rectangle(area.x, area.y, area.w, 56.0, Color::new(0.0, 0.0, 0.0, 0.6));
     draw_text(&text, area.x + 16.0, area.y + 26.0, 24.0, GOLD);
+    draw_text(keys, area.x + 16.0, area.y + 48.0, 16.0, DIM);
+}
+
+/// The banner over the map once the summary of a finished game is put away: what happened, and
+/// the keys that go on from there.
+pub fn draw_end_banner(area: Rect, title: &str, color: Color, keys: &str) {
+    draw_rectangle(area.x, area.y, area.w, 56.0, Color::new(0.0, 0.0, 0.0, 0.6));
+    draw_text(title, area.x + 16.0, area.y + 26.0, 24.0, color);
     draw_text(keys, area.x + 16.0, area.y + 48.0, 16.0, DIM);
 }

@@ -29,6 +29,10 @@ pub enum Command {
     Messages,
     /// Open the level-up dialog.
     LevelUp,
+    /// Open the inventory screen.
+    Inventory,
+    /// Pick up what lies here.
+    PickUp,
     /// A number key (1-9), for choosing in a dialog.
     Choose(u8),
     /// Open the chat line.
@@ -78,6 +82,27 @@ const CHORD: [(KeyCode, i32, i32); 8] = [
     (KeyCode::D, 1, 0),
 ];
 
+/// What a typed character means. While `modal` (a dialog is open, or nobody is being driven) a
+/// few letters change meaning: `w` follows the next player, `n` starts a new character, digits
+/// choose.
+pub fn char_command(c: char, modal: bool) -> Option<Command> {
+    Some(match c {
+        '>' => Command::Descend,
+        '<' => Command::Ascend,
+        '.' => Command::Wait,
+        'c' | 'C' => Command::Character,
+        'm' | 'M' => Command::Messages,
+        'p' | 'P' | '+' => Command::LevelUp,
+        'i' | 'I' => Command::Inventory,
+        'g' | 'G' | ',' => Command::PickUp,
+        't' | 'T' => Command::Talk,
+        'w' | 'W' if modal => Command::Follow,
+        'n' | 'N' if modal => Command::NewCharacter,
+        '1'..='9' if modal => Command::Choose(c as u8 - b'0'),
+        _ => return None,
+    })
+}
+
 fn command_of(dir: Option<Dir>) -> Command {
     dir.map_or(Command::Wait, Command::Move)
 }
@@ -115,22 +140,7 @@ impl Input {
         chars: &[char],
     ) -> Vec<Command> {
         let mut out = Vec::new();
-        for &c in chars {
-            let cmd = match c {
-                '>' => Command::Descend,
-                '<' => Command::Ascend,
-                '.' => Command::Wait,
-                'c' | 'C' => Command::Character,
-                'm' | 'M' => Command::Messages,
-                'p' | 'P' | '+' => Command::LevelUp,
-                't' | 'T' => Command::Talk,
-                'w' | 'W' if modal => Command::Follow,
-                'n' | 'N' if modal => Command::NewCharacter,
-                '1'..='9' if modal => Command::Choose(c as u8 - b'0'),
-                _ => continue,
-            };
-            out.push(cmd);
-        }
+        out.extend(chars.iter().filter_map(|&c| char_command(c, modal)));
         if is_key_pressed(KeyCode::Escape) {
             out.push(Command::Cancel);
         }
@@ -143,7 +153,11 @@ impl Input {
             out.retain(|c| {
                 !matches!(
                     c,
-                    Command::Move(_) | Command::Wait | Command::Descend | Command::Ascend
+                    Command::Move(_)
+                        | Command::Wait
+                        | Command::Descend
+                        | Command::Ascend
+                        | Command::PickUp
                 )
             });
             return out;
@@ -158,6 +172,12 @@ impl Input {
             self.held = Some((Command::Wait, now, now));
         }
         out
+    }
+
+    /// Forgets keys held down: a screen that reads the keys itself has taken over.
+    pub fn reset(&mut self) {
+        self.chord = None;
+        self.held = None;
     }
 
     fn movement(&mut self, now: f64, can_repeat: bool) -> Option<Command> {
@@ -216,5 +236,32 @@ impl Input {
             return Some(cmd);
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pack_keys_open_the_inventory_and_pick_up() {
+        for c in ['i', 'I'] {
+            assert_eq!(char_command(c, false), Some(Command::Inventory));
+        }
+        for c in ['g', 'G', ','] {
+            assert_eq!(char_command(c, false), Some(Command::PickUp));
+        }
+    }
+
+    #[test]
+    fn new_keys_take_no_direction_letter() {
+        // vi-keys and WASD move; none of them may be swallowed as a typed command.
+        for c in "hjklyubnwasd".chars() {
+            assert_eq!(char_command(c, false), None, "{c}");
+        }
+        assert_eq!(char_command('w', true), Some(Command::Follow));
+        assert_eq!(char_command('n', true), Some(Command::NewCharacter));
+        assert_eq!(char_command('3', true), Some(Command::Choose(3)));
+        assert_eq!(char_command('3', false), None);
     }
 }

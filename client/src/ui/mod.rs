@@ -4,6 +4,7 @@ pub mod anim;
 pub mod app;
 pub mod hud;
 pub mod input;
+pub mod inventory;
 pub mod lobby;
 pub mod render;
 pub mod screens;

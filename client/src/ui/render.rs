@@ -1,7 +1,7 @@
 //! Drawing the dungeon: remembered tiles dim and cold, tiles in sight lit warm by the
 //! character's torch (brighter near it), unknown tiles black; then the characters in sight.
 
-use delve_protocol::{EntityKind, Pos, Tile, View};
+use delve_protocol::{Effect, EntityKind, EntityView, Pos, Tile, View};
 use macroquad::prelude::*;
 
 use super::anim::Anims;
@@ -94,41 +94,52 @@ pub fn draw_map(view: &View, cam: &Camera, sprites: &Sprites) {
             } else {
                 MEMORY
             };
-            let tex = match t {
-                Tile::Floor => &sprites.floor[(hash(x as u32, y as u32, 1) % 4) as usize],
-                Tile::StairsDown => &sprites.stairs_down,
-                Tile::StairsUp => &sprites.stairs_up,
-                Tile::DoorClosed | Tile::DoorOpen | Tile::DoorLocked => {
-                    &sprites.floor[(hash(x as u32, y as u32, 1) % 4) as usize]
-                }
+            let floor = &sprites.floor[(hash(x as u32, y as u32, 1) % 4) as usize];
+            let (tex, over) = match t {
+                Tile::Floor => (floor, None),
+                Tile::StairsDown => (&sprites.stairs_down, None),
+                Tile::StairsUp => (&sprites.stairs_up, None),
+                // Doors stand on the floor; the open one lets it show through.
+                Tile::DoorClosed => (floor, Some(&sprites.door_closed)),
+                Tile::DoorOpen => (floor, Some(&sprites.door_open)),
+                Tile::DoorLocked => (floor, Some(&sprites.door_locked)),
                 Tile::Wall => {
-                    // A wall with open floor below shows its brick face; otherwise its top.
-                    if map.get(Pos::new(x, y + 1)).is_walkable() {
-                        &sprites.wall_face[(hash(x as u32, y as u32, 2) % 2) as usize]
+                    // A wall with open floor (or a door) below shows its brick face; otherwise
+                    // its top. A door counts as open floor whether or not it is open, so the
+                    // wall does not change when the door does.
+                    let below = map.get(Pos::new(x, y + 1));
+                    if below.is_walkable() || below.is_shut_door() {
+                        (
+                            &sprites.wall_face[(hash(x as u32, y as u32, 2) % 2) as usize],
+                            None,
+                        )
                     } else {
-                        &sprites.wall_top
+                        (&sprites.wall_top, None)
                     }
                 }
                 Tile::Unknown => continue,
             };
             let at = cam.to_screen(vec2(x as f32, y as f32));
-            draw_texture_ex(
-                tex,
-                at.x,
-                at.y,
-                tint,
-                DrawTextureParams {
-                    dest_size: size,
-                    ..Default::default()
-                },
-            );
+            for tex in std::iter::once(tex).chain(over) {
+                draw_texture_ex(
+                    tex,
+                    at.x,
+                    at.y,
+                    tint,
+                    DrawTextureParams {
+                        dest_size: size,
+                        ..Default::default()
+                    },
+                );
+            }
         }
     }
 }
 
 pub fn draw_entities(view: &View, cam: &Camera, sprites: &Sprites, anims: &Anims, now: f64) {
+    // Items lie under everything else; then rows from the top, yourself last in your row.
     let mut order: Vec<_> = view.entities.iter().collect();
-    order.sort_by_key(|e| (e.pos.y, e.id == view.me.id));
+    order.sort_by_key(|e| (e.kind != EntityKind::Item, e.pos.y, e.id == view.me.id));
     let size = Some(vec2(cam.tile, cam.tile));
     let plain = |dest| DrawTextureParams {
         dest_size: dest,
@@ -149,6 +160,10 @@ pub fn draw_entities(view: &View, cam: &Camera, sprites: &Sprites, anims: &Anims
                 1.0,
             )
         };
+        if e.kind == EntityKind::Item {
+            draw_item(e, base, cam.tile, sprites, tint(WHITE), now);
+            continue;
+        }
         draw_texture_ex(&sprites.shadow, base.x, base.y, WHITE, plain(size));
         match e.kind {
             EntityKind::Player => {
@@ -214,7 +229,91 @@ pub fn draw_entities(view: &View, cam: &Camera, sprites: &Sprites, anims: &Anims
             draw_rectangle(base.x + 3.0, y, (cam.tile - 6.0) * frac, 3.0, color);
         }
     }
+    draw_ailments(view, cam, anims, now);
     draw_effects(cam, anims, now);
+}
+
+/// Your status effects, over your head: stars circling for a stun, green bubbles rising for
+/// poison, a bobbing question mark for confusion.
+fn draw_ailments(view: &View, cam: &Camera, anims: &Anims, now: f64) {
+    let me = &view.me;
+    if me.effects.is_empty() || !me.alive {
+        return;
+    }
+    let (at, _) = anims.position(me.id, me.pos, now);
+    let base = cam.to_screen(at);
+    let (cx, top) = (base.x + cam.tile / 2.0, base.y);
+    let t = now as f32;
+    for &e in &me.effects {
+        let (_, color) = super::hud::effect_look(e);
+        match e {
+            Effect::Stun => {
+                // Little four-pointed stars circling the head.
+                for k in 0..3 {
+                    let a = t * 3.0 + k as f32 * std::f32::consts::TAU / 3.0;
+                    let x = cx + a.cos() * cam.tile * 0.36;
+                    let y = top - cam.tile * 0.02 + a.sin() * cam.tile * 0.12;
+                    let r = cam.tile * 0.13;
+                    let dark = Color::new(0.0, 0.0, 0.0, 0.6);
+                    draw_line(x - r, y + 1.0, x + r, y + 1.0, 2.5, dark);
+                    draw_line(x - r, y, x + r, y, 1.5, color);
+                    draw_line(x, y - r, x, y + r, 1.5, color);
+                    draw_circle(x, y, r * 0.3, WHITE);
+                }
+            }
+            Effect::Poison => {
+                for k in 0..3 {
+                    let p = (t * 0.8 + k as f32 / 3.0).fract();
+                    let x = cx + (k as f32 - 1.0) * cam.tile * 0.25;
+                    let y = base.y + cam.tile * (0.7 - 0.7 * p);
+                    let c = Color::new(color.r, color.g, color.b, 0.85 * (1.0 - p));
+                    draw_circle(x, y, cam.tile * 0.05 + 1.0, c);
+                }
+            }
+            Effect::Confusion => {
+                let bob = (t * 4.0).sin() * cam.tile * 0.06;
+                let size = (cam.tile * 0.6).round();
+                let (x, y) = (cx + cam.tile * 0.3, top + cam.tile * 0.12 + bob);
+                draw_text("?", x + 1.0, y + 1.0, size, Color::new(0.0, 0.0, 0.0, 0.8));
+                draw_text("?", x, y, size, color);
+            }
+        }
+    }
+}
+
+/// An item on the floor: a little smaller than a cell, resting on it, with a glint now and
+/// then (at its own moment, so a room of loot does not blink in step).
+fn draw_item(e: &EntityView, base: Vec2, tile: f32, sprites: &Sprites, tint: Color, now: f64) {
+    let s = (tile * 0.8).round();
+    let x = (base.x + (tile - s) / 2.0).round();
+    let y = (base.y + tile - s - tile * 0.04).round();
+    draw_ellipse(
+        base.x + tile / 2.0,
+        base.y + tile * 0.86,
+        tile * 0.3,
+        tile * 0.08,
+        0.0,
+        Color::new(0.0, 0.0, 0.0, 0.35),
+    );
+    draw_texture_ex(
+        sprites.item(e.item.as_deref()),
+        x,
+        y,
+        tint,
+        DrawTextureParams {
+            dest_size: Some(vec2(s, s)),
+            ..Default::default()
+        },
+    );
+    let phase = (now * 0.5 + f64::from(hash(e.id, 7, 3) % 100) / 100.0).fract();
+    if phase < 0.08 {
+        let k = (1.0 - (phase / 0.08 - 0.5).abs() * 2.0) as f32;
+        let (gx, gy) = (x + s * 0.72, y + s * 0.28);
+        let r = tile * 0.12 * k;
+        let c = Color::new(1.0, 1.0, 0.9, 0.9 * k);
+        draw_line(gx - r, gy, gx + r, gy, 2.0, c);
+        draw_line(gx, gy - r, gx, gy + r, 2.0, c);
+    }
 }
 
 /// Death puffs and floating damage numbers, over everything else on the map.

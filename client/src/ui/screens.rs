@@ -1,11 +1,14 @@
 //! Screens drawn over the game: the character sheet (`c`), the level-up dialog, the message
-//! history (`m`) and the death screen.
+//! history (`m`), and the end of a game: the death screen and the victory screen.
 
-use delve_protocol::{SelfView, Stat, StatGain};
+use delve_protocol::{SelfView, Slot, Stat, StatGain, View};
 use macroquad::prelude::*;
 
-use super::hud::{message_color, wrap};
+use super::hud::{effect_icon, effect_look, message_color, wrap};
+use super::inventory::{BETTER, WORSE};
+use super::sprites::Sprites;
 use crate::model::Model;
+use crate::pack;
 
 const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
 const DIM: Color = Color::new(0.6, 0.58, 0.66, 1.0);
@@ -27,10 +30,12 @@ fn row(x: f32, y: f32, label: &str, value: &str) {
     draw_text(value, x + 210.0, y, 22.0, WHITE);
 }
 
-pub fn character(me: &SelfView) {
+/// The character sheet: the numbers on the left, what is worn and what ails on the right.
+pub fn character(view: &View, sprites: &Sprites) {
+    let me = &view.me;
     let (x, mut y) = frame(
-        460.0,
-        470.0,
+        800.0,
+        500.0,
         &format!("{}, level {}", me.name, me.level),
         GOLD,
     );
@@ -49,12 +54,93 @@ pub fn character(me: &SelfView) {
         ("Turns", me.turns.to_string()),
         ("Deepest floor", me.deepest.to_string()),
         ("Stat points", me.points.to_string()),
+        ("Score", me.score.to_string()),
     ];
+    let top = y;
     for (label, value) in rows {
         row(x, y, label, &value);
         y += 30.0;
     }
     draw_text("c or Esc: close", x, y + 14.0, 18.0, DIM);
+
+    // The right column: equipment, what it adds up to, and status effects.
+    let rx = x + 390.0;
+    let mut ry = top;
+    draw_text("Equipment", rx, ry, 22.0, DIM);
+    ry += 30.0;
+    for slot in Slot::ALL {
+        let label = match slot {
+            Slot::Weapon => "Weapon",
+            Slot::Armour => "Armour",
+            Slot::Microchip => "Microchip",
+        };
+        draw_text(label, rx, ry, 20.0, DIM);
+        match pack::worn_in(&view.inventory, slot) {
+            Some(item) => {
+                draw_texture_ex(
+                    sprites.item(Some(&item.key)),
+                    rx + 100.0,
+                    ry - 17.0,
+                    WHITE,
+                    DrawTextureParams {
+                        dest_size: Some(vec2(20.0, 20.0)),
+                        ..Default::default()
+                    },
+                );
+                draw_text(&item.name, rx + 128.0, ry, 20.0, WHITE);
+                ry += 22.0;
+                ry += draw_bonus(rx + 128.0, ry, &item.bonus, 16.0, 230.0);
+            }
+            None => {
+                draw_text("nothing", rx + 128.0, ry, 20.0, DIM);
+            }
+        }
+        ry += 30.0;
+    }
+    ry += 6.0;
+    draw_text("Worn bonuses", rx, ry, 22.0, DIM);
+    ry += 26.0;
+    ry += draw_bonus(rx, ry, &pack::worn_total(&view.inventory), 18.0, 360.0);
+    ry += 40.0;
+    draw_text("Status", rx, ry, 22.0, DIM);
+    ry += 28.0;
+    if me.effects.is_empty() {
+        draw_text("no ailments", rx, ry, 20.0, WHITE);
+    }
+    let mut ex = rx;
+    for &e in &me.effects {
+        let (word, color) = effect_look(e);
+        effect_icon(e, ex + 8.0, ry - 6.0, 7.0, color);
+        draw_text(word, ex + 22.0, ry, 20.0, color);
+        ex += 122.0;
+    }
+}
+
+/// A bonus, each part in green (up) or red (down), wrapping at `max_w`. Returns the height of
+/// the lines after the first.
+fn draw_bonus(x: f32, y: f32, b: &delve_protocol::Bonus, size: f32, max_w: f32) -> f32 {
+    let parts = pack::bonus_parts(b);
+    if parts.is_empty() {
+        draw_text("none", x, y, size, DIM);
+        return 0.0;
+    }
+    let (mut cx, mut cy) = (x, y);
+    for (k, (v, name)) in parts.iter().enumerate() {
+        let text = if k + 1 < parts.len() {
+            format!("{v:+} {name}, ")
+        } else {
+            format!("{v:+} {name}")
+        };
+        let w = measure_text(&text, None, size as u16, 1.0).width;
+        if cx > x && cx + w > x + max_w {
+            cx = x;
+            cy += size + 4.0;
+        }
+        let color = if *v > 0 { BETTER } else { WORSE };
+        draw_text(&text, cx, cy, size, color);
+        cx += w;
+    }
+    cy - y
 }
 
 fn stat_label(s: Stat) -> &'static str {
@@ -126,8 +212,22 @@ pub fn level_up(model: &Model, me: &SelfView, selected: usize) {
     );
 }
 
+/// The numbers of a finished game, one line.
+fn summary(me: &SelfView) -> String {
+    let s = |n: u64| if n == 1 { "" } else { "s" };
+    format!(
+        "Level {}   deepest floor {}   {} kill{}   {} turn{}",
+        me.level,
+        me.deepest,
+        me.kills,
+        s(u64::from(me.kills)),
+        me.turns,
+        s(me.turns)
+    )
+}
+
 pub fn death(me: &SelfView) {
-    let (x, y) = frame(600.0, 230.0, "You died", Color::from_rgba(255, 64, 64, 255));
+    let (x, y) = frame(700.0, 270.0, "You died", Color::from_rgba(255, 64, 64, 255));
     let cause = me.cause.clone().unwrap_or_else(|| "killed".into());
     let mut first = cause.chars();
     let cause: String = first
@@ -135,23 +235,94 @@ pub fn death(me: &SelfView) {
         .map(|c| c.to_uppercase().chain(first).collect())
         .unwrap_or_default();
     draw_text(format!("{cause}."), x, y, 24.0, WHITE);
-    let summary = format!(
-        "Level {}   deepest floor {}   {} kills   {} turns",
-        me.level, me.deepest, me.kills, me.turns
-    );
-    draw_text(&summary, x, y + 40.0, 22.0, DIM);
+    draw_text(summary(me), x, y + 40.0, 22.0, DIM);
+    draw_text("Score", x, y + 80.0, 22.0, DIM);
+    draw_text(me.score.to_string(), x + 70.0, y + 80.0, 28.0, GOLD);
     draw_text(
         "Your ghost watches the floor where you fell.",
         x,
-        y + 90.0,
+        y + 124.0,
         20.0,
         DIM,
     );
     draw_text(
-        "n: new character    w: watch a friend    Enter: chat",
+        "n: new character    w: watch a friend    Esc: hide    Enter: chat",
         x,
-        y + 130.0,
-        22.0,
+        y + 164.0,
+        20.0,
+        GOLD,
+    );
+}
+
+/// The end of a won game: the Mouse King lies dead, and the numbers of the game that felled him.
+pub fn victory(me: &SelfView, sprites: &Sprites, now: f64) {
+    let (sw, sh) = (screen_width(), screen_height());
+    let (w, h) = (680.0, 440.0);
+    draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.6));
+    let (bx, by) = (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round());
+    draw_rectangle(bx, by, w, h, Color::new(0.08, 0.07, 0.05, 0.97));
+    draw_rectangle_lines(bx, by, w, h, 3.0, GOLD);
+    draw_rectangle_lines(
+        bx + 6.0,
+        by + 6.0,
+        w - 12.0,
+        h - 12.0,
+        1.0,
+        Color::new(0.6, 0.48, 0.2, 1.0),
+    );
+    let centre = |text: &str, y: f32, size: f32, color: Color| {
+        let d = measure_text(text, None, size as u16, 1.0);
+        draw_text(text, (bx + (w - d.width) / 2.0).round(), y, size, color);
+    };
+    // Sparks of gold rising on either side of the title.
+    for k in 0..16u32 {
+        let seed = f64::from(k) * 0.618;
+        let t = ((now * 0.35 + seed).fract()) as f32;
+        let side = ((seed * 977.0) % 1.0) as f32 * 0.22;
+        let px = if k % 2 == 0 {
+            bx + w * (0.04 + side)
+        } else {
+            bx + w * (0.74 + side)
+        };
+        let py = by + 96.0 - t * 72.0;
+        draw_circle(px, py, 2.0, Color::new(1.0, 0.85, 0.4, (1.0 - t) * 0.9));
+    }
+    centre("VICTORY", by + 78.0, 72.0, GOLD);
+    centre("The Mouse King is slain.", by + 118.0, 26.0, WHITE);
+
+    // The King, fallen: on his back, his crown rolled away beside him.
+    let s = 96.0;
+    let kx = (bx + (w - s) / 2.0 - 24.0).round();
+    draw_texture_ex(
+        &sprites.fallen_king,
+        kx,
+        by + 126.0,
+        WHITE,
+        DrawTextureParams {
+            dest_size: Some(vec2(s, s)),
+            ..Default::default()
+        },
+    );
+    draw_texture_ex(
+        &sprites.crown,
+        kx + s - 4.0,
+        by + 150.0,
+        WHITE,
+        DrawTextureParams {
+            dest_size: Some(vec2(64.0, 64.0)),
+            rotation: 0.45,
+            ..Default::default()
+        },
+    );
+
+    let y = by + 262.0;
+    centre(&summary(me), y, 22.0, DIM);
+    centre("Score", y + 44.0, 22.0, DIM);
+    centre(&me.score.to_string(), y + 84.0, 44.0, GOLD);
+    centre(
+        "n: new character    w: watch a friend    Esc: keep watching",
+        by + h - 24.0,
+        20.0,
         GOLD,
     );
 }

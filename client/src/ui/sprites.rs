@@ -13,6 +13,10 @@ pub struct Sprites {
     pub wall_face: [Texture2D; 2],
     pub stairs_down: Texture2D,
     pub stairs_up: Texture2D,
+    /// Doors, drawn over the floor (the open one lets it show through).
+    pub door_closed: Texture2D,
+    pub door_open: Texture2D,
+    pub door_locked: Texture2D,
     /// Outline, face, hands and boots: drawn untinted.
     pub hero_body: Texture2D,
     /// The cloak: drawn tinted with the player's colour.
@@ -21,6 +25,12 @@ pub struct Sprites {
     /// Monsters by content key; unknown kinds fall back to `mouse_fallback`.
     pub monsters: Vec<(&'static str, Texture2D)>,
     pub mouse_fallback: Texture2D,
+    /// The Mouse King on his back, crownless, for the victory screen; and his crown.
+    pub fallen_king: Texture2D,
+    pub crown: Texture2D,
+    /// Items by content key; unknown kinds fall back to `item_fallback`.
+    pub items: Vec<(&'static str, Texture2D)>,
+    pub item_fallback: Texture2D,
 }
 
 impl Sprites {
@@ -31,6 +41,9 @@ impl Sprites {
             wall_face: [0, 1].map(|v| texture(&wall_face(v))),
             stairs_down: texture(&stairs(true)),
             stairs_up: texture(&stairs(false)),
+            door_closed: texture(&door(DoorLook::Closed)),
+            door_open: texture(&door(DoorLook::Open)),
+            door_locked: texture(&door(DoorLook::Locked)),
             hero_body: texture(&from_art(HERO, &hero_palette(false))),
             hero_cloak: texture(&from_art(HERO, &hero_palette(true))),
             shadow: texture(&shadow()),
@@ -39,7 +52,22 @@ impl Sprites {
                 .map(|k| (k.key, texture(&mouse(k))))
                 .collect(),
             mouse_fallback: texture(&mouse(&MOUSE_KINDS[0])),
+            fallen_king: texture(&fallen_king()),
+            crown: texture(&item(CROWN, CROWN_PALETTE)),
+            items: ITEM_LOOKS
+                .iter()
+                .map(|look| (look.key, texture(&item(look.art, look.palette))))
+                .collect(),
+            item_fallback: texture(&item(SACK, SACK_PALETTE)),
         }
+    }
+
+    /// The sprite for an item kind (by content key).
+    pub fn item(&self, key: Option<&str>) -> &Texture2D {
+        self.items
+            .iter()
+            .find(|(k, _)| Some(*k) == key)
+            .map_or(&self.item_fallback, |(_, t)| t)
     }
 
     /// The sprite for a monster kind, and how large it is drawn (1.0 = one cell).
@@ -391,6 +419,58 @@ fn mouse(look: &MouseLook) -> Image {
     img
 }
 
+/// The Mouse King belly up: his sprite without the crown, the eye shut, upside down.
+fn fallen_king() -> Image {
+    let look = &MOUSE_KINDS[MOUSE_KINDS.len() - 1];
+    let [br, bg, bb] = look.body;
+    let body = rgb(br, bg, bb);
+    let [r, g, b] = look.belly;
+    let palette = vec![
+        ('B', body),
+        ('b', rgb(r, g, b)),
+        ('E', shade(body, -22)),
+        ('r', rgb(232, 150, 160)),
+        ('e', shade(body, -50)),
+        ('n', rgb(236, 120, 140)),
+        ('t', rgb(214, 150, 150)),
+        ('f', rgb(214, 150, 150)),
+        ('w', rgb(230, 230, 230)),
+        ('R', rgb(180, 30, 40)),
+    ];
+    let mut img = from_art(MOUSE, &palette);
+    outline(&mut img, [16, 10, 14, 255]);
+    let row = usize::from(img.width) * 4;
+    let flipped: Vec<u8> = img.bytes.chunks(row).rev().flatten().copied().collect();
+    img.bytes = flipped;
+    img
+}
+
+const CROWN: [&str; 16] = [
+    "................",
+    "................",
+    "................",
+    "................",
+    "................",
+    "..Y....Y....Y...",
+    "..YY..YYY..YY...",
+    "..YYY.YrY.YYY...",
+    "..YYYYYYYYYYY...",
+    "..YYgYYrYYgYY...",
+    "..yyyyyyyyyyy...",
+    "................",
+    "................",
+    "................",
+    "................",
+    "................",
+];
+
+const CROWN_PALETTE: &[(char, [u8; 3])] = &[
+    ('Y', [250, 206, 60]),
+    ('y', [190, 140, 36]),
+    ('r', [220, 40, 60]),
+    ('g', [60, 200, 120]),
+];
+
 /// Paints every transparent pixel that touches an opaque one (4 ways) with `color`.
 fn outline(img: &mut Image, color: [u8; 4]) {
     let (w, h) = (usize::from(img.width), usize::from(img.height));
@@ -410,4 +490,379 @@ fn outline(img: &mut Image, color: [u8; 4]) {
             }
         }
     }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DoorLook {
+    Closed,
+    Open,
+    Locked,
+}
+
+/// A wooden door in a stone frame. Closed: planks with iron bands and a ring handle. Locked:
+/// darker, reinforced with an iron cross and a brass padlock, so it reads at a glance. Open: the
+/// frame only, the leaf swung back against the jamb and the floor showing through.
+fn door(look: DoorLook) -> Image {
+    let stone = rgb(92, 86, 104);
+    let wood = match look {
+        DoorLook::Locked => rgb(104, 58, 42),
+        _ => rgb(132, 88, 50),
+    };
+    let iron = rgb(54, 54, 62);
+    image(|x, y| {
+        let n = hash(x, y, 41);
+        // The frame: two posts and a lintel, lit on top.
+        if x <= 1 || x >= 14 || y <= 1 {
+            let mut c = shade(stone, (n % 9) as i32 - 4);
+            if y == 0 || (y > 1 && (x == 0 || x == 14)) {
+                c = shade(c, 18);
+            }
+            if (x == 1 || x == 15) && y > 1 || y == 1 && (1..=14).contains(&x) {
+                c = shade(c, -26);
+            }
+            return c;
+        }
+        if look == DoorLook::Open {
+            // The leaf swung back against the left jamb, seen in perspective: tall at the hinge,
+            // shorter at its far edge. The doorway itself is open.
+            let (top, bottom) = (x.saturating_sub(2) + 2, 15 - x.saturating_sub(2) / 2);
+            if (2..=5).contains(&x) && (top..=bottom).contains(&y) {
+                let mut c = shade(wood, 8 - 12 * (x as i32 - 2) + (n % 7) as i32 - 3);
+                if x == 5 || y == top {
+                    c = shade(c, -30);
+                }
+                if y == 5 || y == 12 {
+                    c = iron;
+                }
+                return c;
+            }
+            // The lintel's shadow falls a little way into the doorway.
+            return match y {
+                2 => [0, 0, 0, 130],
+                3 => [0, 0, 0, 70],
+                4 => [0, 0, 0, 30],
+                _ => [0, 0, 0, 0],
+            };
+        }
+        // Vertical planks with dark seams and a grain.
+        let seam = x == 5 || x == 9;
+        let mut c = if seam {
+            shade(wood, -44)
+        } else {
+            let grain = if hash(x, y / 3, 43) % 5 == 0 { -14 } else { 0 };
+            shade(wood, (n % 11) as i32 - 5 + grain)
+        };
+        if x == 2 || y == 2 {
+            c = shade(c, -22); // set back in the frame
+        }
+        match look {
+            DoorLook::Locked => {
+                // Iron bands top and bottom, an iron cross between, and a padlock on it.
+                let band = y == 4 || y == 13;
+                let cross = x + 1 == y || x + y == 17;
+                if band || (cross && (5..=12).contains(&y)) {
+                    c = if band && x % 3 == 0 {
+                        rgb(150, 150, 160)
+                    } else {
+                        iron
+                    };
+                }
+                let lock = [
+                    "..ss..", ".s..s.", ".s..s.", "LLLLLL", "LLkkLL", "LLkkLL", "LLLkLL", "llllll",
+                ];
+                let (lx, ly) = (x as i32 - 5, y as i32 - 5);
+                if (0..6).contains(&lx) && (0..8).contains(&ly) {
+                    match lock[ly as usize].as_bytes()[lx as usize] {
+                        b's' => c = rgb(196, 196, 206),
+                        b'L' => c = rgb(226, 182, 62),
+                        b'l' => c = rgb(150, 110, 30),
+                        b'k' => c = rgb(30, 20, 16),
+                        _ => {}
+                    }
+                }
+            }
+            _ => {
+                if y == 4 || y == 12 {
+                    c = if x % 4 == 3 { rgb(120, 120, 132) } else { iron };
+                }
+                // A ring handle.
+                if (x == 11 && (8..=9).contains(&y)) || (y == 10 && (10..=12).contains(&x)) {
+                    c = rgb(214, 176, 84);
+                }
+            }
+        }
+        c
+    })
+}
+
+/// How an item lying about looks: text art (one character a pixel, `.` clear) and its palette.
+struct ItemLook {
+    key: &'static str,
+    art: [&'static str; 16],
+    palette: &'static [(char, [u8; 3])],
+}
+
+const ITEM_LOOKS: [ItemLook; 8] = [
+    ItemLook {
+        key: "health_pack",
+        art: [
+            "................",
+            "................",
+            "................",
+            "......hhhh......",
+            ".....h....h.....",
+            "..WWWWWWWWWWWW..",
+            "..WWWWWrrWWWWW..",
+            "..WWWWWrrWWWWW..",
+            "..WWWrrrrrrWWW..",
+            "..WWWrrrrrrWWW..",
+            "..WWWWWrrWWWWW..",
+            "..WWWWWrrWWWWW..",
+            "..wwwwwwwwwwww..",
+            "................",
+            "................",
+            "................",
+        ],
+        palette: &[
+            ('W', [236, 232, 226]),
+            ('w', [170, 164, 160]),
+            ('r', [220, 40, 44]),
+            ('h', [120, 118, 126]),
+        ],
+    },
+    ItemLook {
+        key: "key",
+        art: [
+            "................",
+            "................",
+            "................",
+            "................",
+            "..YYYY..........",
+            ".YYyyYY.........",
+            ".Yy..yY.........",
+            ".Yy..yYYYYYYYYY.",
+            ".YYyyYYyyyyyyyy.",
+            "..YYYY.....y.y.y",
+            "...........y.y..",
+            "................",
+            "................",
+            "................",
+            "................",
+            "................",
+        ],
+        palette: &[('Y', [246, 206, 76]), ('y', [184, 136, 38])],
+    },
+    ItemLook {
+        key: "antivenom",
+        art: [
+            "................",
+            "................",
+            ".......cc.......",
+            ".......cc.......",
+            "......GGGG......",
+            ".......GG.......",
+            ".......GG.......",
+            "......GggG......",
+            ".....GggggG.....",
+            "....GvvvvvvG....",
+            "....GvVvvvvG....",
+            "....GvvvvVvG....",
+            "....GvvvvvvG....",
+            ".....GvvvvG.....",
+            "......GGGG......",
+            "................",
+        ],
+        palette: &[
+            ('c', [150, 100, 60]),
+            ('G', [200, 228, 240]),
+            ('g', [110, 140, 160]),
+            ('v', [70, 210, 100]),
+            ('V', [200, 255, 210]),
+        ],
+    },
+    ItemLook {
+        key: "crowbar",
+        art: [
+            "................",
+            "...........RRr..",
+            "..........RRrrR.",
+            "..........Rr..R.",
+            ".........Rr.....",
+            "........Rr......",
+            ".......Rr.......",
+            "......Rr........",
+            ".....Rr.........",
+            "....Rr..........",
+            "...Rr...........",
+            "..Rr............",
+            ".RRr............",
+            ".Rr.............",
+            "..r.............",
+            "................",
+        ],
+        palette: &[('R', [214, 52, 46]), ('r', [130, 26, 30])],
+    },
+    ItemLook {
+        key: "stun_baton",
+        art: [
+            "............b...",
+            "..........b...b.",
+            "...........BB...",
+            "..........BBBb..",
+            ".........KkB....",
+            "........Kk......",
+            ".......Kk.......",
+            "......Kk........",
+            ".....Kk.........",
+            "....Kk..........",
+            "...HH...........",
+            "..HhH...........",
+            ".HhH............",
+            ".HH.............",
+            "................",
+            "................",
+        ],
+        palette: &[
+            ('b', [230, 245, 255]),
+            ('B', [110, 190, 255]),
+            ('K', [44, 44, 54]),
+            ('k', [120, 120, 140]),
+            ('H', [150, 70, 44]),
+            ('h', [200, 110, 70]),
+        ],
+    },
+    ItemLook {
+        key: "biker_jacket",
+        art: [
+            "................",
+            "................",
+            ".....CC..CC.....",
+            "...LLCCzzCCLL...",
+            "..LLLLLzzLLLLL..",
+            ".LLLLLLzzLLLLLL.",
+            ".LL.LLLzzLLL.LL.",
+            ".LL.LLLzzLLL.LL.",
+            ".LL.LLLzzLLL.LL.",
+            ".LL.LLLzzLLL.LL.",
+            ".ss.LLLzzLLL.ss.",
+            "....LLLzzLLL....",
+            "....bbbbbbbb....",
+            "................",
+            "................",
+            "................",
+        ],
+        palette: &[
+            ('L', [112, 72, 46]),
+            ('C', [74, 46, 30]),
+            ('s', [74, 46, 30]),
+            ('b', [74, 46, 30]),
+            ('z', [206, 206, 216]),
+        ],
+    },
+    ItemLook {
+        key: "bulletproof_vest",
+        art: [
+            "................",
+            "................",
+            "...VV......VV...",
+            "...VVV....VVV...",
+            "...VVVV..VVVV...",
+            "..VVVVVVVVVVVV..",
+            "..VPPPPPPPPPPV..",
+            "..VPPPPPPPPPPV..",
+            "..VPPPPPPPPPPV..",
+            "..VVVVVVVVVVVV..",
+            "..VssssksssssV..",
+            "..VPPPPPPPPPPV..",
+            "..VVVVVVVVVVVV..",
+            "................",
+            "................",
+            "................",
+        ],
+        palette: &[
+            ('V', [74, 84, 62]),
+            ('P', [112, 124, 94]),
+            ('s', [36, 36, 38]),
+            ('k', [200, 190, 120]),
+        ],
+    },
+    ItemLook {
+        key: "microchip",
+        art: [
+            "................",
+            "................",
+            "....p.p.p.p.....",
+            "...GGGGGGGGGG...",
+            "..pGKKKKKKKKGp..",
+            "...GKkkkkkkKG...",
+            "..pGKkKKKKkKGp..",
+            "...GKkKddKkKG...",
+            "..pGKkKddKkKGp..",
+            "...GKkKKKKkKG...",
+            "..pGKkkkkkkKGp..",
+            "...GKKKKKKKKG...",
+            "...GGgGGGGgGG...",
+            "....p.p.p.p.....",
+            "................",
+            "................",
+        ],
+        palette: &[
+            ('p', [222, 200, 120]),
+            ('G', [40, 130, 70]),
+            ('g', [130, 210, 120]),
+            ('K', [30, 30, 38]),
+            ('k', [74, 74, 90]),
+            ('d', [236, 194, 70]),
+        ],
+    },
+];
+
+/// Anything else: a tied sack with a question mark.
+const SACK: [&str; 16] = [
+    "................",
+    "................",
+    "................",
+    ".......tt.......",
+    "......tSSt......",
+    ".......SS.......",
+    "......SSSS......",
+    ".....SSSSSS.....",
+    "....SSSqqSSS....",
+    "....SSSSSqSS....",
+    "....SSSSqSSS....",
+    "....SSSSSSSS....",
+    "....SSSSqSSS....",
+    ".....SSSSSS.....",
+    "................",
+    "................",
+];
+
+const SACK_PALETTE: &[(char, [u8; 3])] = &[
+    ('S', [176, 146, 104]),
+    ('t', [112, 80, 50]),
+    ('q', [60, 40, 30]),
+];
+
+/// An item sprite: its art, lit along its top-left edges, with a dark outline so it reads on
+/// any floor.
+fn item(art: [&str; 16], palette: &[(char, [u8; 3])]) -> Image {
+    let palette: Vec<(char, [u8; 4])> = palette
+        .iter()
+        .map(|&(c, [r, g, b])| (c, rgb(r, g, b)))
+        .collect();
+    let mut img = from_art(art, &palette);
+    let w = usize::from(img.width);
+    let before = img.bytes.clone();
+    let clear = |x: usize, y: usize| x == 0 || y == 0 || before[((y - 1) * w + x - 1) * 4 + 3] == 0;
+    for y in 0..usize::from(img.height) {
+        for x in 0..w {
+            let i = (y * w + x) * 4;
+            if before[i + 3] > 0 && clear(x, y) {
+                let lit = shade([before[i], before[i + 1], before[i + 2], 255], 34);
+                img.bytes[i..i + 4].copy_from_slice(&lit);
+            }
+        }
+    }
+    outline(&mut img, [16, 10, 14, 255]);
+    img
 }

@@ -1,0 +1,380 @@
+//! The inventory screen (`i`): the 26 pack slots lettered a-z on the left, the selected item on
+//! the right (its picture, what it is, what it does, what it lends while worn), and before
+//! equipping, the stats now beside the stats with it worn. It covers the map only, so the log
+//! below keeps showing what happens, refusals included.
+
+use delve_protocol::{INVENTORY_SLOTS, ItemView, View};
+use macroquad::prelude::*;
+
+use super::hud::wrap;
+use super::sprites::Sprites;
+use crate::pack::{self, Comparison, Verdict};
+
+const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
+const DIM: Color = Color::new(0.6, 0.58, 0.66, 1.0);
+const FAINT: Color = Color::new(0.36, 0.34, 0.42, 1.0);
+const EDGE: Color = Color::new(0.35, 0.3, 0.45, 1.0);
+pub const BETTER: Color = Color::new(0.35, 0.88, 0.42, 1.0);
+pub const WORSE: Color = Color::new(1.0, 0.36, 0.32, 1.0);
+const WARN: Color = Color::new(1.0, 0.63, 0.0, 1.0);
+
+/// What the inventory screen shows besides the pack itself.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InventoryState {
+    /// Index into the pack of the selected item.
+    pub selected: usize,
+    /// The item whose equip comparison is open, waiting for a yes or no.
+    pub compare: Option<u32>,
+    /// A line about the last key, when it did nothing ("A Key is used by walking into ...").
+    pub note: Option<String>,
+}
+
+/// Where things are on the screen, shared by drawing and the mouse.
+pub struct InvLayout {
+    pub frame: Rect,
+    /// The first slot row's top-left corner, and the size of one row.
+    pub list: Rect,
+    pub row_h: f32,
+    pub detail: Rect,
+}
+
+impl InvLayout {
+    pub fn new(area: Rect, banner: bool) -> InvLayout {
+        let m = 16.0;
+        let frame = Rect::new(area.x + m, area.y + m, area.w - 2.0 * m, area.h - 2.0 * m);
+        let top = frame.y + 62.0 + if banner { 30.0 } else { 0.0 };
+        let bottom = frame.y + frame.h - 40.0;
+        let row_h = ((bottom - top) / INVENTORY_SLOTS as f32)
+            .clamp(12.0, 22.0)
+            .floor();
+        let list_w = (frame.w * 0.46).clamp(280.0, 440.0);
+        let list = Rect::new(frame.x + 18.0, top, list_w, row_h * INVENTORY_SLOTS as f32);
+        let detail = Rect::new(
+            list.x + list.w + 24.0,
+            top,
+            frame.x + frame.w - (list.x + list.w + 24.0) - 20.0,
+            bottom - top,
+        );
+        InvLayout {
+            frame,
+            list,
+            row_h,
+            detail,
+        }
+    }
+
+    /// The pack slot under a screen point, if any.
+    pub fn slot_at(&self, p: Vec2) -> Option<usize> {
+        self.list
+            .contains(p)
+            .then(|| ((p.y - self.list.y) / self.row_h) as usize)
+            .filter(|&k| k < INVENTORY_SLOTS)
+    }
+}
+
+/// Why nothing in the pack can be done now, for the banner: read-only when not driving a living
+/// character, locked while stunned or confused.
+pub fn pack_blocked(view: &View, spectating: bool) -> Option<String> {
+    if spectating {
+        let me = &view.me;
+        return Some(if me.victory {
+            "Your game is won: the pack is yours to look at, not to use.".into()
+        } else if !me.alive {
+            "The dead carry nothing they can use.".into()
+        } else {
+            format!("{}'s pack: you can look, not touch.", me.name)
+        });
+    }
+    pack::pack_locked(&view.me.effects).map(str::to_string)
+}
+
+fn icon(sprites: &Sprites, key: &str, x: f32, y: f32, size: f32) {
+    draw_texture_ex(
+        sprites.item(Some(key)),
+        x.round(),
+        y.round(),
+        WHITE,
+        DrawTextureParams {
+            dest_size: Some(vec2(size, size)),
+            ..Default::default()
+        },
+    );
+}
+
+/// A text's width at a size.
+fn width(text: &str, size: u16) -> f32 {
+    measure_text(text, None, size, 1.0).width
+}
+
+pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spectating: bool) {
+    let blocked = pack_blocked(view, spectating);
+    let lay = InvLayout::new(area, blocked.is_some());
+    let f = lay.frame;
+    draw_rectangle(
+        area.x,
+        area.y,
+        area.w,
+        area.h,
+        Color::new(0.0, 0.0, 0.0, 0.5),
+    );
+    draw_rectangle(f.x, f.y, f.w, f.h, Color::new(0.07, 0.065, 0.095, 0.97));
+    draw_rectangle_lines(f.x, f.y, f.w, f.h, 2.0, EDGE);
+
+    let inv = &view.inventory;
+    let title = if spectating && view.me.alive && !view.me.victory {
+        format!("{}'s pack", view.me.name)
+    } else {
+        "Pack".to_string()
+    };
+    draw_text(&title, f.x + 20.0, f.y + 40.0, 34.0, GOLD);
+    let count = format!("{} / {INVENTORY_SLOTS} items", inv.len());
+    draw_text(
+        &count,
+        f.x + f.w - 20.0 - width(&count, 20),
+        f.y + 38.0,
+        20.0,
+        DIM,
+    );
+    if let Some(why) = &blocked {
+        let y = f.y + 56.0;
+        let color = if spectating { DIM } else { WARN };
+        draw_rectangle(
+            f.x + 14.0,
+            y,
+            f.w - 28.0,
+            24.0,
+            Color::new(color.r * 0.25, color.g * 0.25, color.b * 0.25, 0.9),
+        );
+        draw_rectangle_lines(f.x + 14.0, y, f.w - 28.0, 24.0, 1.0, color);
+        draw_text(why, f.x + 24.0, y + 17.0, 18.0, color);
+    }
+
+    draw_list(&lay, inv, sprites, st.selected);
+    match inv.get(st.selected) {
+        Some(item) => {
+            let cmp = st
+                .compare
+                .filter(|&id| id == item.id)
+                .and_then(|_| pack::compare(&view.me, inv, item));
+            draw_detail(&lay, item, sprites, cmp.as_ref(), blocked.is_some());
+        }
+        None => {
+            let d = lay.detail;
+            let lines = [
+                "Your pack is empty.",
+                "",
+                "Walk over an item to pick it up; g or ,",
+                "picks up what lies where you stand.",
+            ];
+            for (k, line) in lines.iter().enumerate() {
+                draw_text(line, d.x, d.y + 24.0 + 24.0 * k as f32, 20.0, DIM);
+            }
+        }
+    }
+
+    // The note about the last key, then the keys.
+    let fy = f.y + f.h - 14.0;
+    if let Some(note) = &st.note {
+        draw_text(note, lay.detail.x, fy - 26.0, 18.0, WARN);
+    }
+    let keys = if st.compare.is_some() {
+        "Enter or y: equip        Esc or n: cancel"
+    } else {
+        "Up/Down or A-Z: select   u: use   e/w: equip or take off   d: drop   i/Esc: close"
+    };
+    draw_text(keys, f.x + 20.0, fy, 18.0, DIM);
+}
+
+fn draw_list(lay: &InvLayout, inv: &[ItemView], sprites: &Sprites, selected: usize) {
+    let l = lay.list;
+    let size = (lay.row_h - 2.0).min(20.0);
+    let font = if lay.row_h >= 20.0 { 20.0 } else { 16.0 };
+    for k in 0..INVENTORY_SLOTS {
+        let y = l.y + lay.row_h * k as f32;
+        let base = y + lay.row_h * 0.5 + font * 0.3;
+        let item = inv.get(k);
+        if k == selected && item.is_some() {
+            draw_rectangle(
+                l.x - 8.0,
+                y,
+                l.w + 8.0,
+                lay.row_h,
+                Color::new(0.3, 0.24, 0.1, 0.8),
+            );
+            draw_rectangle(l.x - 8.0, y, 3.0, lay.row_h, GOLD);
+        }
+        let letter = pack::letter(k).unwrap_or('?').to_string();
+        let Some(item) = item else {
+            draw_text(&letter, l.x, base, font, FAINT);
+            draw_text("-", l.x + 48.0, base, font, FAINT);
+            continue;
+        };
+        draw_text(&letter, l.x, base, font, GOLD);
+        icon(
+            sprites,
+            &item.key,
+            l.x + 20.0,
+            y + (lay.row_h - size) / 2.0,
+            size,
+        );
+        let name_color = if item.equipped { GOLD } else { WHITE };
+        draw_text(&item.name, l.x + 48.0, base, font, name_color);
+        // Where it goes, and whether it is on: "weapon" / "worn: weapon".
+        if let Some(slot) = item.slot {
+            let (tag, color) = if item.equipped {
+                (format!("worn: {}", pack::slot_name(slot)), GOLD)
+            } else {
+                (pack::slot_name(slot).to_string(), DIM)
+            };
+            let w = width(&tag, 16);
+            let tx = l.x + l.w - w - 6.0;
+            if item.equipped {
+                // A small gold diamond, the mark of worn things.
+                let (cx, cy) = (tx - 10.0, y + lay.row_h / 2.0);
+                draw_triangle(
+                    vec2(cx, cy - 5.0),
+                    vec2(cx + 4.0, cy),
+                    vec2(cx - 4.0, cy),
+                    GOLD,
+                );
+                draw_triangle(
+                    vec2(cx - 4.0, cy),
+                    vec2(cx + 4.0, cy),
+                    vec2(cx, cy + 5.0),
+                    GOLD,
+                );
+            }
+            draw_text(&tag, tx, base - 1.0, 16.0, color);
+        } else if item.usable {
+            let w = width("usable", 16);
+            draw_text("usable", l.x + l.w - w - 6.0, base - 1.0, 16.0, DIM);
+        }
+    }
+}
+
+/// What kind of thing it is, in a few words.
+fn kind_line(item: &ItemView) -> String {
+    match (item.slot, item.equipped) {
+        (Some(slot), true) => format!("{}, worn", capitalise(pack::slot_name(slot))),
+        (Some(slot), false) => capitalise(pack::slot_name(slot)),
+        (None, _) if item.usable => "Usable".into(),
+        (None, _) if item.key == "key" => "Key".into(),
+        (None, _) => "Item".into(),
+    }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+fn draw_detail(
+    lay: &InvLayout,
+    item: &ItemView,
+    sprites: &Sprites,
+    cmp: Option<&Comparison>,
+    blocked: bool,
+) {
+    let d = lay.detail;
+    // The picture, big, on a plate.
+    draw_rectangle(d.x, d.y, 76.0, 76.0, Color::new(0.0, 0.0, 0.0, 0.45));
+    draw_rectangle_lines(d.x, d.y, 76.0, 76.0, 1.0, EDGE);
+    icon(sprites, &item.key, d.x + 6.0, d.y + 6.0, 64.0);
+    draw_text(&item.name, d.x + 92.0, d.y + 30.0, 28.0, WHITE);
+    draw_text(kind_line(item), d.x + 92.0, d.y + 56.0, 20.0, DIM);
+    let mut y = d.y + 108.0;
+    let chars = ((d.w / 10.0) as usize).max(20);
+
+    if let Some(cmp) = cmp {
+        draw_comparison(d, y, item, cmp);
+        return;
+    }
+    for line in wrap(&item.description, chars) {
+        draw_text(&line, d.x, y, 20.0, WHITE);
+        y += 24.0;
+    }
+    y += 12.0;
+    if item.slot.is_some() {
+        draw_text("While worn", d.x, y, 20.0, DIM);
+        y += 26.0;
+        let parts = pack::bonus_parts(&item.bonus);
+        if parts.is_empty() {
+            draw_text("nothing", d.x + 16.0, y, 20.0, DIM);
+            y += 24.0;
+        }
+        for (v, name) in parts {
+            let color = if v > 0 { BETTER } else { WORSE };
+            draw_text(format!("{v:+}"), d.x + 16.0, y, 20.0, color);
+            draw_text(name, d.x + 64.0, y, 20.0, WHITE);
+            y += 24.0;
+        }
+        y += 12.0;
+    }
+    if !blocked {
+        let mut x = d.x;
+        for (keys, what) in pack::item_actions(item) {
+            draw_text(keys, x, y, 20.0, GOLD);
+            x += width(keys, 20) + 8.0;
+            draw_text(what, x, y, 20.0, WHITE);
+            x += width(what, 20) + 24.0;
+        }
+    }
+}
+
+/// The stats now beside the stats with the item worn: better in green, worse in red.
+fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
+    let mut y = top;
+    let box_h = 104.0 + 30.0 * cmp.rows.len() as f32 + if cmp.uncertain() { 28.0 } else { 6.0 };
+    draw_rectangle(
+        d.x - 10.0,
+        y - 26.0,
+        d.w + 10.0,
+        box_h,
+        Color::new(0.11, 0.1, 0.15, 1.0),
+    );
+    draw_rectangle_lines(d.x - 10.0, y - 26.0, d.w + 10.0, box_h, 1.0, GOLD);
+    draw_text(format!("Equip the {}?", item.name), d.x, y, 24.0, GOLD);
+    y += 24.0;
+    let swap = match &cmp.replaces {
+        Some(old) => format!("It replaces your {old}."),
+        None => "Nothing is worn in that slot now.".into(),
+    };
+    draw_text(&swap, d.x, y, 18.0, DIM);
+    y += 34.0;
+    let (c_now, c_then, c_diff) = (d.x + 170.0, d.x + 260.0, d.x + 350.0);
+    draw_text("Now", c_now, y, 20.0, DIM);
+    draw_text("After", c_then, y, 20.0, DIM);
+    draw_line(d.x, y + 8.0, d.x + d.w - 20.0, y + 8.0, 1.0, EDGE);
+    y += 32.0;
+    for r in &cmp.rows {
+        let color = match (r.uncertain, r.verdict()) {
+            (true, _) | (false, Verdict::Same) => WHITE,
+            (false, Verdict::Better) => BETTER,
+            (false, Verdict::Worse) => WORSE,
+        };
+        draw_text(r.stat.label(), d.x, y, 20.0, DIM);
+        draw_text(r.now.to_string(), c_now, y, 22.0, WHITE);
+        let then = if r.uncertain {
+            format!("{}?", r.then)
+        } else {
+            r.then.to_string()
+        };
+        draw_text(&then, c_then, y, 22.0, color);
+        let diff = r.then - r.now;
+        if diff != 0 && !r.uncertain {
+            draw_text(format!("{diff:+}"), c_diff, y, 20.0, color);
+        }
+        y += 30.0;
+    }
+    if cmp.uncertain() {
+        draw_text(
+            "?: a worn item holds this at its lowest; it may end up lower.",
+            d.x,
+            y + 4.0,
+            16.0,
+            DIM,
+        );
+    }
+}

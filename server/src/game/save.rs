@@ -91,8 +91,13 @@ impl Dungeon {
 
     /// SHA-256 of the save, in hex: equal hashes, equal worlds.
     pub fn state_hash(&self) -> String {
-        hex(&Sha256::digest(self.save()))
+        hash_of_save(&self.save())
     }
+}
+
+/// The state hash of a save's bytes (what [`Dungeon::state_hash`] gives for that world).
+pub fn hash_of_save(save: &[u8]) -> String {
+    hex(&Sha256::digest(save))
 }
 
 fn hex(bytes: &[u8]) -> String {

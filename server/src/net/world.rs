@@ -11,6 +11,7 @@ use std::ops::Deref;
 use tracing::error;
 
 use crate::game::input::Input;
+use crate::game::save::hash_of_save;
 use crate::game::stats::Stat;
 use crate::game::{Action, ActionError, Dungeon, EntityId, Event, JoinError, TurnReport};
 use crate::store::{Ack, DungeonId, Store};
@@ -95,13 +96,9 @@ impl World {
     pub fn snapshot(&mut self) -> Option<Ack> {
         let j = self.journal.as_mut()?;
         j.since_snapshot = 0;
-        Some(j.store.save_snapshot(
-            j.dungeon,
-            j.seq,
-            self.dungeon.save(),
-            self.dungeon.state_hash(),
-            !j.keep,
-        ))
+        let save = self.dungeon.save();
+        let hash = hash_of_save(&save);
+        Some(j.store.save_snapshot(j.dungeon, j.seq, save, hash, !j.keep))
     }
 
     pub fn join(&mut self, name: &str) -> Result<(EntityId, Vec<Event>), JoinError> {

@@ -4,6 +4,7 @@
 //! the server cannot use stops it at start with a clear error, leaving every byte as it was.
 
 #![cfg(unix)]
+#![allow(clippy::unwrap_used)] // a test that cannot go on should stop right there
 
 mod common;
 
@@ -55,6 +56,22 @@ async fn an_idle_dungeon_is_unloaded_and_comes_back_on_the_next_join() {
     // Nobody is left: after half a second the dungeon is saved and unloaded.
     server.wait_for("saving and unloading");
     server.wait_for("dungeon saved");
+    // The lobby still lists it, with nobody online.
+    let (mut lobby, _) = tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}"))
+        .await
+        .unwrap();
+    let ask = serde_json::json!({"type": "list_dungeons"}).to_string();
+    lobby.send(Message::text(ask)).await.unwrap();
+    match next_msg(&mut lobby).await {
+        ServerMsg::Dungeons { dungeons } => {
+            let crypt = dungeons.iter().find(|d| d.name == "crypt").expect("listed");
+            assert_eq!(
+                (crypt.private, crypt.online, crypt.deepest),
+                (false, Some(0), Some(1))
+            );
+        }
+        other => panic!("{other:?}"),
+    }
     // Resuming loads it again, with Ann where she was.
     let ann = Client::join(port, "Ann", Some(token)).await;
     server.wait_for("dungeon loaded");

@@ -191,7 +191,7 @@ impl Connection {
                     let _ = send(
                         &mut self.ws,
                         &ServerMsg::Dungeons {
-                            dungeons: self.shared.registry.list(),
+                            dungeons: self.shared.registry.list(self.shared.store.as_ref()),
                         },
                     )
                     .await;
@@ -436,7 +436,7 @@ impl Connection {
                         ClientMsg::Chat { text } => Command::Chat { conn, text },
                         ClientMsg::Watch { name } => Command::Follow { conn, name },
                         ClientMsg::ListDungeons => {
-                            let _ = send(&mut self.ws, &ServerMsg::Dungeons { dungeons: self.shared.registry.list() }).await;
+                            let _ = send(&mut self.ws, &ServerMsg::Dungeons { dungeons: self.shared.registry.list(self.shared.store.as_ref()) }).await;
                             continue;
                         }
                         ClientMsg::Scores { limit } => {

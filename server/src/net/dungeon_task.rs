@@ -1071,7 +1071,13 @@ impl DungeonTask {
             self.push_view(c, news, false);
         }
         let deepest = self.dungeon.players().map(|p| p.deepest).max().unwrap_or(1);
-        self.stats.deepest.fetch_max(deepest, Ordering::Relaxed);
+        let before = self.stats.deepest.fetch_max(deepest, Ordering::Relaxed);
+        if deepest > before
+            && let Some(j) = self.dungeon.journal()
+        {
+            // For the lobby's list of saved dungeons; nobody waits for it.
+            drop(j.store.set_deepest(j.dungeon, u32::from(deepest)));
+        }
     }
 
     /// Sends every connection following a character on floor `floor` its update for `events`,

@@ -61,6 +61,9 @@ pub enum OpenError {
     Storage(String),
 }
 
+/// Saved dungeons that are not loaded, listed in the lobby at most.
+const MAX_LISTED_SAVED: usize = 100;
+
 /// Commands queued for one dungeon before its connections feel back-pressure.
 const DUNGEON_QUEUE: usize = 1024;
 
@@ -244,14 +247,37 @@ impl Registry {
             .cloned()
     }
 
-    /// Every running dungeon as the lobby shows it, by name.
-    pub fn list(&self) -> Vec<DungeonInfo> {
+    /// Every dungeon as the lobby shows it, by name: the running ones, and those saved in
+    /// `store` but not loaded (nobody online).
+    pub fn list(&self, store: Option<&Store>) -> Vec<DungeonInfo> {
         let map = self.dungeons.lock().unwrap_or_else(|e| e.into_inner());
         let mut all: Vec<DungeonInfo> = map
             .values()
             .filter(|h| !h.tx.is_closed())
             .map(DungeonHandle::info)
             .collect();
+        let running = |key: &str| map.get(key).is_some_and(|h| !h.tx.is_closed());
+        match store.map(Store::list_dungeons) {
+            // The newest saved ones, so the answer stays a sensible size.
+            Some(Ok(rows)) => all.extend(
+                rows.into_iter()
+                    .rev()
+                    .filter(|r| !running(&r.key))
+                    .take(MAX_LISTED_SAVED)
+                    .map(|r| {
+                        let private = r.password_hash.is_some();
+                        DungeonInfo {
+                            name: r.name,
+                            private,
+                            online: (!private).then_some(0),
+                            deepest: (!private)
+                                .then(|| u8::try_from(r.deepest).unwrap_or(u8::MAX).max(1)),
+                        }
+                    }),
+            ),
+            Some(Err(e)) => warn!(error = %e, "cannot list the saved dungeons"),
+            None => {}
+        }
         all.sort_by_key(|d| d.name.to_lowercase());
         all
     }

@@ -275,6 +275,11 @@ impl Store {
         self.write(Op::DeleteCharacter { dungeon, player_id })
     }
 
+    /// Records that a character of `dungeon` reached floor `deepest` (kept if deeper than before).
+    pub fn set_deepest(&self, dungeon: DungeonId, deepest: u32) -> Ack {
+        self.write(Op::SetDeepest { dungeon, deepest })
+    }
+
     /// Adds an entry to the high-score table.
     pub fn add_score(&self, row: ScoreRow) -> Ack {
         let checked = self
@@ -329,6 +334,7 @@ impl Store {
             settings: settings.to_owned(),
             content_hash: content_hash.to_owned(),
             created_at: now(),
+            deepest: 1,
         };
         let (tx, rx) = oneshot::channel();
         self.send(Command {
@@ -505,8 +511,7 @@ fn dungeon_key(name: &str) -> String {
     name.to_lowercase()
 }
 
-const SELECT_DUNGEON: &str =
-    "SELECT id, key, name, seed, password_hash, settings, content_hash, created_at FROM dungeons";
+const SELECT_DUNGEON: &str = "SELECT id, key, name, seed, password_hash, settings, content_hash, created_at, deepest FROM dungeons";
 
 fn dungeon_row(row: &Row<'_>) -> rusqlite::Result<DungeonRow> {
     Ok(DungeonRow {
@@ -518,6 +523,7 @@ fn dungeon_row(row: &Row<'_>) -> rusqlite::Result<DungeonRow> {
         settings: row.get(5)?,
         content_hash: row.get(6)?,
         created_at: row.get(7)?,
+        deepest: row.get(8)?,
     })
 }
 

@@ -19,6 +19,8 @@ pub struct DungeonRow {
     pub content_hash: String,
     /// Unix seconds.
     pub created_at: i64,
+    /// The deepest floor any of its characters reached.
+    pub deepest: u32,
 }
 
 /// What [`Store::load`](super::Store::load) found of a dungeon: the newest snapshot, and every

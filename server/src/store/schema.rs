@@ -69,6 +69,11 @@ pub const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX scores_by_score ON scores (score DESC, ended_at ASC);
     ",
+    // Version 2: the deepest floor reached in each dungeon, for the lobby's list of dungeons
+    // that are saved but not loaded.
+    "
+    ALTER TABLE dungeons ADD COLUMN deepest INTEGER NOT NULL DEFAULT 1;
+    ",
 ];
 
 /// The schema version this server writes and understands.

@@ -7,7 +7,7 @@ use std::time::Duration;
 use rusqlite::Connection;
 use tempfile::TempDir;
 
-use super::schema::{APPLICATION_ID, latest_version};
+use super::schema::{APPLICATION_ID, MIGRATIONS, latest_version};
 use super::*;
 
 fn open(dir: &Path) -> Store {
@@ -138,7 +138,7 @@ fn migrations_set_the_version_the_application_id_and_wal() {
     let app_id: i64 = conn.pragma_query_one(None, "application_id").unwrap();
     let mode: String = conn.pragma_query_one(None, "journal_mode").unwrap();
     assert_eq!(version, latest_version());
-    assert_eq!(version, 1);
+    assert_eq!(version, MIGRATIONS.len() as i64);
     assert_eq!(app_id, APPLICATION_ID);
     assert_eq!(mode, "wal");
     for table in ["dungeons", "snapshots", "journal", "characters", "scores"] {
@@ -157,7 +157,7 @@ fn migrations_set_the_version_the_application_id_and_wal() {
     let version: i64 = raw(tmp.path())
         .pragma_query_one(None, "user_version")
         .unwrap();
-    assert_eq!(version, 1);
+    assert_eq!(version, latest_version());
 }
 
 #[test]
@@ -629,6 +629,44 @@ fn a_database_with_damaged_pages_is_refused_and_left_untouched() {
 }
 
 #[test]
+fn an_older_schema_is_migrated_and_keeps_its_rows() {
+    let tmp = TempDir::new().unwrap();
+    let db = db_path(tmp.path());
+    {
+        // A version-1 database, as the first release wrote it.
+        let conn = Connection::open(&db).unwrap();
+        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        conn.pragma_update(None, "user_version", 1).unwrap();
+        conn.execute(
+            "INSERT INTO dungeons (key, name, seed, settings, content_hash, created_at)
+             VALUES ('old', 'Old', 5, '{}', 'c', 1)",
+            [],
+        )
+        .unwrap();
+    }
+    let store = open(tmp.path());
+    let row = store
+        .find_dungeon("old")
+        .unwrap()
+        .expect("the row survived");
+    assert_eq!((row.name.as_str(), row.seed, row.deepest), ("Old", 5, 1));
+    store.set_deepest(row.id, 4).wait().unwrap();
+    store.set_deepest(row.id, 2).wait().unwrap();
+    assert_eq!(
+        store.find_dungeon("old").unwrap().unwrap().deepest,
+        4,
+        "only deeper counts"
+    );
+    drop(store);
+    let version: i64 = raw(tmp.path())
+        .pragma_query_one(None, "user_version")
+        .unwrap();
+    assert_eq!(version, 2);
+}
+
+#[test]
 fn a_newer_schema_is_refused_and_left_untouched() {
     let tmp = TempDir::new().unwrap();
     let db = db_path(tmp.path());
@@ -652,7 +690,7 @@ fn a_newer_schema_is_refused_and_left_untouched() {
             err,
             StoreError::TooNew {
                 found: 99,
-                supported: 1,
+                supported: 2,
                 ..
             }
         ),
@@ -661,7 +699,7 @@ fn a_newer_schema_is_refused_and_left_untouched() {
     let message = err.to_string();
     assert!(
         message.contains(&format!(
-            "the database at {} has schema version 99, newer than this server's 1: upgrade the server",
+            "the database at {} has schema version 99, newer than this server's 2: upgrade the server",
             db.display()
         )),
         "{message}"

@@ -57,6 +57,10 @@ pub enum Op {
         dungeon: DungeonId,
         player_id: u32,
     },
+    SetDeepest {
+        dungeon: DungeonId,
+        deepest: u32,
+    },
     AddScore {
         name: String,
         score: i64,
@@ -140,6 +144,7 @@ struct Writer<'c> {
     compact_snapshots: Statement<'c>,
     put_character: Statement<'c>,
     delete_character: Statement<'c>,
+    set_deepest: Statement<'c>,
     insert_score: Statement<'c>,
     insert_dungeon: Statement<'c>,
 }
@@ -176,6 +181,7 @@ impl<'c> Writer<'c> {
             delete_character: prepare(
                 "DELETE FROM characters WHERE dungeon_id = ?1 AND player_id = ?2",
             )?,
+            set_deepest: prepare("UPDATE dungeons SET deepest = max(deepest, ?2) WHERE id = ?1")?,
             insert_score: prepare(
                 "INSERT INTO scores
                  (name, score, level, deepest, kills, turns, outcome, dungeon, ended_at)
@@ -356,6 +362,17 @@ impl<'c> Writer<'c> {
                         StoreError::sqlite(
                             path,
                             format!("delete character {player_id} of dungeon {dungeon}"),
+                            e,
+                        )
+                    })?;
+            }
+            Op::SetDeepest { dungeon, deepest } => {
+                self.set_deepest
+                    .execute(params![dungeon, deepest])
+                    .map_err(|e| {
+                        StoreError::sqlite(
+                            path,
+                            format!("record the deepest floor of dungeon {dungeon}"),
                             e,
                         )
                     })?;

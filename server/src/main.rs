@@ -250,7 +250,14 @@ fn open_existing(data_dir: &std::path::Path) -> anyhow::Result<Store> {
         db.display(),
         data_dir.display()
     );
-    Ok(Store::open(data_dir, StoreOptions::default())?)
+    // Without the lock: the server may be running and holds it.
+    Ok(Store::open(
+        data_dir,
+        StoreOptions {
+            exclusive: false,
+            ..StoreOptions::default()
+        },
+    )?)
 }
 
 fn scores(data_dir: &std::path::Path, limit: usize) -> anyhow::Result<()> {

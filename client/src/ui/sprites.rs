@@ -139,7 +139,7 @@ fn floor(variant: u32) -> Image {
     image(|x, y| {
         let course = y / 8;
         let xo = (x + offset + course * 7) % 16;
-        if y % 8 == 0 || xo == 0 || (xo == 8 && course == 1 && variant % 2 == 0) {
+        if y % 8 == 0 || xo == 0 || (xo == 8 && course == 1 && variant.is_multiple_of(2)) {
             return joint;
         }
         let n = hash(x, y, 17 + variant);
@@ -148,7 +148,7 @@ fn floor(variant: u32) -> Image {
         if y % 8 == 1 || xo == 1 {
             c = shade(c, 10);
         }
-        if n % 23 == 0 {
+        if n.is_multiple_of(23) {
             c = shade(c, -18); // a crack or pebble
         }
         c
@@ -170,7 +170,7 @@ fn wall_top() -> Image {
         if y % 8 == 0 || xo % 16 == 0 {
             c = shade(c, 16);
         }
-        if n % 29 == 0 {
+        if n.is_multiple_of(29) {
             c = shade(c, -16);
         }
         c
@@ -549,7 +549,11 @@ fn door(look: DoorLook) -> Image {
         let mut c = if seam {
             shade(wood, -44)
         } else {
-            let grain = if hash(x, y / 3, 43) % 5 == 0 { -14 } else { 0 };
+            let grain = if hash(x, y / 3, 43).is_multiple_of(5) {
+                -14
+            } else {
+                0
+            };
             shade(wood, (n % 11) as i32 - 5 + grain)
         };
         if x == 2 || y == 2 {

@@ -243,7 +243,7 @@ mod tests {
                     state ^= state << 13;
                     state ^= state >> 7;
                     state ^= state << 17;
-                    state % 5 == 0
+                    state.is_multiple_of(5)
                 })
                 .collect();
             let mut from_a = vec![false; w * h];
@@ -273,7 +273,7 @@ mod tests {
                     state ^= state << 13;
                     state ^= state >> 7;
                     state ^= state << 17;
-                    state % density == 0
+                    state.is_multiple_of(density)
                 })
                 .collect();
             let mut ours = vec![false; w * h];

@@ -13,6 +13,15 @@ use rusqlite::ErrorCode;
 /// command of its batch with the same error.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
+    /// Another process holds the data directory's lock: two servers on one database would each
+    /// play their own version of the same dungeons.
+    #[error(
+        "another Delve server is using the data directory {} (its lock file delve.lock is held). \
+         Stop that server, or give this one another --data-dir; nothing was changed.",
+        .path.display()
+    )]
+    InUse { path: PathBuf },
+
     /// The data directory could not be created, or the path is not a directory.
     #[error(
         "cannot create or use the data directory {}: {source}. Check that the path is a \

@@ -69,6 +69,28 @@ pub use token::{hashes_equal, token_hash, token_matches};
 
 use writer::{Command, Counters, Op, Reply};
 
+/// Takes the data directory's exclusive lock, or says who has it.
+fn lock_dir(data_dir: &Path) -> Result<std::fs::File, StoreError> {
+    let path = data_dir.join("delve.lock");
+    let unwritable = |e: std::io::Error| StoreError::Unwritable {
+        path: path.clone(),
+        reason: e.to_string(),
+    };
+    let file = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(unwritable)?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::InUse {
+            path: data_dir.to_path_buf(),
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(unwritable(e)),
+    }
+}
+
 /// The database's file name inside the data directory.
 pub const DB_FILE: &str = "delve.sqlite3";
 
@@ -87,6 +109,9 @@ pub enum Synchronous {
 #[derive(Debug, Clone)]
 pub struct StoreOptions {
     pub synchronous: Synchronous,
+    /// Hold the data directory's lock (`delve.lock`) while open, so a second server cannot use
+    /// it at the same time. The offline commands (`scores`, `replay`) read without it.
+    pub exclusive: bool,
     /// How long a connection waits for a lock held by another connection before failing.
     pub busy_timeout: Duration,
 }
@@ -95,6 +120,7 @@ impl Default for StoreOptions {
     fn default() -> Self {
         StoreOptions {
             synchronous: Synchronous::Normal,
+            exclusive: true,
             busy_timeout: Duration::from_secs(5),
         }
     }
@@ -124,6 +150,8 @@ struct Inner {
     writer: Option<JoinHandle<()>>,
     reader: Mutex<Connection>,
     counters: Arc<Counters>,
+    /// Held while open (released when the file is closed, also if the process dies).
+    _lock: Option<std::fs::File>,
 }
 
 impl fmt::Debug for Store {
@@ -138,10 +166,10 @@ impl Drop for Inner {
     fn drop(&mut self) {
         // The writer drains the channel, then sees it closed and returns.
         drop(self.tx.take());
-        if let Some(handle) = self.writer.take() {
-            if handle.join().is_err() {
-                tracing::error!(path = %self.path.display(), "the storage writer thread panicked");
-            }
+        if let Some(handle) = self.writer.take()
+            && handle.join().is_err()
+        {
+            tracing::error!(path = %self.path.display(), "the storage writer thread panicked");
         }
     }
 }
@@ -165,6 +193,13 @@ impl Store {
 
         let conn = schema::open_writer(&path, &options)?;
         let reader = schema::open_reader(&path, &options)?;
+        // Taken once the file is known to be ours and sound, so a refused directory gains no
+        // lock file.
+        let lock = if options.exclusive {
+            Some(lock_dir(data_dir)?)
+        } else {
+            None
+        };
 
         let counters = Arc::new(Counters::default());
         let (tx, rx) = mpsc::channel();
@@ -198,6 +233,7 @@ impl Store {
                 writer: Some(writer),
                 reader: Mutex::new(reader),
                 counters,
+                _lock: lock,
             }),
         })
     }

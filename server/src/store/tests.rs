@@ -754,3 +754,24 @@ fn the_write_connection_uses_the_chosen_synchronous_level() {
     store.append_journal(d, 1, vec![1]).wait().unwrap();
     assert_eq!(count(&raw(tmp.path()), "SELECT count(*) FROM journal"), 1);
 }
+
+#[test]
+fn a_second_server_on_the_same_data_dir_is_refused_until_the_first_closes() {
+    let tmp = TempDir::new().unwrap();
+    let first = open(tmp.path());
+    let err = Store::open(tmp.path(), StoreOptions::default()).unwrap_err();
+    assert!(matches!(err, StoreError::InUse { .. }), "{err:?}");
+    assert!(err.to_string().contains("another Delve server"), "{err}");
+    // A reader without the lock (the offline commands) may still look.
+    let reader = Store::open(
+        tmp.path(),
+        StoreOptions {
+            exclusive: false,
+            ..StoreOptions::default()
+        },
+    )
+    .unwrap();
+    drop(reader);
+    drop(first);
+    drop(open(tmp.path()));
+}

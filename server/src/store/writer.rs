@@ -293,10 +293,10 @@ impl<'c> Writer<'c> {
 
     fn rollback(&self) {
         // Fails harmlessly when SQLite already ended the transaction itself.
-        if !self.conn.is_autocommit() {
-            if let Err(e) = self.conn.execute_batch("ROLLBACK") {
-                tracing::warn!(error = %e, "rolling back a storage transaction failed");
-            }
+        if !self.conn.is_autocommit()
+            && let Err(e) = self.conn.execute_batch("ROLLBACK")
+        {
+            tracing::warn!(error = %e, "rolling back a storage transaction failed");
         }
     }
 

@@ -78,7 +78,7 @@ fn main() {
     let name = args.name.clone().unwrap_or_else(default_name);
     let (url, dungeon, solo) = match args.server {
         Some(url) => (url, args.dungeon, None),
-        None => match SoloServer::start() {
+        None => match SoloServer::start(&name, delve_client::tokens::solo_data_dir()) {
             Ok(s) => (s.url.clone(), Some(s.dungeon.clone()), Some(s)),
             Err(e) => {
                 eprintln!("delve: {e:#}");
@@ -86,8 +86,14 @@ fn main() {
             }
         },
     };
-    // A solo game is private and lives as long as the window: no token worth keeping.
-    let tokens = solo.is_none().then(TokenStore::open);
+    // A saved solo game resumes by its token like any other; one in memory has nothing to resume.
+    let tokens = solo.as_ref().is_none_or(|s| s.saved).then(TokenStore::open);
+    // Solo servers get a new port every time: their tokens are kept under one name.
+    let token_server = if solo.is_some() {
+        "solo".to_string()
+    } else {
+        url.clone()
+    };
     let options = Options {
         url,
         name,
@@ -95,6 +101,7 @@ fn main() {
         password: args.password,
         watch: args.watch,
         tokens,
+        token_server,
         screenshot: args.screenshot.zip(args.frames),
         solo,
     };

@@ -1,6 +1,13 @@
 //! `--solo`: the server library started inside the client, on a free loopback port, with a
-//! private dungeon nobody else can reach.
+//! dungeon of one's own.
+//!
+//! The solo server keeps its dungeons in a database of its own (see
+//! [`crate::tokens::solo_data_dir`]), like a dedicated server: quitting saves the game, and the
+//! next `--solo` with the same name resumes the same character in the same dungeon. If that
+//! database cannot be used (another solo game holds it, say), the game is played in memory and a
+//! warning says so.
 
+use std::path::PathBuf;
 use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
@@ -13,13 +20,33 @@ use tokio::sync::oneshot;
 pub struct SoloServer {
     pub url: String,
     pub dungeon: String,
+    /// Whether the game is saved (a database was opened) or lives in memory only.
+    pub saved: bool,
     stop: Option<oneshot::Sender<()>>,
     thread: Option<thread::JoinHandle<()>>,
 }
 
 impl SoloServer {
-    /// Starts the server and returns once it is listening.
-    pub fn start() -> anyhow::Result<SoloServer> {
+    /// Starts the server for `player`, keeping its dungeons in `data` (or in memory), and
+    /// returns once it is listening. A database that cannot be used falls back to memory.
+    pub fn start(player: &str, data: Option<PathBuf>) -> anyhow::Result<SoloServer> {
+        match data {
+            Some(dir) => match SoloServer::start_with(player, Some(dir.clone())) {
+                Ok(s) => Ok(s),
+                Err(e) => {
+                    eprintln!(
+                        "delve: cannot keep the solo game in {} ({e:#}); this game will not be saved",
+                        dir.display()
+                    );
+                    SoloServer::start_with(player, None)
+                }
+            },
+            None => SoloServer::start_with(player, None),
+        }
+    }
+
+    fn start_with(player: &str, data: Option<PathBuf>) -> anyhow::Result<SoloServer> {
+        let saved = data.is_some();
         let (ready_tx, ready_rx) = mpsc::channel();
         let (stop, stop_rx) = oneshot::channel::<()>();
         let thread = thread::Builder::new()
@@ -45,6 +72,9 @@ impl SoloServer {
                         turn_timeout: Duration::ZERO,
                         max_connections: 4,
                         max_connections_per_ip: 4,
+                        data_dir: data,
+                        // Loaded as long as the game runs; saved when it ends.
+                        unload_after: Duration::from_secs(3600),
                         ..ServerConfig::default()
                     };
                     match Server::start(config).await {
@@ -61,16 +91,21 @@ impl SoloServer {
                 });
             })?;
         let url = ready_rx.recv_timeout(Duration::from_secs(10))??;
-        // A name nobody could guess: the dungeon is private even on a shared machine.
-        let dungeon = format!(
-            "solo-{}",
-            delve_server::net::validate::new_token()
-                .get(..12)
-                .unwrap_or("x")
-        );
+        let dungeon = if saved {
+            solo_dungeon(player)
+        } else {
+            // Nothing to come back to: a fresh dungeon every time.
+            format!(
+                "solo-{}",
+                delve_server::net::validate::new_token()
+                    .get(..12)
+                    .unwrap_or("x")
+            )
+        };
         Ok(SoloServer {
             url,
             dungeon,
+            saved,
             stop: Some(stop),
             thread: Some(thread),
         })
@@ -85,5 +120,36 @@ impl Drop for SoloServer {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+/// The saved solo dungeon of `player`: one per name (ignoring case), so each player on a
+/// machine has their own game. Dungeon names are short and plain, so the name is hashed.
+pub fn solo_dungeon(player: &str) -> String {
+    // FNV-1a: stable across versions and platforms, which is all this needs.
+    let hash = player
+        .to_lowercase()
+        .bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+    format!("solo-{hash:016x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_name_has_its_own_stable_valid_solo_dungeon() {
+        let a = solo_dungeon("Ann");
+        assert_eq!(a, solo_dungeon("ann"), "case does not matter");
+        assert_eq!(a, solo_dungeon("Ann"), "the same every time");
+        assert_ne!(a, solo_dungeon("Bob"));
+        assert!(
+            delve_server::net::validate::check_dungeon(&a).is_ok(),
+            "{a}"
+        );
+        assert!(delve_server::net::validate::check_dungeon(&solo_dungeon("Zoë O'Neil")).is_ok());
     }
 }

@@ -22,6 +22,19 @@ fn key(server: &str, dungeon: &str) -> String {
     )
 }
 
+/// Where the solo game keeps its database (`$DELVE_DATA_DIR`, else `$XDG_DATA_HOME/delve/solo`,
+/// else `~/.local/share/delve/solo`).
+pub fn solo_data_dir() -> Option<PathBuf> {
+    let env = |k| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    env("DELVE_DATA_DIR")
+        .or_else(|| env("XDG_DATA_HOME").map(|d| d.join("delve").join("solo")))
+        .or_else(|| env("HOME").map(|h| h.join(".local").join("share").join("delve").join("solo")))
+}
+
 /// The directory the store lives in, from the environment.
 pub fn config_dir() -> Option<PathBuf> {
     let env = |k| {

@@ -36,8 +36,11 @@ pub struct Options {
     pub screenshot: Option<(PathBuf, u32)>,
     /// The in-process server of `--solo`, kept alive as long as the game runs.
     pub solo: Option<SoloServer>,
-    /// Where resume tokens are remembered; `None` (solo) remembers nothing.
+    /// Where resume tokens are remembered; `None` remembers nothing.
     pub tokens: Option<TokenStore>,
+    /// The server name tokens are kept under: its URL, or "solo" for the solo server (whose
+    /// port changes every time).
+    pub token_server: String,
 }
 
 enum Connection {
@@ -632,7 +635,7 @@ pub async fn run(mut options: Options) {
     };
     // Resume our character in this dungeon if we have played it from here before.
     let token = match (&choice.watch, &options.tokens) {
-        (None, Some(store)) => store.get(&options.url, &choice.dungeon),
+        (None, Some(store)) => store.get(&options.token_server, &choice.dungeon),
         _ => None,
     };
     let hello = ClientMsg::Hello {
@@ -666,7 +669,7 @@ pub async fn run(mut options: Options) {
         tokens: options
             .tokens
             .take()
-            .map(|t| (t, options.url.clone(), choice.dungeon.clone())),
+            .map(|t| (t, options.token_server.clone(), choice.dungeon.clone())),
     };
     let _solo = options.solo;
     let (mut frames, started) = (0u32, get_time());

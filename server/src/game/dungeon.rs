@@ -216,14 +216,10 @@ impl Dungeon {
         self.players.len()
     }
 
-    /// Forgets the longest-dead character whose player has gone, to make room; `false` if
-    /// there is none.
+    /// Forgets the longest-finished character (dead, or victorious) whose player has gone, to
+    /// make room; `false` if there is none.
     pub fn evict_dead(&mut self) -> bool {
-        let gone = self
-            .players
-            .values()
-            .find(|p| !p.alive && !p.connected)
-            .map(|p| p.id);
+        let gone = self.players.values().find(|p| !p.in_party()).map(|p| p.id);
         gone.is_some_and(|id| self.players.remove(&id).is_some())
     }
 
@@ -231,9 +227,9 @@ impl Dungeon {
     /// whose player is still here (it may start again under that name).
     fn name_in_use(&self, name: &str, except: Option<EntityId>) -> bool {
         let name = name.to_lowercase();
-        self.players.values().any(|p| {
-            Some(p.id) != except && (p.alive || p.connected) && p.name.to_lowercase() == name
-        })
+        self.players
+            .values()
+            .any(|p| Some(p.id) != except && p.in_party() && p.name.to_lowercase() == name)
     }
 
     /// Adds a new character called `name`, standing beside floor 1's up-stair.
@@ -424,7 +420,7 @@ impl Dungeon {
             if self
                 .players
                 .get(&id)
-                .is_some_and(|p| p.alive && p.depth == depth)
+                .is_some_and(|p| p.active() && p.depth == depth)
             {
                 self.player_act(depth, id, action, &mut out, &mut floors);
             }

@@ -121,6 +121,12 @@ impl Player {
         self.effects.contains(&effect)
     }
 
+    /// Whether the character belongs to the party: it still plays, or its game ended (death or
+    /// victory) but its player is still here. The others are records, and their names are free.
+    pub fn in_party(&self) -> bool {
+        (self.alive && !self.victory) || self.connected
+    }
+
     /// Whether this character still plays: alive, on its floor, its game not won.
     pub fn active(&self) -> bool {
         self.alive && self.present && !self.victory

@@ -471,7 +471,7 @@ impl DungeonTask {
         let mut found: Vec<_> = self
             .dungeon
             .players()
-            .filter(|p| (p.alive || p.connected) && p.name.to_lowercase() == name)
+            .filter(|p| p.in_party() && p.name.to_lowercase() == name)
             .collect();
         found.sort_by_key(|p| (!p.alive, p.id));
         found.first().map(|p| p.id)
@@ -769,7 +769,10 @@ impl DungeonTask {
             return;
         };
         self.dungeon.set_connected(player, false);
-        let alive = self.dungeon.player(player).is_some_and(|p| p.alive);
+        let alive = self
+            .dungeon
+            .player(player)
+            .is_some_and(|p| p.alive && !p.victory);
         info!(dungeon = %self.name, player, alive, "player disconnected");
         let line = if alive {
             // It waits, never holding up a turn, until the grace period ends.
@@ -916,8 +919,7 @@ impl DungeonTask {
     /// its player was away) follow someone else: a dead player its own ghost again, a watcher
     /// the first living player. A watcher with nobody left to watch is told so and closed.
     fn retarget_watchers(&mut self) {
-        let in_party =
-            |d: &Dungeon, id: EntityId| d.player(id).is_some_and(|p| p.alive || p.connected);
+        let in_party = |d: &Dungeon, id: EntityId| d.player(id).is_some_and(|p| p.in_party());
         let stale: Vec<ConnId> = self
             .sessions
             .iter()
@@ -930,8 +932,9 @@ impl DungeonTask {
         let mut people: Vec<_> = self
             .dungeon
             .players()
-            .filter(|p| p.alive || p.connected)
-            .map(|p| (!p.alive, p.id, p.name.clone()))
+            .filter(|p| p.in_party())
+            // Those still playing first.
+            .map(|p| (!p.alive || p.victory, p.id, p.name.clone()))
             .collect();
         people.sort();
         let next = people.first().map(|(_, id, name)| (*id, name.clone()));
@@ -1131,7 +1134,7 @@ impl DungeonTask {
         view.party = self
             .dungeon
             .players()
-            .filter(|p| p.alive || p.connected)
+            .filter(|p| p.in_party())
             .map(|p| PartyMember {
                 id: p.id,
                 name: p.name.clone(),

@@ -454,12 +454,17 @@ mod tests {
         assert!(!d.player(cy).unwrap().victory);
         let score = crate::game::score::score(d.player(ann).unwrap(), d.content());
         assert!(score >= d.content().score.victory);
+        // A winner whose player has gone is a record: its name is free, and it may be forgotten.
+        d.set_connected(bob, false);
+        assert!(!d.player(bob).unwrap().in_party());
+        assert!(d.join("Bob").is_ok(), "the name is free again");
+        assert!(d.evict_dead(), "the finished record makes room");
+        assert!(d.player(bob).is_none());
         // A winner may start a new character; the King stays dead.
         assert_eq!(
             d.new_character(ann).map(|_| ()).map_err(|e| e.to_string()),
             Ok(())
         );
-        assert!(d.new_character(bob).is_ok());
         // The living who have not won may not.
         let (di, _) = d.join("Di").unwrap();
         assert_eq!(d.new_character(di).map(|_| ()), Err(JoinError::StillAlive));

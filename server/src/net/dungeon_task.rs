@@ -419,7 +419,9 @@ impl DungeonTask {
                 (None, false) => continue,
             };
             info!(dungeon = %self.name, player = id, name = %p.name, %outcome, "game over");
-            drop(j.store.add_score(ScoreRow {
+            // Waited for like the journal: the player is about to see the death or victory,
+            // and a replay of the journal would not bring a lost entry back.
+            let ack = j.store.add_score(ScoreRow {
                 name: p.name.clone(),
                 score: u64::from(score(p, self.dungeon.content())),
                 level: p.level,
@@ -429,7 +431,10 @@ impl DungeonTask {
                 outcome,
                 dungeon: self.name.clone(),
                 ended_at: now,
-            }));
+            });
+            if let Err(e) = ack.wait() {
+                error!(dungeon = %self.name, player = id, error = %e, "cannot record a score");
+            }
         }
     }
 

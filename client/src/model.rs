@@ -70,6 +70,9 @@ pub struct Model {
     pub dungeons: Vec<DungeonInfo>,
     /// The server's high-score table, as last asked for.
     pub scores: Vec<delve_protocol::ScoreEntry>,
+    /// How many high-score answers have arrived, so a table that asked can tell its answer from
+    /// an older one.
+    pub scores_received: u64,
     /// Sequence number of the last view message applied.
     pub seq: u64,
     pub view: Option<View>,
@@ -112,7 +115,10 @@ impl Model {
                 self.turn_status = None;
                 out.snapshot = true;
             }
-            ServerMsg::Scores { entries } => self.scores = entries,
+            ServerMsg::Scores { entries } => {
+                self.scores = entries;
+                self.scores_received += 1;
+            }
             ServerMsg::Snapshot { seq, view } => {
                 self.seq = seq;
                 self.view = Some(view);
@@ -346,6 +352,37 @@ mod tests {
         assert_eq!(m.log[0].count, 3);
         assert_eq!(m.log[0].turn, 3);
         assert_eq!(m.log[1].count, 1);
+    }
+
+    #[test]
+    fn each_score_answer_replaces_the_table_and_is_counted() {
+        let mut m = Model::new();
+        let entry = delve_protocol::ScoreEntry {
+            name: "Ann".into(),
+            score: 120,
+            level: 2,
+            deepest: 3,
+            kills: 4,
+            turns: 250,
+            victory: false,
+            outcome: "killed by a Micro Mouse on floor 3".into(),
+            dungeon: "crypt".into(),
+            ended: 1_700_000_000,
+        };
+        m.handle(ServerMsg::Scores {
+            entries: vec![entry.clone(), entry.clone()],
+        })
+        .unwrap();
+        assert_eq!((m.scores.len(), m.scores_received), (2, 1));
+        // An empty answer is an answer too: the table is empty, not still loading.
+        m.handle(ServerMsg::Scores {
+            entries: Vec::new(),
+        })
+        .unwrap();
+        assert_eq!((m.scores.len(), m.scores_received), (0, 2));
+        // Nothing else touches them.
+        m.handle(snapshot(1)).unwrap();
+        assert_eq!(m.scores_received, 2);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use super::input::{Command, Input};
 use super::inventory::{self, InvLayout, InventoryState};
 use super::lobby::{Choice, Lobby, Step};
 use super::render::{self, Camera};
+use super::scores as table;
 use super::screens;
 use super::screenshot;
 use super::sprites::Sprites;
@@ -19,6 +20,7 @@ use super::text_input::TextInput;
 use crate::model::Model;
 use crate::net::{NetEvent, NetThread};
 use crate::pack::{self, PackKey, PackOutcome};
+use crate::scores::{self, Mine, ScoreBoard};
 use crate::solo::SoloServer;
 use crate::tokens::TokenStore;
 
@@ -60,10 +62,16 @@ enum Connection {
 enum Screen {
     Game,
     Character,
-    LevelUp { selected: usize },
-    Messages { scroll: usize },
+    LevelUp {
+        selected: usize,
+    },
+    Messages {
+        scroll: usize,
+    },
     Chat(TextInput),
     Inventory(InventoryState),
+    /// The high-score table (Tab; `h` once the game is over).
+    Scores(ScoreBoard),
 }
 
 struct App {
@@ -86,6 +94,13 @@ struct App {
     tokens: Option<(TokenStore, String, String)>,
     /// The death or victory summary was put away (Esc) to watch the floor.
     end_hidden: bool,
+    /// Our own game that ended (death or victory), to pick out in the high scores; kept while
+    /// the ghost follows a friend, forgotten when a new character starts.
+    ended: Option<Mine>,
+    /// The server is the in-process one of `--solo`, which keeps no scores.
+    solo: bool,
+    /// The name we play (or watch) under, to pick out our games in the high scores.
+    name: String,
 }
 
 impl App {
@@ -129,8 +144,19 @@ impl App {
             .as_ref()
             .map(|v| v.entities.iter().map(|e| (e.id, e.pos)).collect())
             .unwrap_or_default();
+        let welcome = matches!(msg, ServerMsg::Welcome { .. });
         match self.model.handle(msg) {
             Ok(h) => {
+                self.note_end();
+                if let Screen::Scores(board) = &mut self.screen {
+                    if let Some((_, message)) = &h.error {
+                        board.refused(message.clone());
+                    }
+                    // A question asked before the connection dropped is asked again.
+                    if welcome && !board.loaded() {
+                        self.net.send(scores::request());
+                    }
+                }
                 if h.snapshot {
                     self.anims.reset();
                     self.awaiting = None;
@@ -159,12 +185,54 @@ impl App {
         }
     }
 
+    /// Remembers how our own game ended, or forgets it once a new character plays.
+    fn note_end(&mut self) {
+        if self.watcher_only() || self.model.watching.is_some() {
+            return;
+        }
+        let (Some(view), Some(dungeon)) = (&self.model.view, &self.model.dungeon) else {
+            return;
+        };
+        let me = &view.me;
+        self.ended = (!me.alive || me.victory).then(|| Mine {
+            name: me.name.clone(),
+            dungeon: dungeon.clone(),
+            turns: me.turns,
+            score: me.score,
+        });
+    }
+
+    /// Opens the high-score table and asks the server for it.
+    fn open_scores(&mut self) {
+        self.net.send(scores::request());
+        // The solo server keeps no table: there is nothing to look for.
+        let mine = self.ended.clone().filter(|_| !self.solo);
+        self.screen = Screen::Scores(ScoreBoard::open(self.model.scores_received, mine));
+    }
+
+    /// Takes in the table's answer and asks again when our game should be in it but is not yet.
+    fn scores_tick(&mut self, now: f64) {
+        if let Screen::Scores(board) = &mut self.screen
+            && board.poll(&self.model.scores, self.model.scores_received, now)
+        {
+            self.net.send(scores::request());
+        }
+    }
+
     /// Whether this connection has no character of its own (it only watches).
     fn watcher_only(&self) -> bool {
         self.model.token.is_none() && self.model.watching.is_some()
     }
 
     fn handle_input(&mut self, now: f64, chars: &[char]) {
+        // The high scores take every key while open, even while the connection is down.
+        if let Screen::Scores(board) = &mut self.screen {
+            self.input.reset();
+            if table::keys(board, chars, self.model.scores.len()) {
+                self.screen = Screen::Game;
+            }
+            return;
+        }
         if !matches!(self.connection, Connection::Joined) {
             return;
         }
@@ -237,6 +305,7 @@ impl App {
                 (Screen::LevelUp { .. }, Command::Choose(n)) => self.spend(usize::from(n) - 1),
                 (Screen::Game, Command::Character) => self.screen = Screen::Character,
                 (Screen::Game, Command::Inventory) => self.open_inventory(),
+                (Screen::Game, Command::Scores) => self.open_scores(),
                 (Screen::Game, Command::PickUp) => self.act(ClientMsg::PickUp, turn),
                 (Screen::Game, Command::Messages) => self.screen = Screen::Messages { scroll: 0 },
                 (Screen::Game, Command::LevelUp) if me.points > 0 => {
@@ -277,6 +346,7 @@ impl App {
             (Screen::Game, Command::Messages) => self.screen = Screen::Messages { scroll: 0 },
             (Screen::Game, Command::Character) if shown_alive => self.screen = Screen::Character,
             (Screen::Game, Command::Inventory) => self.open_inventory(),
+            (Screen::Game, Command::Scores) => self.open_scores(),
             (Screen::Game, Command::Confirm | Command::Talk) => self.open_chat(),
             (Screen::Game, Command::NewCharacter) if dead_player => {
                 self.net.send(ClientMsg::NewCharacter)
@@ -464,7 +534,11 @@ impl App {
                     *scroll = scroll.saturating_sub(3);
                 }
             }
-            Screen::Game | Screen::Character | Screen::Chat(_) | Screen::Inventory(_) => {
+            Screen::Game
+            | Screen::Character
+            | Screen::Chat(_)
+            | Screen::Inventory(_)
+            | Screen::Scores(_) => {
                 let over_log = Layout::new().log.contains(mouse_position().into());
                 if over_log && wheel > 0.0 {
                     self.log_scroll += 2;
@@ -534,7 +608,8 @@ impl App {
                     layout.map,
                     &format!("{title}   Score {}", me.score),
                     color,
-                    "n: new character   w: watch a friend   Esc: show the summary   Enter: chat",
+                    "n: new character   w: watch a friend   h: high scores   Esc: show the summary   \
+                     Enter: chat",
                 );
             } else if me.victory {
                 screens::victory(me, &self.sprites, now);
@@ -549,6 +624,14 @@ impl App {
                 }
                 Screen::LevelUp { selected } => screens::level_up(&self.model, me, *selected),
                 Screen::Messages { scroll } => screens::messages(&self.model, *scroll),
+                Screen::Scores(board) => {
+                    let ctx = table::Context {
+                        status: &connection,
+                        solo: self.solo,
+                        you: Some(&self.name),
+                    };
+                    table::draw(board, &self.model.scores, &ctx);
+                }
                 Screen::Chat(line) => line.draw(
                     "Say: ",
                     layout.log.x + 10.0,
@@ -598,8 +681,8 @@ fn finish_screenshot(path: &std::path::Path, ok: bool) -> ! {
 }
 
 /// Runs the lobby until the player chooses; exits the process if they quit.
-async fn lobby(url: &str, screenshot: &Option<(PathBuf, u32)>) -> Choice {
-    let mut lobby = match Lobby::new(url) {
+async fn lobby(url: &str, name: &str, screenshot: &Option<(PathBuf, u32)>) -> Choice {
+    let mut lobby = match Lobby::new(url, name) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("delve: cannot start the network thread: {e}");
@@ -631,7 +714,7 @@ pub async fn run(mut options: Options) {
             password: options.password.take(),
             watch: options.watch.take(),
         },
-        None => lobby(&options.url, &options.screenshot).await,
+        None => lobby(&options.url, &options.name, &options.screenshot).await,
     };
     // Resume our character in this dungeon if we have played it from here before.
     let token = match (&choice.watch, &options.tokens) {
@@ -666,6 +749,9 @@ pub async fn run(mut options: Options) {
         points_seen: 0,
         log_scroll: 0,
         end_hidden: false,
+        ended: None,
+        solo: options.solo.is_some(),
+        name: options.name.clone(),
         tokens: options
             .tokens
             .take()
@@ -676,6 +762,7 @@ pub async fn run(mut options: Options) {
     loop {
         let now = get_time();
         app.pump_network(now);
+        app.scores_tick(now);
         app.handle_input(now, &typed());
         app.draw(now);
         if let Some((path, after)) = &options.screenshot {

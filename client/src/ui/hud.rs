@@ -394,7 +394,7 @@ pub fn draw_panel(area: Rect, model: &Model, sprites: &Sprites, turn: &TurnLine,
         "Wait   . or numpad 5    Stairs  > <",
         "Attack, open doors: walk into them",
         "i pack  g pick up  c character  m log",
-        "p level up   Enter chat",
+        "p level up  Tab scores  Enter chat",
     ];
     let help_top = area.y + area.h - 16.0 - 18.0 * (help.len() as f32 - 1.0);
 
@@ -626,9 +626,9 @@ pub fn draw_watching(area: Rect, whom: &str, alive: bool, own_dead: bool) {
         format!("Watching {whom} (dead)")
     };
     let keys = if own_dead {
-        "w: next player   Esc: your own view   n: new character   Enter: chat"
+        "w: next player   Esc: your own view   n: new character   h: high scores   Enter: chat"
     } else {
-        "w: next player   Enter: chat"
+        "w: next player   h: high scores   Enter: chat"
     };
     draw_rectangle(area.x, area.y, area.w, 56.0, Color::new(0.0, 0.0, 0.0, 0.6));
     draw_text(&text, area.x + 16.0, area.y + 26.0, 24.0, GOLD);

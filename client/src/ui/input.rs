@@ -41,6 +41,8 @@ pub enum Command {
     Follow,
     /// Start a new character (the dead).
     NewCharacter,
+    /// Open the high-score table.
+    Scores,
     Confirm,
     Cancel,
 }
@@ -83,8 +85,8 @@ const CHORD: [(KeyCode, i32, i32); 8] = [
 ];
 
 /// What a typed character means. While `modal` (a dialog is open, or nobody is being driven) a
-/// few letters change meaning: `w` follows the next player, `n` starts a new character, digits
-/// choose.
+/// few letters change meaning: `w` follows the next player, `n` starts a new character, `h`
+/// opens the high scores, digits choose. (Tab opens the high scores at any time.)
 pub fn char_command(c: char, modal: bool) -> Option<Command> {
     Some(match c {
         '>' => Command::Descend,
@@ -98,6 +100,7 @@ pub fn char_command(c: char, modal: bool) -> Option<Command> {
         't' | 'T' => Command::Talk,
         'w' | 'W' if modal => Command::Follow,
         'n' | 'N' if modal => Command::NewCharacter,
+        'h' | 'H' if modal => Command::Scores,
         '1'..='9' if modal => Command::Choose(c as u8 - b'0'),
         _ => return None,
     })
@@ -146,6 +149,9 @@ impl Input {
         }
         if is_key_pressed(KeyCode::Enter) || is_key_pressed(KeyCode::KpEnter) {
             out.push(Command::Confirm);
+        }
+        if is_key_pressed(KeyCode::Tab) {
+            out.push(Command::Scores);
         }
         if modal {
             self.chord = None;
@@ -261,6 +267,9 @@ mod tests {
         }
         assert_eq!(char_command('w', true), Some(Command::Follow));
         assert_eq!(char_command('n', true), Some(Command::NewCharacter));
+        // h walks west while playing; only once nobody is driven does it open the high scores.
+        assert_eq!(char_command('h', true), Some(Command::Scores));
+        assert_eq!(char_command('H', true), Some(Command::Scores));
         assert_eq!(char_command('3', true), Some(Command::Choose(3)));
         assert_eq!(char_command('3', false), None);
     }

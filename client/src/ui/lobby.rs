@@ -1,13 +1,15 @@
 //! The lobby: `delve --server URL` without `--dungeon` lists the server's dungeons and lets the
-//! player join one, create one (public or private), or watch a player.
+//! player join one, create one (public or private), watch a player, or read the high scores.
 
 use delve_protocol::{MAX_DUNGEON_CHARS, MAX_NAME_CHARS, MAX_PASSWORD_CHARS, ServerMsg};
 use macroquad::prelude::*;
 
 use super::hud::{BG, draw_notice};
+use super::scores as table;
 use super::text_input::TextInput;
 use crate::model::Model;
 use crate::net::{NetEvent, NetThread};
+use crate::scores::{self, ScoreBoard};
 
 const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
 const DIM: Color = Color::new(0.6, 0.58, 0.66, 1.0);
@@ -49,31 +51,43 @@ enum Prompt {
 
 pub struct Lobby {
     url: String,
+    /// The player's name, to pick out their games in the high scores.
+    name: String,
     net: NetThread,
     model: Model,
     selected: usize,
     prompt: Option<(Prompt, TextInput)>,
+    /// The high-score table, while it is open.
+    board: Option<ScoreBoard>,
     status: String,
     /// Set by `--screenshot`: frames to show before saving.
     pub frames: u32,
 }
 
 impl Lobby {
-    pub fn new(url: &str) -> std::io::Result<Lobby> {
+    pub fn new(url: &str, name: &str) -> std::io::Result<Lobby> {
         Ok(Lobby {
             url: url.to_owned(),
+            name: name.to_owned(),
             net: NetThread::lobby(url.to_owned())?,
             model: Model::new(),
             selected: 0,
             prompt: None,
+            board: None,
             status: "Connecting...".into(),
             frames: 0,
         })
     }
 
-    /// Whether a list has arrived.
+    /// Whether a list has arrived (and, with the high scores open, their answer).
     pub fn ready(&self) -> bool {
-        self.status.is_empty()
+        self.status.is_empty() && self.board.as_ref().is_none_or(ScoreBoard::loaded)
+    }
+
+    /// Opens the high-score table and asks the server for it, on the lobby's connection.
+    fn open_scores(&mut self) {
+        self.net.send(scores::request());
+        self.board = Some(ScoreBoard::open(self.model.scores_received, None));
     }
 
     /// One frame: reads the network and the keys, draws.
@@ -84,9 +98,18 @@ impl Lobby {
                     if matches!(*m, ServerMsg::Dungeons { .. }) {
                         self.status.clear();
                     }
-                    let _ = self.model.handle(*m);
+                    if let (Ok(h), Some(board)) = (self.model.handle(*m), &mut self.board)
+                        && let Some((_, message)) = h.error
+                    {
+                        board.refused(message);
+                    }
                 }
-                NetEvent::Connected => {}
+                // A question asked on a connection that dropped is asked again on the new one.
+                NetEvent::Connected => {
+                    if self.board.as_ref().is_some_and(|b| !b.loaded()) {
+                        self.net.send(scores::request());
+                    }
+                }
                 NetEvent::Reconnecting { wait, reason, .. } => {
                     self.status = format!(
                         "Lost the server ({reason}); trying again in {:.0} s",
@@ -98,9 +121,19 @@ impl Lobby {
         }
         let list = &self.model.dungeons;
         self.selected = self.selected.min(list.len().saturating_sub(1));
-        let step = match &mut self.prompt {
-            Some(_) => self.prompt_keys(chars).map_or(Step::Stay, Step::Chosen),
-            None => self.list_keys(chars),
+        let step = if let Some(board) = &mut self.board {
+            if board.poll(&self.model.scores, self.model.scores_received, get_time()) {
+                self.net.send(scores::request());
+            }
+            if table::keys(board, chars, self.model.scores.len()) {
+                self.board = None;
+            }
+            Step::Stay
+        } else {
+            match &mut self.prompt {
+                Some(_) => self.prompt_keys(chars).map_or(Step::Stay, Step::Chosen),
+                None => self.list_keys(chars),
+            }
         };
         self.draw();
         step
@@ -119,7 +152,9 @@ impl Lobby {
             self.selected += 1;
         }
         let here = list.get(self.selected).cloned();
-        if chars.contains(&'n') {
+        if is_key_pressed(KeyCode::Tab) || chars.iter().any(|c| matches!(c, 'h' | 'H')) {
+            self.open_scores();
+        } else if chars.contains(&'n') {
             self.prompt = Some((Prompt::NewName, TextInput::new(MAX_DUNGEON_CHARS, false)));
         } else if let (Some(d), true) = (&here, chars.contains(&'w')) {
             self.prompt = Some(if d.private {
@@ -273,8 +308,9 @@ impl Lobby {
                 break;
             }
         }
-        let help = "Up/Down: choose   Enter: join   n: new dungeon   w: watch a player   Esc: quit";
+        let help = "Up/Down: choose   Enter: join   n: new dungeon   w: watch a player";
         draw_text(help, x, h - 60.0, 20.0, DIM);
+        draw_text("h: high scores   Esc: quit", x, h - 34.0, 20.0, DIM);
         if !self.status.is_empty() {
             draw_text(
                 &self.status,
@@ -295,7 +331,14 @@ impl Lobby {
             input.draw(&label, x, h / 2.0, 720.0);
             draw_text("Enter: confirm   Esc: back", x, h / 2.0 + 40.0, 18.0, DIM);
         }
-        if self.model.dungeons.is_empty()
+        if let Some(board) = &self.board {
+            let ctx = table::Context {
+                status: &self.status,
+                solo: false,
+                you: Some(&self.name),
+            };
+            table::draw(board, &self.model.scores, &ctx);
+        } else if self.model.dungeons.is_empty()
             && !self.status.is_empty()
             && self.status.starts_with("Connecting")
         {

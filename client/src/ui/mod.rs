@@ -7,6 +7,7 @@ pub mod input;
 pub mod inventory;
 pub mod lobby;
 pub mod render;
+pub mod scores;
 pub mod screens;
 pub mod screenshot;
 pub mod sprites;

@@ -227,7 +227,7 @@ fn summary(me: &SelfView) -> String {
 }
 
 pub fn death(me: &SelfView) {
-    let (x, y) = frame(700.0, 270.0, "You died", Color::from_rgba(255, 64, 64, 255));
+    let (x, y) = frame(700.0, 298.0, "You died", Color::from_rgba(255, 64, 64, 255));
     let cause = me.cause.clone().unwrap_or_else(|| "killed".into());
     let mut first = cause.chars();
     let cause: String = first
@@ -246,18 +246,19 @@ pub fn death(me: &SelfView) {
         DIM,
     );
     draw_text(
-        "n: new character    w: watch a friend    Esc: hide    Enter: chat",
+        "n: new character    w: watch a friend    h: high scores",
         x,
         y + 164.0,
         20.0,
         GOLD,
     );
+    draw_text("Esc: hide    Enter: chat", x, y + 192.0, 20.0, GOLD);
 }
 
 /// The end of a won game: the Mouse King lies dead, and the numbers of the game that felled him.
 pub fn victory(me: &SelfView, sprites: &Sprites, now: f64) {
     let (sw, sh) = (screen_width(), screen_height());
-    let (w, h) = (680.0, 440.0);
+    let (w, h) = (680.0, 470.0);
     draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.6));
     let (bx, by) = (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round());
     draw_rectangle(bx, by, w, h, Color::new(0.08, 0.07, 0.05, 0.97));
@@ -320,8 +321,14 @@ pub fn victory(me: &SelfView, sprites: &Sprites, now: f64) {
     centre("Score", y + 44.0, 22.0, DIM);
     centre(&me.score.to_string(), y + 84.0, 44.0, GOLD);
     centre(
-        "n: new character    w: watch a friend    Esc: keep watching",
-        by + h - 24.0,
+        "n: new character    w: watch a friend",
+        by + h - 54.0,
+        20.0,
+        GOLD,
+    );
+    centre(
+        "h: high scores    Esc: keep watching",
+        by + h - 26.0,
         20.0,
         GOLD,
     );

@@ -778,10 +778,13 @@ impl Dungeon {
     }
 
     fn kill(&mut self, depth: u8, victim: Fighter, killer: Fighter, out: &mut Vec<Event>) {
-        let cause = format!(
-            "killed by {} on floor {depth}",
+        // The boss is the one of his kind: "killed by the Mouse King".
+        let who = if killer.boss {
+            format!("the {}", killer.actor.name)
+        } else {
             with_article(&killer.actor.name)
-        );
+        };
+        let cause = format!("killed by {who} on floor {depth}");
         let (victim_actor, killer_actor) = (victim.actor.clone(), killer.actor.clone());
         self.emit(
             Event::Died {

@@ -53,7 +53,7 @@ pub struct ScoreRow {
     pub deepest: u32,
     pub kills: u32,
     pub turns: u64,
-    /// "killed by a Rabid Mouse on floor 6", or "victory".
+    /// "killed by a Rabid Mouse on floor 6", or "won".
     pub outcome: String,
     /// The dungeon's name.
     pub dungeon: String,

@@ -63,7 +63,7 @@ pub const MIGRATIONS: &[&str] = &[
         deepest  INTEGER NOT NULL,
         kills    INTEGER NOT NULL,
         turns    INTEGER NOT NULL,
-        outcome  TEXT    NOT NULL,  -- 'killed by a Rabid Mouse on floor 6' or 'victory'
+        outcome  TEXT    NOT NULL,  -- 'killed by a Rabid Mouse on floor 6' or 'won'
         dungeon  TEXT    NOT NULL,
         ended_at INTEGER NOT NULL   -- unix seconds
     );

@@ -721,7 +721,7 @@ mod tests {
         let e = Content::parse(&with("weight = 4", "weight = 0"), "x.toml").unwrap_err();
         assert!(e.to_string().contains("field `weight`"), "{e}");
 
-        let e = Content::parse(&with("floors = [7, 9]", "floors = [7, 11]"), "x.toml").unwrap_err();
+        let e = Content::parse(&with("floors = [8, 9]", "floors = [8, 11]"), "x.toml").unwrap_err();
         assert!(
             e.to_string().contains("(\"meta_mouse\"): field `floors`"),
             "{e}"

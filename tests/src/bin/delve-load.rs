@@ -24,14 +24,18 @@ struct Args {
     seed: u64,
     name: String,
     dungeon: String,
+    /// Journal the in-process server's dungeons to a database here (none: memory only).
+    data_dir: Option<std::path::PathBuf>,
 }
 
 fn usage() -> ! {
     eprintln!(
         "usage: delve-load [--server ws://HOST:PORT] [--clients N] [--per-dungeon K] [--turns T]\n\
          \x20                 [--pace-ms MS] [--seed S] [--name PREFIX] [--dungeon PREFIX]\n\
+         \x20                 [--data-dir DIR]\n\
          Bots join dungeons PREFIX-0, PREFIX-1, ... (K bots each) and each plays T turns,\n\
-         pausing MS between turns. Prints turn latency percentiles."
+         pausing MS between turns. Prints turn latency percentiles. Without --server it starts\n\
+         a server in-process, kept in memory unless --data-dir gives it a database."
     );
     std::process::exit(2)
 }
@@ -46,6 +50,7 @@ fn parse() -> Args {
         seed: 1,
         name: "bot".into(),
         dungeon: "load".into(),
+        data_dir: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
@@ -60,6 +65,7 @@ fn parse() -> Args {
             "--seed" => a.seed = num(val()),
             "--name" => a.name = val(),
             "--dungeon" => a.dungeon = val(),
+            "--data-dir" => a.data_dir = Some(val().into()),
             _ => usage(),
         }
     }
@@ -179,6 +185,7 @@ async fn main() -> anyhow::Result<()> {
                 msgs_per_sec: 100_000,
                 msg_burst: 100_000,
                 seed: Some(a.seed),
+                data_dir: a.data_dir.clone(),
                 ..ServerConfig::default()
             })
             .await?,

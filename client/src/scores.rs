@@ -15,27 +15,7 @@ pub fn request() -> ClientMsg {
 }
 
 /// `ended` (seconds since 1970, UTC) as YYYY-MM-DD.
-pub fn date(ended: u64) -> String {
-    let (y, m, d) = civil_from_days(ended / 86_400);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
-/// The calendar date `days` days after 1970-01-01 (proleptic Gregorian), after Howard Hinnant's
-/// `civil_from_days`: count in 400-year eras that start on 1 March, so the leap day is the last
-/// day of its year.
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    // Days since 0000-03-01.
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z % 146_097; // [0, 146096]
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365; // [0, 399]
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // [0, 365], from 1 March
-    let mp = (5 * doy + 2) / 153; // [0, 11], March = 0
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + u64::from(m <= 2);
-    (y, m, d)
-}
+pub use delve_protocol::utc_date as date;
 
 /// What the table is, over its rows: all the server's games, or the best of them.
 pub fn subtitle(len: usize) -> String {
@@ -487,31 +467,6 @@ mod tests {
         assert_eq!(date(253_402_300_799), "9999-12-31");
         // Far out of range still gives a date rather than a panic.
         assert!(!date(u64::MAX).is_empty());
-    }
-
-    #[test]
-    fn every_day_follows_the_one_before() {
-        // Walk 1970..2400 day by day: each date is the day after the last.
-        let (mut y, mut m, mut d) = (1970, 1, 1);
-        for day in 0..(430 * 366) {
-            assert_eq!(civil_from_days(day), (y, m, d), "day {day}");
-            let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-            let len = match m {
-                2 if leap => 29,
-                2 => 28,
-                4 | 6 | 9 | 11 => 30,
-                _ => 31,
-            };
-            d += 1;
-            if d > len {
-                d = 1;
-                m += 1;
-            }
-            if m > 12 {
-                m = 1;
-                y += 1;
-            }
-        }
     }
 
     #[test]

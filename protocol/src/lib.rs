@@ -20,7 +20,9 @@ pub use codec::{
 pub use diff::{TileSpan, ViewDiff};
 pub use event::{Event, MessageKind};
 pub use geom::{Dir, Pos};
-pub use msg::{ClientMsg, DungeonInfo, ErrorCode, MAX_SCORES, ScoreEntry, ServerMsg, StatGain};
+pub use msg::{
+    ClientMsg, DungeonInfo, ErrorCode, MAX_SCORES, ScoreEntry, ServerMsg, StatGain, utc_date,
+};
 pub use view::{
     Bonus, CellSet, Effect, EntityKind, EntityView, ItemView, PartyMember, SelfView, Slot, Stat,
     Tile, TileGrid, View, ViewError, Watcher,

@@ -272,7 +272,7 @@ fn scores(data_dir: &std::path::Path, limit: usize) -> anyhow::Result<()> {
         "rank", "name", "score", "level", "floor", "kills", "turns", "dungeon", "date"
     );
     for (i, r) in rows.iter().enumerate() {
-        let date = date_of(r.ended_at);
+        let date = delve_protocol::utc_date(u64::try_from(r.ended_at).unwrap_or(0));
         println!(
             "{:>4}  {:<20} {:>7} {:>5} {:>5} {:>5} {:>7}  {:<16} {:<10}  {}",
             i + 1,
@@ -288,21 +288,6 @@ fn scores(data_dir: &std::path::Path, limit: usize) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// `YYYY-MM-DD` (UTC) of a Unix time.
-fn date_of(secs: i64) -> String {
-    // Days since 1970-01-01 to a civil date (Howard Hinnant's algorithm).
-    let z = secs.div_euclid(86_400) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
 }
 
 fn replay(

@@ -91,7 +91,13 @@ fn bench_journal(c: &mut Criterion) {
         b.iter(|| black_box((w.save(), w.state_hash())))
     });
     g.bench_function("snapshot committed (save, hash, write, compact)", |b| {
-        b.iter(|| w.snapshot().expect("journaled").wait().expect("committed"))
+        b.iter(|| {
+            w.snapshot()
+                .expect("journaled")
+                .0
+                .wait()
+                .expect("committed")
+        })
     });
     g.finish();
 }

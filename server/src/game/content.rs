@@ -289,12 +289,7 @@ impl Content {
     }
 
     fn validate(&self, file: &str) -> Result<(), ContentError> {
-        let bad = |entry: &str, field: &str, problem: String| ContentError::Invalid {
-            file: file.to_owned(),
-            entry: entry.to_owned(),
-            field: field.to_owned(),
-            problem,
-        };
+        let bad = |entry: &str, field: &str, problem: String| invalid(file, entry, field, problem);
         let at_least = |entry: &str, field: &str, v: i64, min: i64| {
             if v < min {
                 Err(bad(
@@ -372,35 +367,8 @@ impl Content {
         }
         for (i, m) in self.monsters.iter().enumerate() {
             let entry = format!("[[monster]] #{} ({:?})", i + 1, m.key);
-            if m.key.is_empty()
-                || !m
-                    .key
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit())
-            {
-                return Err(bad(
-                    &entry,
-                    "key",
-                    "must be lowercase letters, digits and _".into(),
-                ));
-            }
-            if self.monsters[..i].iter().any(|o| o.key == m.key) {
-                return Err(bad(
-                    &entry,
-                    "key",
-                    "another monster has the same key".into(),
-                ));
-            }
-            if m.name.trim().is_empty() {
-                return Err(bad(&entry, "name", "is empty".into()));
-            }
-            if m.glyph.chars().count() != 1 {
-                return Err(bad(
-                    &entry,
-                    "glyph",
-                    format!("{:?} is not one character", m.glyph),
-                ));
-            }
+            let taken = self.monsters[..i].iter().any(|o| o.key == m.key);
+            check_entry(file, &entry, "monster", &m.key, taken, &m.name, &m.glyph)?;
             if m.hp[0] < 1 || m.hp[0] > m.hp[1] {
                 return Err(bad(
                     &entry,
@@ -455,12 +423,7 @@ impl Content {
     }
 
     fn validate_items(&self, file: &str) -> Result<(), ContentError> {
-        let bad = |entry: &str, field: &str, problem: String| ContentError::Invalid {
-            file: file.to_owned(),
-            entry: entry.to_owned(),
-            field: field.to_owned(),
-            problem,
-        };
+        let bad = |entry: &str, field: &str, problem: String| invalid(file, entry, field, problem);
         let odds = |entry: &str, field: &str, o: Odds| {
             if o[1] == 0 || o[0] > o[1] {
                 Err(bad(
@@ -495,36 +458,13 @@ impl Content {
         }
         for (i, it) in self.items.iter().enumerate() {
             let entry = format!("[[item]] #{} ({:?})", i + 1, it.key);
-            if it.key.is_empty()
-                || !it
-                    .key
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit())
-            {
-                return Err(bad(
-                    &entry,
-                    "key",
-                    "must be lowercase letters, digits and _".into(),
-                ));
-            }
-            if self.items[..i].iter().any(|o| o.key == it.key) {
-                return Err(bad(&entry, "key", "another item has the same key".into()));
-            }
-            if it.name.trim().is_empty() {
-                return Err(bad(&entry, "name", "is empty".into()));
-            }
+            let taken = self.items[..i].iter().any(|o| o.key == it.key);
+            check_entry(file, &entry, "item", &it.key, taken, &it.name, &it.glyph)?;
             if it.description.trim().is_empty() || it.description.contains('\n') {
                 return Err(bad(
                     &entry,
                     "description",
                     "must be one line of text".into(),
-                ));
-            }
-            if it.glyph.chars().count() != 1 {
-                return Err(bad(
-                    &entry,
-                    "glyph",
-                    format!("{:?} is not one character", it.glyph),
                 ));
             }
             if it.slot.is_some() && it.use_ != ItemUse::None {
@@ -561,6 +501,57 @@ impl Content {
         }
         Ok(())
     }
+}
+
+fn invalid(file: &str, entry: &str, field: &str, problem: String) -> ContentError {
+    ContentError::Invalid {
+        file: file.to_owned(),
+        entry: entry.to_owned(),
+        field: field.to_owned(),
+        problem,
+    }
+}
+
+/// The fields every monster and item has: a key of lowercase letters, digits and `_` that no
+/// earlier entry of its kind has (`taken`), a name, and a one-character glyph.
+fn check_entry(
+    file: &str,
+    entry: &str,
+    kind: &str,
+    key: &str,
+    taken: bool,
+    name: &str,
+    glyph: &str,
+) -> Result<(), ContentError> {
+    let plain = |c: char| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit();
+    if key.is_empty() || !key.chars().all(plain) {
+        return Err(invalid(
+            file,
+            entry,
+            "key",
+            "must be lowercase letters, digits and _".into(),
+        ));
+    }
+    if taken {
+        return Err(invalid(
+            file,
+            entry,
+            "key",
+            format!("another {kind} has the same key"),
+        ));
+    }
+    if name.trim().is_empty() {
+        return Err(invalid(file, entry, "name", "is empty".into()));
+    }
+    if glyph.chars().count() != 1 {
+        return Err(invalid(
+            file,
+            entry,
+            "glyph",
+            format!("{glyph:?} is not one character"),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1277,6 +1277,29 @@ impl Dungeon {
     }
 }
 
+/// Helpers the rule tests of the dungeon's modules share.
+#[cfg(test)]
+pub(crate) mod scene {
+    use super::*;
+
+    /// `id` takes `a` and floor 1's turn resolves; the turn's events.
+    pub fn turn(d: &mut Dungeon, id: EntityId, a: Action) -> Vec<Event> {
+        d.submit(id, a).expect("the action is allowed");
+        d.resolve_turn(1).events
+    }
+
+    /// The log lines `events` hold for `id`.
+    pub fn said(events: &[Event], id: EntityId) -> Vec<String> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Message { to, text, .. } if *to == id => Some(text.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -267,11 +267,9 @@ impl DungeonTask {
 
     /// Saves the whole world and waits until it is on disk.
     fn save(&mut self) {
-        if let Some(ack) = self.dungeon.snapshot() {
+        if let Some((ack, hash)) = self.dungeon.snapshot() {
             match ack.wait() {
-                Ok(()) => {
-                    info!(dungeon = %self.name, hash = %self.dungeon.state_hash(), "dungeon saved")
-                }
+                Ok(()) => info!(dungeon = %self.name, %hash, "dungeon saved"),
                 Err(e) => error!(dungeon = %self.name, error = %e, "cannot save the dungeon"),
             }
         }

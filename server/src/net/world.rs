@@ -91,14 +91,17 @@ impl World {
         }
     }
 
-    /// Saves the whole world now (compacting the journal before it). `None` when nothing is
-    /// journaled.
-    pub fn snapshot(&mut self) -> Option<Ack> {
+    /// Saves the whole world now (compacting the journal before it): the write's ack, and the
+    /// state hash saved with it. `None` when nothing is journaled.
+    pub fn snapshot(&mut self) -> Option<(Ack, String)> {
         let j = self.journal.as_mut()?;
         j.since_snapshot = 0;
         let save = self.dungeon.save();
         let hash = hash_of_save(&save);
-        Some(j.store.save_snapshot(j.dungeon, j.seq, save, hash, !j.keep))
+        let ack = j
+            .store
+            .save_snapshot(j.dungeon, j.seq, save, hash.clone(), !j.keep);
+        Some((ack, hash))
     }
 
     pub fn join(&mut self, name: &str) -> Result<(EntityId, Vec<Event>), JoinError> {

@@ -142,6 +142,7 @@ mod tests {
 
     use crate::game::action::{Action, ActionError};
     use crate::game::content::Content;
+    use crate::game::dungeon::scene::{said, turn};
     use crate::game::event::Event;
     use crate::game::{Dungeon, EntityId, JoinError};
 
@@ -164,21 +165,6 @@ mod tests {
 
     fn quiet(seed: u64) -> (Dungeon, EntityId, Pos) {
         with(Content::builtin_without_monsters(), seed)
-    }
-
-    fn turn(d: &mut Dungeon, id: EntityId, a: Action) -> Vec<Event> {
-        d.submit(id, a).unwrap();
-        d.resolve_turn(1).events
-    }
-
-    fn said(events: &[Event], id: EntityId) -> Vec<String> {
-        events
-            .iter()
-            .filter_map(|e| match e {
-                Event::Message { to, text, .. } if *to == id => Some(text.clone()),
-                _ => None,
-            })
-            .collect()
     }
 
     /// Sets the saving throw through a worn chip: 100 always saves, -1000 never does.

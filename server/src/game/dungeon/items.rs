@@ -275,6 +275,7 @@ mod tests {
 
     use crate::game::action::{Action, ActionError};
     use crate::game::content::Content;
+    use crate::game::dungeon::scene::{said, turn};
     use crate::game::event::Event;
     use crate::game::{Dungeon, EntityId};
 
@@ -302,21 +303,6 @@ mod tests {
         let p = room(&mut d);
         d.place_for_test(ann, 1, p);
         (d, ann, p)
-    }
-
-    fn turn(d: &mut Dungeon, id: EntityId, a: Action) -> Vec<Event> {
-        d.submit(id, a).unwrap();
-        d.resolve_turn(1).events
-    }
-
-    fn said(events: &[Event], id: EntityId) -> Vec<String> {
-        events
-            .iter()
-            .filter_map(|e| match e {
-                Event::Message { to, text, .. } if *to == id => Some(text.clone()),
-                _ => None,
-            })
-            .collect()
     }
 
     #[test]

@@ -1,0 +1,290 @@
+//! `apply`: the only code that changes the world, one event at a time.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::game::EntityId;
+use crate::game::event::Event;
+use crate::game::fov;
+use crate::game::player::Death;
+use crate::game::stats::Stat;
+
+impl Dungeon {
+    /// The only place the world changes.
+    pub(super) fn apply(&mut self, event: &Event) {
+        let content = Arc::clone(&self.content);
+        match event {
+            Event::Moved { id, to, .. } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.pos = *to;
+                    self.update_sight(*id);
+                } else if let Some(m) = self.monster_mut(*id) {
+                    m.pos = *to;
+                }
+            }
+            Event::Arrived { id, depth, pos } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.depth = *depth;
+                    p.pos = *pos;
+                    self.update_sight(*id);
+                }
+            }
+            Event::Lifted { id, .. } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.present = false;
+                    let depth = p.depth;
+                    self.floor_mut(depth).pending.remove(id);
+                }
+            }
+            Event::Returned { id, pos } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.present = true;
+                    p.pos = *pos;
+                    self.update_sight(*id);
+                }
+            }
+            Event::ChangedFloor { id, to, pos, .. } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.depth = *to;
+                    p.pos = *pos;
+                    p.deepest = p.deepest.max(*to);
+                    self.update_sight(*id);
+                }
+            }
+            Event::Attacked {
+                target,
+                damage: Some(d),
+                ..
+            } => {
+                if let Some(p) = self.players.get_mut(&target.id) {
+                    p.hp -= d;
+                } else if let Some(m) = self.monster_mut(target.id) {
+                    m.hp -= d;
+                }
+            }
+            Event::Attacked { damage: None, .. } | Event::Message { .. } => {}
+            Event::Died {
+                victim,
+                killer,
+                cause,
+            } => {
+                if let Some(k) = killer.as_ref().and_then(|k| self.players.get_mut(&k.id)) {
+                    k.kills += 1;
+                }
+                if let Some(p) = self.players.get_mut(&victim.id) {
+                    p.alive = false;
+                    p.hp = 0;
+                    // The fatal turn counts as one lived through (TurnEnded only counts the living).
+                    p.turns += 1;
+                    // The ghost watches only the floor where it fell.
+                    let here = p.depth;
+                    p.memory.retain(|d, _| *d == here);
+                    p.death = Some(Death {
+                        cause: cause.clone(),
+                        depth: p.depth,
+                    });
+                    p.effects.clear();
+                    p.fresh_effects.clear();
+                    let depth = p.depth;
+                    self.floor_mut(depth).pending.remove(&victim.id);
+                } else if let Some(depth) = monster_depth(victim.id) {
+                    self.floor_mut(depth).monsters.remove(&victim.id);
+                }
+            }
+            Event::GainedXp { id, amount } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.xp = p.xp.saturating_add(*amount);
+                } else if let Some(m) = self.monster_mut(*id) {
+                    m.xp = m.xp.saturating_add(*amount);
+                }
+            }
+            Event::LeveledUp { id, level, stat } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.level = *level;
+                    p.unspent += 1;
+                    // Healed to full on every level-up (given).
+                    p.hp = p.stats(&content).max_hp;
+                } else if let Some(m) = self.monster_mut(*id) {
+                    m.level = *level;
+                    if let Some(s) = stat {
+                        m.points.add(*s);
+                    }
+                    m.hp = m.stats(&content).max_hp;
+                }
+            }
+            Event::SpentPoint { id, stat } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.points.add(*stat);
+                    p.unspent = p.unspent.saturating_sub(1);
+                    if *stat == Stat::MaxHp {
+                        // More max HP comes filled.
+                        p.hp += content.level_up.max_hp;
+                    }
+                    if *stat == Stat::Sight {
+                        self.update_sight(*id);
+                    }
+                }
+            }
+            Event::Healed { id, amount } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.hp = (p.hp + amount).min(p.stats(&content).max_hp);
+                } else if let Some(m) = self.monster_mut(*id) {
+                    m.hp = (m.hp + amount).min(m.stats(&content).max_hp);
+                }
+            }
+            Event::DoorOpened {
+                depth,
+                pos,
+                by,
+                key,
+            } => {
+                self.floor_mut(*depth).open_door(*pos);
+                if let Some(k) = key
+                    && let Some(p) = self.players.get_mut(by)
+                {
+                    p.inventory.retain(|i| i.id != *k);
+                }
+                // Everyone on the floor may see further now.
+                let here: Vec<EntityId> = self.players_on(*depth).map(|p| p.id).collect();
+                for id in here {
+                    self.update_sight(id);
+                }
+            }
+            Event::PickedUp { id, item, .. } => {
+                let Some(depth) = self.players.get(id).map(|p| p.depth) else {
+                    return;
+                };
+                if let Some((_, mut it)) = self.floor_mut(depth).items.remove(item)
+                    && let Some(p) = self.players.get_mut(id)
+                {
+                    it.found = true;
+                    p.inventory.push(it);
+                }
+            }
+            Event::Dropped { id, item, pos } => {
+                let Some(p) = self.players.get_mut(id) else {
+                    return;
+                };
+                let Some(k) = p.inventory.iter().position(|i| i.id == *item) else {
+                    return;
+                };
+                let mut it = p.inventory.remove(k);
+                let was_worn = it.equipped;
+                it.equipped = false;
+                let depth = p.depth;
+                self.floor_mut(depth).items.insert(it.id, (*pos, it));
+                if was_worn {
+                    self.after_gear_change(*id);
+                }
+            }
+            Event::Equipped { id, item } | Event::Unequipped { id, item } => {
+                let on = matches!(event, Event::Equipped { .. });
+                if let Some(it) = self
+                    .players
+                    .get_mut(id)
+                    .and_then(|p| p.inventory.iter_mut().find(|i| i.id == *item))
+                {
+                    it.equipped = on;
+                }
+                self.after_gear_change(*id);
+            }
+            Event::UsedUp { id, item } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.inventory.retain(|i| i.id != *item);
+                }
+            }
+            Event::EffectStarted { id, effect } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.effects.insert(*effect);
+                    p.fresh_effects.insert(*effect);
+                }
+            }
+            Event::EffectEnded { id, effect } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.effects.remove(effect);
+                    p.fresh_effects.remove(effect);
+                }
+            }
+            Event::PoisonHurt { id, amount } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.hp = (p.hp - amount).max(1);
+                }
+            }
+            Event::Victory { winners, .. } => {
+                for id in winners {
+                    if let Some(p) = self.players.get_mut(id) {
+                        p.victory = true;
+                        // The winners leave the floor: they take no more turns, hold up no
+                        // floor and draw no monster.
+                        p.present = false;
+                        p.effects.clear();
+                        p.fresh_effects.clear();
+                        let depth = p.depth;
+                        self.floor_mut(depth).pending.remove(id);
+                    }
+                }
+            }
+            Event::TurnEnded { depth, players } => {
+                self.floor_mut(*depth).turn += 1;
+                // Everyone who took part, even if they left by the stairs during the turn.
+                for id in players {
+                    if let Some(p) = self.players.get_mut(id).filter(|p| p.alive) {
+                        p.turns += 1;
+                        // Effects struck this turn face their first saving throw next turn.
+                        p.fresh_effects.clear();
+                    }
+                }
+            }
+        }
+    }
+
+    /// After something was put on or taken off: HP stays within the new maximum, and the
+    /// sight radius may have changed.
+    pub(super) fn after_gear_change(&mut self, id: EntityId) {
+        let content = Arc::clone(&self.content);
+        if let Some(p) = self.players.get_mut(&id) {
+            p.hp = p.hp.min(p.stats(&content).max_hp);
+        }
+        self.update_sight(id);
+    }
+
+    pub(super) fn monster_mut(
+        &mut self,
+        id: EntityId,
+    ) -> Option<&mut crate::game::monster::Monster> {
+        let depth = monster_depth(id)?;
+        self.floors
+            .get_mut(usize::from(depth) - 1)?
+            .as_mut()?
+            .monsters
+            .get_mut(&id)
+    }
+
+    /// Recomputes what character `id` sees, and adds it to its memory of the floor.
+    pub(super) fn update_sight(&mut self, id: EntityId) {
+        let Some(p) = self.players.get(&id) else {
+            return;
+        };
+        let (depth, sight) = (p.depth, p.stats(&self.content).sight);
+        self.floor_mut(depth);
+        // Borrow the fields apart: the floor is read while the player is written.
+        let Some(Some(floor)) = self.floors.get(usize::from(depth).wrapping_sub(1)) else {
+            return;
+        };
+        let Some(p) = self.players.get_mut(&id) else {
+            return;
+        };
+        let (w, h) = (floor.map.width(), floor.map.height());
+        p.fov.resize(w * h, false);
+        fov::compute(&floor.opaque, w, h, p.pos.x, p.pos.y, sight, &mut p.fov);
+        let memory = p
+            .memory
+            .entry(depth)
+            .or_insert_with(|| delve_protocol::TileGrid::new(w, h));
+        for (i, &seen) in p.fov.iter().enumerate() {
+            if seen {
+                memory.set_index(i, floor.map.cells()[i]);
+            }
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! The rules an action must pass before it is queued, the stat-point dialog, and whom a floor
+//! is waiting for.
+
+use delve_protocol::{Effect, Tile};
+
+use super::*;
+use crate::game::EntityId;
+use crate::game::action::{Action, ActionError};
+use crate::game::event::Event;
+use crate::game::floor::Floor;
+use crate::game::stats::Stat;
+
+impl Dungeon {
+    /// Checks `action` and makes it `id`'s choice for the turn in progress, replacing any earlier
+    /// choice. A refused action changes nothing.
+    pub fn submit(&mut self, id: EntityId, action: Action) -> Result<(), ActionError> {
+        self.check(id, action)?;
+        let depth = self.players[&id].depth;
+        self.floor_mut(depth).pending.insert(id, action);
+        Ok(())
+    }
+
+    /// The rules an action must pass before it is queued.
+    pub fn check(&self, id: EntityId, action: Action) -> Result<(), ActionError> {
+        let p = self.players.get(&id).ok_or(ActionError::NotPresent)?;
+        if !p.alive {
+            return Err(ActionError::Dead);
+        }
+        if p.victory {
+            return Err(ActionError::Won);
+        }
+        if !p.present {
+            return Err(ActionError::NotPresent);
+        }
+        let floor = self.floor(p.depth).ok_or(ActionError::NotPresent)?;
+        if action.uses_pack() {
+            if p.has(Effect::Stun) {
+                return Err(ActionError::StunnedPack);
+            }
+            if p.has(Effect::Confusion) {
+                return Err(ActionError::ConfusedPack);
+            }
+        }
+        match action {
+            Action::Wait => Ok(()),
+            Action::Move(dir) => {
+                let to = p.pos.step(dir);
+                let tile = floor.tile(to);
+                if !floor.map.in_bounds(to) {
+                    Err(ActionError::OffMap)
+                } else if tile == Tile::DoorLocked && !self.has_key(p) {
+                    Err(ActionError::Locked)
+                } else if !tile.is_walkable() && !tile.is_shut_door() {
+                    Err(ActionError::Wall)
+                } else {
+                    Ok(())
+                }
+            }
+            Action::Descend => match floor.tile(p.pos) {
+                Tile::StairsDown if p.depth < self.depth_count() => Ok(()),
+                _ => Err(ActionError::NoStairs),
+            },
+            Action::Ascend => match floor.tile(p.pos) {
+                Tile::StairsUp if p.depth > 1 => Ok(()),
+                Tile::StairsUp => Err(ActionError::NoWayUp),
+                _ => Err(ActionError::NoStairs),
+            },
+            Action::PickUp
+            | Action::Use(_)
+            | Action::Equip(_)
+            | Action::Unequip(_)
+            | Action::Drop(_) => self.check_pack(p, floor, action),
+        }
+    }
+
+    /// Spends one of `id`'s stat points on `stat`, at once (it takes no turn).
+    pub fn spend_point(&mut self, id: EntityId, stat: Stat) -> Result<Vec<Event>, ActionError> {
+        let p = self.players.get(&id).ok_or(ActionError::NotPresent)?;
+        if !p.alive {
+            return Err(ActionError::Dead);
+        }
+        if p.victory {
+            return Err(ActionError::Won);
+        }
+        if p.unspent == 0 {
+            return Err(ActionError::NoPoints);
+        }
+        let mut out = Vec::new();
+        self.emit(Event::SpentPoint { id, stat }, &mut out);
+        Ok(out)
+    }
+
+    /// Living, connected characters on floor `depth` that have not chosen yet.
+    pub fn waiting_for(&self, depth: u8) -> Vec<EntityId> {
+        let Some(floor) = self.floor(depth) else {
+            return Vec::new();
+        };
+        self.living_on(depth)
+            .filter(|p| p.connected && !floor.pending.contains_key(&p.id))
+            .map(|p| p.id)
+            .collect()
+    }
+
+    /// Whether floor `depth`'s turn can resolve now: someone chose and every living, connected
+    /// character on the floor has chosen.
+    pub fn is_ready(&self, depth: u8) -> bool {
+        self.floor(depth).is_some_and(Floor::has_choices) && self.waiting_for(depth).is_empty()
+    }
+}

@@ -1,0 +1,389 @@
+//! The whole world of one dungeon and the rules that move it forward.
+//!
+//! Inputs are `join`, `new_character`, `set_connected`, `lift`, `return_player`, `submit`,
+//! `spend_point` and `resolve_turn`; nothing else changes the world, and nothing here reads a clock, a socket, a
+//! file or a global random generator. The networking shell decides *when* a floor resolves (all
+//! chose, or its timer ran out); this module decides *what* happens.
+//!
+//! Execution reads the world and [`emit`](Dungeon::emit)s events; `emit` applies each event at
+//! once (so the next step sees its effect) and records it for the views. `apply` is the only
+//! code that changes what players can see; monster AI keeps its own route bookkeeping.
+//!
+//! The dungeon's rules live in modules named for their seam:
+//! - `roster`: joining, starting again, connections, lifting out, coming back, forgetting;
+//! - `check`: the rules an action must pass before it is queued, stat points, who must choose;
+//! - `turn`: resolving a floor's turn (players in a fair order, then monsters, then the end);
+//! - `combat`: attacks, kills and experience;
+//! - `items`: the pack, pick-ups and doors; `effects`: status effects and the victory;
+//! - `apply`: the only code that changes the world, one event at a time.
+
+mod apply;
+mod check;
+mod combat;
+mod effects;
+mod items;
+mod roster;
+mod turn;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use delve_protocol::{Dir, MessageKind, Pos, Tile};
+
+use super::EntityId;
+use super::action::Action;
+use super::content::Content;
+use super::event::{Actor, Event};
+use super::floor::Floor;
+use super::mapgen::GenParams;
+use super::player::Player;
+use super::stats::Stats;
+
+/// Why a character could not join.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JoinError {
+    #[error("Someone in this dungeon is already called {0}.")]
+    NameTaken(String),
+    #[error("There is no free place to arrive on floor 1.")]
+    NoRoom,
+    #[error("Your character is still alive.")]
+    StillAlive,
+    #[error("There is no such character.")]
+    Unknown,
+}
+
+/// What one resolved turn did: the actions taken (what a journal needs to replay it), the
+/// events that followed, and every floor whose state changed (the resolved one, plus any a
+/// character arrived on by the stairs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TurnReport {
+    pub depth: u8,
+    /// The turn number just resolved (1 for a floor's first turn).
+    pub turn: u64,
+    /// Every choice that was pending, in id order (the resolution order is drawn from the floor's
+    /// dice, so replaying these reproduces it).
+    pub actions: Vec<(EntityId, Action)>,
+    pub events: Vec<Event>,
+    pub floors: Vec<u8>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Dungeon {
+    seed: u64,
+    params: GenParams,
+    content: Arc<Content>,
+    /// Floors by `depth - 1`, generated on first visit.
+    floors: Vec<Option<Floor>>,
+    players: BTreeMap<EntityId, Player>,
+    next_id: EntityId,
+}
+
+/// A fighter's numbers at the moment of an attack.
+struct Fighter {
+    actor: Actor,
+    stats: Stats,
+    level: u32,
+    /// What killing it is worth before level scaling: a monster's table XP, a player's
+    /// `player_value_per_level` times its level.
+    worth: u32,
+    /// The boss: killing it wins the game.
+    boss: bool,
+}
+
+fn msg(to: EntityId, kind: MessageKind, text: impl Into<String>) -> Event {
+    Event::Message {
+        to,
+        kind,
+        text: text.into(),
+    }
+}
+
+/// "a Tough Mouse", "an Owl": for causes of death.
+fn with_article(name: &str) -> String {
+    let vowel = name
+        .chars()
+        .next()
+        .is_some_and(|c| "AEIOUaeiou".contains(c));
+    format!("{} {name}", if vowel { "an" } else { "a" })
+}
+
+/// Which floor a monster lives on, from its id (see `monster::monster_id`).
+fn monster_depth(id: EntityId) -> Option<u8> {
+    u8::try_from(id / 1_000_000).ok().filter(|d| *d > 0)
+}
+
+impl Dungeon {
+    pub fn new(seed: u64, content: Arc<Content>) -> Dungeon {
+        Dungeon::with_params(seed, GenParams::default(), content)
+    }
+
+    pub fn with_params(seed: u64, params: GenParams, content: Arc<Content>) -> Dungeon {
+        Dungeon {
+            seed,
+            params,
+            floors: (0..content.dungeon.floors).map(|_| None).collect(),
+            content,
+            players: BTreeMap::new(),
+            next_id: 1,
+        }
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The saved parts of the world (see `save`).
+    pub(super) fn parts(
+        &self,
+    ) -> (
+        u64,
+        &GenParams,
+        &[Option<Floor>],
+        &BTreeMap<EntityId, Player>,
+        EntityId,
+    ) {
+        (
+            self.seed,
+            &self.params,
+            &self.floors,
+            &self.players,
+            self.next_id,
+        )
+    }
+
+    /// A world from saved parts.
+    pub(super) fn from_parts(
+        seed: u64,
+        params: GenParams,
+        content: Arc<Content>,
+        floors: Vec<Option<Floor>>,
+        players: BTreeMap<EntityId, Player>,
+        next_id: EntityId,
+    ) -> Dungeon {
+        Dungeon {
+            seed,
+            params,
+            content,
+            floors,
+            players,
+            next_id,
+        }
+    }
+
+    pub fn content(&self) -> &Content {
+        &self.content
+    }
+
+    /// How many floors this dungeon has.
+    pub fn depth_count(&self) -> u8 {
+        self.content.dungeon.floors
+    }
+
+    /// Floor `depth` (1-based, clamped to the dungeon), generating it on first use.
+    pub fn floor_mut(&mut self, depth: u8) -> &mut Floor {
+        let last = self.depth_count();
+        let k = usize::from(depth.clamp(1, last) - 1);
+        let (seed, params, content) = (self.seed, &self.params, &self.content);
+        let d = k as u8 + 1;
+        self.floors[k].get_or_insert_with(|| Floor::generate(seed, d, d < last, params, content))
+    }
+
+    /// Floor `depth` if it has been generated.
+    pub fn floor(&self, depth: u8) -> Option<&Floor> {
+        self.floors
+            .get(usize::from(depth).wrapping_sub(1))?
+            .as_ref()
+    }
+
+    pub fn player(&self, id: EntityId) -> Option<&Player> {
+        self.players.get(&id)
+    }
+
+    pub fn players(&self) -> impl Iterator<Item = &Player> {
+        self.players.values()
+    }
+
+    /// Characters on floor `depth`, the dead (who watch from where they fell) included.
+    pub fn players_on(&self, depth: u8) -> impl Iterator<Item = &Player> {
+        self.players.values().filter(move |p| p.depth == depth)
+    }
+
+    /// Living characters standing on floor `depth` (not those lifted out of it).
+    pub fn living_on(&self, depth: u8) -> impl Iterator<Item = &Player> {
+        self.players_on(depth).filter(|p| p.alive && p.present)
+    }
+
+    /// Living characters in the dungeon.
+    pub fn player_count(&self) -> usize {
+        self.players.values().filter(|p| p.alive).count()
+    }
+
+    /// Characters the dungeon keeps, the dead included.
+    pub fn character_count(&self) -> usize {
+        self.players.len()
+    }
+
+    /// Whether a living character or a monster stands at `p` on floor `depth`.
+    pub(super) fn occupied(&self, depth: u8, p: Pos) -> bool {
+        self.living_on(depth).any(|o| o.pos == p)
+            || self.floor(depth).is_some_and(|f| f.monster_at(p).is_some())
+    }
+
+    /// `want` if it is free, else the nearest free walkable cell.
+    pub(super) fn free_cell_or(&mut self, depth: u8, want: Pos) -> Option<Pos> {
+        if !self.occupied(depth, want) {
+            return Some(want);
+        }
+        self.free_cell_near(depth, want)
+    }
+
+    /// The walkable, unoccupied, non-stair cell nearest to `target` on floor `depth`.
+    pub(super) fn free_cell_near(&mut self, depth: u8, target: Pos) -> Option<Pos> {
+        self.floor_mut(depth);
+        let map = &self.floor(depth)?.map;
+        let mut seen = vec![false; map.width() * map.height()];
+        let mut queue = VecDeque::from([target]);
+        seen[map.index(target)?] = true;
+        while let Some(p) = queue.pop_front() {
+            if map.get(p) == Tile::Floor && !self.occupied(depth, p) {
+                return Some(p);
+            }
+            for d in Dir::ALL {
+                let q = p.step(d);
+                if let Some(i) = map.index(q)
+                    && !seen[i]
+                    && map.get(q).is_walkable()
+                {
+                    seen[i] = true;
+                    queue.push_back(q);
+                }
+            }
+        }
+        None
+    }
+
+    /// Puts `id` at `pos` on floor `depth`, for setting up scenes in tests.
+    #[cfg(test)]
+    pub(crate) fn place_for_test(&mut self, id: EntityId, depth: u8, pos: Pos) {
+        self.floor_mut(depth);
+        self.apply(&Event::Arrived { id, depth, pos });
+    }
+
+    /// Adds a monster of kind `key` at `level` standing at `pos`, for tests.
+    #[cfg(test)]
+    pub(crate) fn add_monster_for_test(
+        &mut self,
+        depth: u8,
+        key: &str,
+        level: u32,
+        pos: Pos,
+    ) -> EntityId {
+        let content = Arc::clone(&self.content);
+        let kind = content
+            .monsters
+            .iter()
+            .position(|k| k.key == key)
+            .expect("known monster");
+        let floor = self.floor_mut(depth);
+        let id = super::monster::monster_id(depth, 900_000 + floor.monsters.len() as u32);
+        let m = super::monster::make(&content, kind, id, pos, level, &mut floor.rng);
+        floor.monsters.insert(id, m);
+        id
+    }
+
+    /// Makes an item of kind `key` for tests, on floor `depth`'s dice, with an id no other
+    /// item has.
+    #[cfg(test)]
+    pub(crate) fn make_item_for_test(&mut self, depth: u8, key: &str) -> super::item::Item {
+        let content = Arc::clone(&self.content);
+        let kind = content.item_index(key).expect("known item");
+        let mut id = super::item::item_id(depth, 400_000);
+        let taken = |d: &Dungeon, id: EntityId| {
+            d.players.values().any(|p| p.carried(id).is_some())
+                || d.floors.iter().flatten().any(|f| f.items.contains_key(&id))
+        };
+        while taken(self, id) {
+            id += 1;
+        }
+        let floor = self.floor_mut(depth);
+        super::item::Item::make(&content, kind, id, depth, &mut floor.rng)
+    }
+
+    /// Puts an item of kind `key` into `id`'s pack, for tests.
+    #[cfg(test)]
+    pub(crate) fn give_for_test(&mut self, id: EntityId, key: &str) -> EntityId {
+        let depth = self.players[&id].depth;
+        let item = self.make_item_for_test(depth, key);
+        let item_id = item.id;
+        self.players.get_mut(&id).unwrap().inventory.push(item);
+        item_id
+    }
+
+    /// Lays an item of kind `key` at `pos` on floor `depth`, for tests.
+    #[cfg(test)]
+    pub(crate) fn lay_for_test(&mut self, depth: u8, key: &str, pos: Pos) -> EntityId {
+        let item = self.make_item_for_test(depth, key);
+        let item_id = item.id;
+        self.floor_mut(depth).items.insert(item_id, (pos, item));
+        item_id
+    }
+
+    /// Sets the tile at `pos` on floor `depth` (a door, say), for tests.
+    #[cfg(test)]
+    pub(crate) fn set_tile_for_test(&mut self, depth: u8, pos: Pos, tile: Tile) {
+        let floor = self.floor_mut(depth);
+        floor.map.set(pos, tile);
+        if let Some(i) = floor.map.index(pos) {
+            floor.opaque[i] = !tile.is_walkable();
+        }
+        let here: Vec<EntityId> = self.players_on(depth).map(|p| p.id).collect();
+        for id in here {
+            self.update_sight(id);
+        }
+    }
+
+    /// Strikes `id` with `effect` as a monster's hit in the turn before would, for tests: the
+    /// next turn's end brings its first saving throw.
+    #[cfg(test)]
+    pub(crate) fn afflict_for_test(&mut self, id: EntityId, effect: delve_protocol::Effect) {
+        self.apply(&Event::EffectStarted { id, effect });
+        if let Some(p) = self.players.get_mut(&id) {
+            p.fresh_effects.clear();
+        }
+    }
+
+    /// Gives `id` experience as a kill would, for tests.
+    #[cfg(test)]
+    pub(crate) fn gain_xp_for_test(&mut self, id: EntityId, amount: u32) -> Vec<Event> {
+        let depth = self.players.get(&id).map_or(1, |p| p.depth);
+        let mut out = Vec::new();
+        self.gain_xp(depth, id, amount, &mut out);
+        out
+    }
+}
+
+/// Helpers the rule tests of the dungeon's modules share.
+#[cfg(test)]
+pub(crate) mod scene {
+    use super::*;
+
+    /// `id` takes `a` and floor 1's turn resolves; the turn's events.
+    pub fn turn(d: &mut Dungeon, id: EntityId, a: Action) -> Vec<Event> {
+        d.submit(id, a).expect("the action is allowed");
+        d.resolve_turn(1).events
+    }
+
+    /// The log lines `events` hold for `id`.
+    pub fn said(events: &[Event], id: EntityId) -> Vec<String> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Message { to, text, .. } if *to == id => Some(text.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,101 @@
+//! Who is in the dungeon: joining, starting again, connections, lifting out and coming back,
+//! and forgetting finished characters.
+
+use delve_protocol::MessageKind;
+
+use super::*;
+use crate::game::EntityId;
+use crate::game::event::Event;
+use crate::game::player::Player;
+
+impl Dungeon {
+    /// Forgets the longest-finished character (dead, or victorious) whose player has gone, to
+    /// make room; `false` if there is none.
+    pub fn evict_dead(&mut self) -> bool {
+        let gone = self.players.values().find(|p| !p.in_party()).map(|p| p.id);
+        gone.is_some_and(|id| self.players.remove(&id).is_some())
+    }
+
+    /// Whether `name` is in use by a character other than `except`: a living one, or a dead one
+    /// whose player is still here (it may start again under that name).
+    pub(super) fn name_in_use(&self, name: &str, except: Option<EntityId>) -> bool {
+        let name = name.to_lowercase();
+        self.players
+            .values()
+            .any(|p| Some(p.id) != except && p.in_party() && p.name.to_lowercase() == name)
+    }
+
+    /// Adds a new character called `name`, standing beside floor 1's up-stair.
+    pub fn join(&mut self, name: &str) -> Result<(EntityId, Vec<Event>), JoinError> {
+        if self.name_in_use(name, None) {
+            return Err(JoinError::NameTaken(name.to_owned()));
+        }
+        self.place_new(name)
+    }
+
+    pub(super) fn place_new(&mut self, name: &str) -> Result<(EntityId, Vec<Event>), JoinError> {
+        let up = self.floor_mut(1).up;
+        let pos = self.free_cell_near(1, up).ok_or(JoinError::NoRoom)?;
+        let id = self.next_id;
+        self.next_id += 1;
+        let player = Player::new(id, name.to_owned(), 1, pos, &self.content);
+        self.players.insert(id, player);
+        let mut out = Vec::new();
+        self.emit(Event::Arrived { id, depth: 1, pos }, &mut out);
+        self.emit(msg(id, MessageKind::Normal, "Entering floor #1"), &mut out);
+        Ok((id, out))
+    }
+
+    /// A fresh character, with the same name, for the player whose character `old` died.
+    pub fn new_character(&mut self, old: EntityId) -> Result<(EntityId, Vec<Event>), JoinError> {
+        let p = self.players.get(&old).ok_or(JoinError::Unknown)?;
+        if p.alive && !p.victory {
+            return Err(JoinError::StillAlive);
+        }
+        let name = p.name.clone();
+        if self.name_in_use(&name, Some(old)) {
+            return Err(JoinError::NameTaken(name));
+        }
+        // The dead character's record has served its purpose: its player plays on as the new one.
+        self.players.remove(&old);
+        self.place_new(&name)
+    }
+
+    /// Marks whether a connection drives `id`. A disconnected character never holds up its
+    /// floor's turn. A choice it already made stands: it was accepted, and dropping it would
+    /// also drop the turn's timer if it was the only one, leaving the others waiting.
+    pub fn set_connected(&mut self, id: EntityId, connected: bool) {
+        if let Some(p) = self.players.get_mut(&id) {
+            p.connected = connected;
+        }
+    }
+
+    /// Lifts `id` out of its floor: its player has been away longer than the grace period. It
+    /// stops taking room and blows, and its pending choice is dropped. Nothing for the dead or
+    /// the already lifted.
+    pub fn lift(&mut self, id: EntityId) -> Vec<Event> {
+        let mut out = Vec::new();
+        if let Some(p) = self.players.get(&id).filter(|p| p.alive && p.present) {
+            let pos = p.pos;
+            self.emit(Event::Lifted { id, pos }, &mut out);
+        }
+        out
+    }
+
+    /// Puts a lifted character back where it stood, or on the nearest free cell.
+    pub fn return_player(&mut self, id: EntityId) -> Vec<Event> {
+        let mut out = Vec::new();
+        let Some((depth, pos)) = self
+            .players
+            .get(&id)
+            .filter(|p| !p.present && p.alive && !p.victory)
+            .map(|p| (p.depth, p.pos))
+        else {
+            return out;
+        };
+        if let Some(pos) = self.free_cell_or(depth, pos) {
+            self.emit(Event::Returned { id, pos }, &mut out);
+        }
+        out
+    }
+}

@@ -105,30 +105,16 @@ struct Run {
 }
 
 impl Run {
-    /// Gives the engine `input` the way the server's journaled world does, and logs it.
+    /// Gives the engine `input` the way the server's journaled world does, and logs it if it
+    /// changed the world.
     fn input(&mut self, input: Input) -> Vec<Event> {
-        let events = match &input {
-            Input::Join { name } => self.d.join(name).map(|(_, e)| e).unwrap_or_default(),
-            Input::NewCharacter { old } => self
-                .d
-                .new_character(*old)
-                .map(|(_, e)| e)
-                .unwrap_or_default(),
-            Input::Connected { id, connected } => {
-                self.d.set_connected(*id, *connected);
-                Vec::new()
+        match self.d.step(&input) {
+            Ok(done) => {
+                self.log.push(input);
+                done.events
             }
-            Input::Lift { id } => self.d.lift(*id),
-            Input::Return { id } => self.d.return_player(*id),
-            Input::SpendPoint { id, stat } => self.d.spend_point(*id, *stat).unwrap_or_default(),
-            Input::EvictDead => {
-                self.d.evict_dead();
-                Vec::new()
-            }
-            Input::Turn { .. } => unreachable!("turns are resolved live"),
-        };
-        self.log.push(input);
-        events
+            Err(_) => Vec::new(),
+        }
     }
 
     /// Feeds the hash with what every character is told about `events` on floor `depth`.
@@ -318,7 +304,7 @@ fn play(seed: u64) -> (Vec<(u32, String)>, Coverage, String, String) {
                 }
             }
         }
-        if round % 200 == 199 && run.d.evict_dead() {
+        if round % 200 == 199 && run.d.step(&Input::EvictDead).is_ok() {
             run.log.push(Input::EvictDead);
             run.cov.evictions += 1;
         }
@@ -354,10 +340,11 @@ fn play(seed: u64) -> (Vec<(u32, String)>, Coverage, String, String) {
             if let Some(odd) = run.whim(id) {
                 action = odd;
             }
-            if let Err(e) = run.d.submit(id, action) {
+            if let Err(e) = run.d.step(&Input::Choose { id, action }) {
                 run.cov.refusals += 1;
                 run.hash.update(format!("refused {id} {action:?}: {e}"));
-                let _ = run.d.submit(id, Action::Wait);
+                let wait = Action::Wait;
+                let _ = run.d.step(&Input::Choose { id, action: wait });
             }
         }
         // A spent point on the sight stat now and then, which the bot never picks.
@@ -373,11 +360,12 @@ fn play(seed: u64) -> (Vec<(u32, String)>, Coverage, String, String) {
 
         // Every floor someone stands on resolves its turn.
         for depth in floors.into_keys() {
-            let report = run.d.resolve_turn(depth);
-            run.log.push(Input::Turn {
+            let turn = Input::Turn {
                 depth,
-                actions: report.actions.clone(),
-            });
+                actions: run.d.choices(depth),
+            };
+            let report = run.d.step(&turn).unwrap();
+            run.log.push(turn);
             run.tell(depth, &report.events);
         }
 

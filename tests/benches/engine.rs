@@ -10,7 +10,7 @@ use delve_protocol::{Dir, ServerMsg, encode};
 use delve_server::game::mapgen::{GenParams, generate};
 use std::sync::Arc;
 
-use delve_server::game::{Action, Content, Dungeon, fov};
+use delve_server::game::{Action, Content, Dungeon, Input, Outcome, fov};
 use delve_server::view::view_of;
 
 /// A real floor and every open cell on it, to cast sight from.
@@ -68,6 +68,23 @@ fn bench_fov(c: &mut Criterion) {
     g.finish();
 }
 
+/// `action` as `id`'s choice, or a wait if it is refused.
+fn choose(d: &mut Dungeon, id: u32, action: Action) {
+    if d.step(&Input::Choose { id, action }).is_err() {
+        let _ = d.step(&Input::Choose {
+            id,
+            action: Action::Wait,
+        });
+    }
+}
+
+/// Floor 1's turn, with the choices made for it.
+fn resolve(d: &mut Dungeon) -> Outcome {
+    let actions = d.choices(1);
+    d.step(&Input::Turn { depth: 1, actions })
+        .expect("a turn always resolves")
+}
+
 /// A dungeon with four players who have walked for a while among the monsters of floor 1, so
 /// their memories are real. They are made too tough to die, so every turn measures the same work.
 fn busy_dungeon() -> (Dungeon, Vec<u32>) {
@@ -78,16 +95,19 @@ fn busy_dungeon() -> (Dungeon, Vec<u32>) {
     let mut d = Dungeon::new(99, Arc::new(content));
     let ids: Vec<u32> = ["Ann", "Bob", "Cy", "Di"]
         .iter()
-        .map(|n| d.join(n).expect("joins").0)
+        .map(|n| {
+            let joined = d.step(&Input::Join {
+                name: n.to_string(),
+            });
+            joined.expect("joins").character.expect("a character")
+        })
         .collect();
     for t in 0..200usize {
         for (k, &id) in ids.iter().enumerate() {
             let dir = Dir::ALL[(t / 5 + k * 3) % 8];
-            if d.submit(id, Action::Move(dir)).is_err() {
-                let _ = d.submit(id, Action::Wait);
-            }
+            choose(&mut d, id, Action::Move(dir));
         }
-        d.resolve_turn(1);
+        resolve(&mut d);
     }
     let left = d.floor(1).map_or(0, |f| f.monsters.len());
     println!("busy dungeon: 4 players and {left} monsters on floor 1 after 200 turns");
@@ -102,8 +122,12 @@ fn bench_views(c: &mut Criterion) {
         .into_iter()
         .find(|&dir| d.check(id, Action::Move(dir)).is_ok())
         .expect("a way out");
-    d.submit(id, Action::Move(dir)).expect("move");
-    d.resolve_turn(1);
+    d.step(&Input::Choose {
+        id,
+        action: Action::Move(dir),
+    })
+    .expect("move");
+    resolve(&mut d);
     let after = view_of(&d, id).expect("view");
 
     let mut g = c.benchmark_group("per player per turn");
@@ -160,11 +184,9 @@ fn bench_turn(c: &mut Criterion) {
             t += 1;
             for (k, &id) in ids.iter().enumerate() {
                 let dir = Dir::ALL[(t / 5 + k * 3) % 8];
-                if d.submit(id, Action::Move(dir)).is_err() {
-                    let _ = d.submit(id, Action::Wait);
-                }
+                choose(&mut d, id, Action::Move(dir));
             }
-            black_box(d.resolve_turn(1))
+            black_box(resolve(&mut d))
         });
     });
     g.finish();

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use delve_protocol::Dir;
-use delve_server::game::{Action, Content, Dungeon};
+use delve_server::game::{Action, Content, Dungeon, Input};
 use delve_server::net::world::{Journal, World};
 use delve_server::store::{Store, StoreOptions, Synchronous};
 
@@ -21,7 +21,8 @@ fn world(journal: Option<Journal>) -> World {
     content.player.hp = 1_000_000;
     let mut w = World::new(Dungeon::new(99, Arc::new(content)), journal);
     for name in ["Ann", "Bob", "Cy", "Di"] {
-        w.join(name).expect("room on floor 1");
+        w.step(Input::Join { name: name.into() })
+            .expect("room on floor 1");
     }
     w
 }
@@ -31,8 +32,16 @@ fn turn(w: &mut World, k: usize) {
     let ids: Vec<u32> = w.players().map(|p| p.id).collect();
     for (i, id) in ids.into_iter().enumerate() {
         let dir = Dir::ALL[(k + i) % Dir::ALL.len()];
-        if w.submit(id, Action::Move(dir)).is_err() {
-            let _ = w.submit(id, Action::Wait);
+        if w.step(Input::Choose {
+            id,
+            action: Action::Move(dir),
+        })
+        .is_err()
+        {
+            let _ = w.step(Input::Choose {
+                id,
+                action: Action::Wait,
+            });
         }
     }
     black_box(w.resolve_turn(1));

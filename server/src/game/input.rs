@@ -1,12 +1,17 @@
-//! Everything from outside that changes a world, as one journal entry each. The server records
-//! each input it gives the engine; replaying the same inputs from the same seed (or from a save
-//! taken between them) rebuilds the same world, because the engine is deterministic.
+//! Everything a dungeon can be told, and the one entry that tells it: [`Dungeon::step`].
+//!
+//! The server gives each [`Input`] to the engine through its journaled world, which records every
+//! journaled input in one place; replaying the same inputs from the same seed (or from a save
+//! taken between them) rebuilds the same world, because the engine is deterministic. Adding an
+//! input means one variant here and one arm in `step`.
 
 use serde::{Deserialize, Serialize};
 
 use super::stats::Stat;
-use super::{Action, Dungeon, EntityId};
+use super::{Action, ActionError, Dungeon, EntityId, Event, JoinError};
 
+/// One thing a dungeon is told. Journal entries are these, encoded with postcard, which numbers
+/// variants by position: new variants go at the end, or saved journals stop loading.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Input {
     /// A new character joined.
@@ -34,43 +39,119 @@ pub enum Input {
         id: EntityId,
         stat: Stat,
     },
-    /// A floor's turn resolved with these choices.
+    /// A floor's turn resolves with these choices (in id order; whoever did not choose waits).
+    /// Live, the server passes [`Dungeon::choices`] of the floor.
     Turn {
         depth: u8,
         actions: Vec<(EntityId, Action)>,
     },
-    /// The longest-dead character whose player had gone was forgotten, to make room.
+    /// The longest-finished character whose player had gone was forgotten, to make room.
     EvictDead,
+    /// A character's choice for its floor's coming turn, replaceable until the turn resolves.
+    /// Not journaled on its own: the turn it resolves in records it.
+    Choose {
+        id: EntityId,
+        action: Action,
+    },
+}
+
+impl Input {
+    /// Whether the journal keeps this input (every one that changes the world).
+    pub fn journaled(&self) -> bool {
+        !matches!(self, Input::Choose { .. })
+    }
+}
+
+/// What an input did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// What happened, in order, for the views and the message log.
+    pub events: Vec<Event>,
+    /// The character a `Join` or `NewCharacter` made.
+    pub character: Option<EntityId>,
+    /// Every floor whose state changed: for a turn, the resolved one plus any a character
+    /// arrived on by the stairs.
+    pub floors: Vec<u8>,
+    /// For a turn, the floor's turn number just resolved (1 for its first).
+    pub turn: u64,
+}
+
+impl Outcome {
+    fn of(events: Vec<Event>) -> Outcome {
+        Outcome {
+            events,
+            ..Outcome::default()
+        }
+    }
+}
+
+/// Why an input changed nothing. A refused input is not journaled.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error(transparent)]
+    Join(#[from] JoinError),
+    #[error(transparent)]
+    Action(#[from] ActionError),
+    /// The input was allowed but there was nothing to do (a lift of someone already lifted, a
+    /// connection state it already had, nobody to forget).
+    #[error("nothing to do")]
+    Unchanged,
 }
 
 impl Dungeon {
+    /// The one entry to the engine: everything from outside that changes a world comes in here.
+    pub fn step(&mut self, input: &Input) -> Result<Outcome, Refusal> {
+        let changed = |events: Vec<Event>| {
+            if events.is_empty() {
+                Err(Refusal::Unchanged)
+            } else {
+                Ok(Outcome::of(events))
+            }
+        };
+        match input {
+            Input::Join { name } => {
+                let (id, events) = self.join(name)?;
+                Ok(Outcome {
+                    character: Some(id),
+                    ..Outcome::of(events)
+                })
+            }
+            Input::NewCharacter { old } => {
+                let (id, events) = self.new_character(*old)?;
+                Ok(Outcome {
+                    character: Some(id),
+                    ..Outcome::of(events)
+                })
+            }
+            Input::Connected { id, connected } => {
+                if self.player(*id).is_none_or(|p| p.connected == *connected) {
+                    return Err(Refusal::Unchanged);
+                }
+                self.set_connected(*id, *connected);
+                Ok(Outcome::default())
+            }
+            Input::Lift { id } => changed(self.lift(*id)),
+            Input::Return { id } => changed(self.return_player(*id)),
+            Input::SpendPoint { id, stat } => Ok(Outcome::of(self.spend_point(*id, *stat)?)),
+            Input::Turn { depth, actions } => Ok(self.resolve_turn(*depth, actions)),
+            Input::EvictDead => {
+                if self.evict_dead() {
+                    Ok(Outcome::default())
+                } else {
+                    Err(Refusal::Unchanged)
+                }
+            }
+            Input::Choose { id, action } => {
+                self.submit(*id, *action)?;
+                Ok(Outcome::default())
+            }
+        }
+    }
+
     /// Gives the world a journaled input again, exactly as the live server did. Outcomes were
     /// already decided the first time, so they are not reported.
     pub fn replay(&mut self, input: &Input) {
-        match input {
-            Input::Join { name } => {
-                let _ = self.join(name);
-            }
-            Input::NewCharacter { old } => {
-                let _ = self.new_character(*old);
-            }
-            Input::Connected { id, connected } => self.set_connected(*id, *connected),
-            Input::Lift { id } => {
-                self.lift(*id);
-            }
-            Input::Return { id } => {
-                self.return_player(*id);
-            }
-            Input::SpendPoint { id, stat } => {
-                let _ = self.spend_point(*id, *stat);
-            }
-            Input::Turn { depth, actions } => {
-                self.replay_turn(*depth, actions);
-            }
-            Input::EvictDead => {
-                self.evict_dead();
-            }
-        }
+        let _ = self.step(input);
     }
 }
 
@@ -155,11 +236,9 @@ mod tests {
                         let _ = d.submit(id, Action::Wait);
                     }
                 }
-                let report = d.resolve_turn(depth);
-                log.push(Input::Turn {
-                    depth,
-                    actions: report.actions,
-                });
+                let actions = d.choices(depth);
+                d.resolve_turn(depth, &actions);
+                log.push(Input::Turn { depth, actions });
             }
         }
     }

@@ -22,9 +22,10 @@ pub mod stats;
 
 pub use action::{Action, ActionError};
 pub use content::Content;
-pub use dungeon::{Dungeon, JoinError, TurnReport};
+pub use dungeon::{Dungeon, JoinError};
 pub use event::Event;
 pub use floor::Floor;
+pub use input::{Input, Outcome, Refusal};
 pub use player::Player;
 
 /// Identifies a character or monster within one dungeon.

@@ -33,7 +33,10 @@ use super::limits::RateLimiter;
 use super::validate::new_token;
 use super::world::World;
 use crate::game::score::score;
-use crate::game::{Action, ActionError, Dungeon, EntityId, Event, JoinError};
+use crate::game::{
+    Action, ActionError, Dungeon, EntityId, Event, Input, JoinError, Outcome,
+    Refusal as EngineRefusal,
+};
 use crate::store::{ScoreRow, token_hash, token_matches};
 use crate::view::{events_for, view_of};
 
@@ -197,7 +200,10 @@ impl DungeonTask {
         let away: Vec<EntityId> = dungeon.players().map(|p| p.id).collect();
         let mut lifts = HashMap::new();
         for id in away {
-            dungeon.set_connected(id, false);
+            let _ = dungeon.step(Input::Connected {
+                id,
+                connected: false,
+            });
             if dungeon.player(id).is_some_and(|p| p.alive && p.present) {
                 lifts.insert(id, now + config.grace);
             }
@@ -340,22 +346,22 @@ impl DungeonTask {
                 let Some(player) = self.player_or_refuse(conn) else {
                     return;
                 };
-                match self.dungeon.submit(player, action) {
-                    Ok(()) => self.after_choice(player),
-                    Err(e) => self.send_error(conn, error_code(&e), e.to_string()),
+                match self.dungeon.step(Input::Choose { id: player, action }) {
+                    Ok(_) => self.after_choice(player),
+                    Err(e) => self.refuse(conn, &e),
                 }
             }
             Command::LevelUp { conn, stat } => {
                 let Some(player) = self.player_or_refuse(conn) else {
                     return;
                 };
-                match self.dungeon.spend_point(player, stat) {
-                    Ok(events) => {
+                match self.dungeon.step(Input::SpendPoint { id: player, stat }) {
+                    Ok(done) => {
                         // Others on the floor may see the new max HP.
                         let depth = self.depth_of(player);
-                        self.send_views(depth, depth, &events, false);
+                        self.send_views(depth, depth, &done.events, false);
                     }
-                    Err(e) => self.send_error(conn, error_code(&e), e.to_string()),
+                    Err(e) => self.refuse(conn, &e),
                 }
             }
             Command::NewCharacter { conn } => {
@@ -437,6 +443,20 @@ impl DungeonTask {
     }
 
     /// The character connection `conn` plays, if any.
+    /// Whether a connection drives `id` now (journaled when it changes).
+    fn set_connected(&mut self, id: EntityId, connected: bool) {
+        let _ = self.dungeon.step(Input::Connected { id, connected });
+    }
+
+    /// Tells `conn` why the engine refused what it asked.
+    fn refuse(&self, conn: ConnId, why: &EngineRefusal) {
+        let code = match why {
+            EngineRefusal::Action(e) => error_code(e),
+            EngineRefusal::Join(_) | EngineRefusal::Unchanged => ErrorCode::CannotAct,
+        };
+        self.send_error(conn, code, why.to_string());
+    }
+
     fn player_of(&self, conn: ConnId) -> Option<EntityId> {
         self.sessions.get(&conn)?.player
     }
@@ -591,7 +611,11 @@ impl DungeonTask {
                 }
                 // Back in time, or lifted out and now returning.
                 self.lifts.remove(&player);
-                let events = self.dungeon.return_player(player);
+                let events = self
+                    .dungeon
+                    .step(Input::Return { id: player })
+                    .map(|done| done.events)
+                    .unwrap_or_default();
                 self.plain_tokens.insert(player, t.clone());
                 (player, t, events, true, old.is_some())
             }
@@ -618,7 +642,7 @@ impl DungeonTask {
                     ));
                 }
                 while self.dungeon.character_count() >= self.config.max_characters_per_dungeon
-                    && self.dungeon.evict_dead()
+                    && self.dungeon.step(Input::EvictDead).is_ok()
                 {}
                 if self.dungeon.character_count() >= self.config.max_characters_per_dungeon {
                     return Err((
@@ -626,22 +650,31 @@ impl DungeonTask {
                         format!("Dungeon {} has no room for another character.", self.name),
                     ));
                 }
-                let (player, events) = self.dungeon.join(&name).map_err(|e| match e {
-                    JoinError::NameTaken(_) => (ErrorCode::NameTaken, e.to_string()),
-                    JoinError::NoRoom => (ErrorCode::DungeonFull, e.to_string()),
-                    JoinError::StillAlive | JoinError::Unknown => {
-                        (ErrorCode::Internal, e.to_string())
-                    }
-                })?;
+                let done = self
+                    .dungeon
+                    .step(Input::Join { name: name.clone() })
+                    .map_err(|e| match &e {
+                        EngineRefusal::Join(JoinError::NameTaken(_)) => {
+                            (ErrorCode::NameTaken, e.to_string())
+                        }
+                        EngineRefusal::Join(JoinError::NoRoom) => {
+                            (ErrorCode::DungeonFull, e.to_string())
+                        }
+                        _ => (ErrorCode::Internal, e.to_string()),
+                    })?;
+                let Some(player) = done.character else {
+                    return Err((ErrorCode::Internal, "No character was made.".into()));
+                };
+                let events = done.events;
                 let token = new_token();
                 self.remember_token(player, token.clone());
                 (player, token, events, false, false)
             }
         };
         // Connected before its first view is made, so its own party entry says so.
-        self.dungeon.set_connected(player, true);
+        self.set_connected(player, true);
         let Some(view) = self.view_for(player) else {
-            self.dungeon.set_connected(player, false);
+            self.set_connected(player, false);
             return Err((ErrorCode::Internal, "The character has no view.".into()));
         };
         if out
@@ -654,7 +687,7 @@ impl DungeonTask {
             .is_err()
         {
             // The character stays, disconnected, and can be resumed with its token.
-            self.dungeon.set_connected(player, false);
+            self.set_connected(player, false);
             return Err((
                 ErrorCode::Internal,
                 "The connection closed while joining.".into(),
@@ -771,7 +804,7 @@ impl DungeonTask {
             );
             return;
         };
-        self.dungeon.set_connected(player, false);
+        self.set_connected(player, false);
         let alive = self
             .dungeon
             .player(player)
@@ -796,10 +829,10 @@ impl DungeonTask {
         if self.conn_of(id).is_some() {
             return;
         }
-        let events = self.dungeon.lift(id);
-        if events.is_empty() {
+        let Ok(done) = self.dungeon.step(Input::Lift { id }) else {
             return;
-        }
+        };
+        let events = done.events;
         let depth = self.depth_of(id);
         info!(dungeon = %self.name, player = id, "character lifted out after the grace period");
         self.send_views(depth, depth, &events, false);
@@ -809,13 +842,18 @@ impl DungeonTask {
     /// A dead character's player starts a new one: same connection, same name and token, a new
     /// id, and a welcome with its first view.
     fn new_character(&mut self, conn: ConnId, old: EntityId) {
-        let (id, events) = match self.dungeon.new_character(old) {
-            Ok(r) => r,
+        let (id, events) = match self.dungeon.step(Input::NewCharacter { old }) {
+            Ok(Outcome {
+                character: Some(id),
+                events,
+                ..
+            }) => (id, events),
+            Ok(_) => return,
             Err(e) => {
                 let code = match e {
-                    JoinError::NameTaken(_) => ErrorCode::NameTaken,
-                    JoinError::NoRoom => ErrorCode::DungeonFull,
-                    JoinError::StillAlive | JoinError::Unknown => ErrorCode::CannotAct,
+                    EngineRefusal::Join(JoinError::NameTaken(_)) => ErrorCode::NameTaken,
+                    EngineRefusal::Join(JoinError::NoRoom) => ErrorCode::DungeonFull,
+                    _ => ErrorCode::CannotAct,
                 };
                 self.send_error(conn, code, e.to_string());
                 return;
@@ -1050,7 +1088,7 @@ impl DungeonTask {
         self.deadlines.remove(&depth);
         let report = self.dungeon.resolve_turn(depth);
         self.record_scores(&report.events);
-        debug!(dungeon = %self.name, depth, turn = report.turn, actions = report.actions.len(), "turn resolved");
+        debug!(dungeon = %self.name, depth, turn = report.turn, events = report.events.len(), "turn resolved");
         // Everyone following a character on the resolved floor gets its turn; those on a floor
         // someone arrived on by the stairs get the news (and, if that floor's turn is being
         // chosen, a new status).

@@ -2,18 +2,17 @@
 //! the database before the method returns — so before the dungeon task sends anyone the
 //! outcome. That is the write-ahead rule: no client ever sees a turn a crash could lose.
 //!
-//! Reads go straight to the [`Dungeon`] (`World` derefs to it); only inputs are wrapped, and
-//! each wrapper records exactly the [`Input`] that replays it. Every `snapshot_every` entries the
+//! Reads go straight to the [`Dungeon`] (`World` derefs to it); every input goes through
+//! [`World::step`], which records exactly the [`Input`] that replays it. Every `snapshot_every` entries the
 //! whole world is saved too, and the journal before it compacted, so loading never replays much.
 
 use std::ops::Deref;
 
 use tracing::error;
 
-use crate::game::input::Input;
+use crate::game::Dungeon;
+use crate::game::input::{Input, Outcome, Refusal};
 use crate::game::save::hash_of_save;
-use crate::game::stats::Stat;
-use crate::game::{Action, ActionError, Dungeon, EntityId, Event, JoinError, TurnReport};
 use crate::store::{Ack, DungeonId, Store};
 
 /// Where and how a world is journaled.
@@ -104,76 +103,20 @@ impl World {
         Some((ack, hash))
     }
 
-    pub fn join(&mut self, name: &str) -> Result<(EntityId, Vec<Event>), JoinError> {
-        let r = self.dungeon.join(name);
-        if r.is_ok() {
-            self.record(Input::Join { name: name.into() });
+    /// Tells the world `input` (the one way in) and, if it changed the world, writes it to the
+    /// journal before returning.
+    pub fn step(&mut self, input: Input) -> Result<Outcome, Refusal> {
+        let outcome = self.dungeon.step(&input)?;
+        if input.journaled() {
+            self.record(input);
         }
-        r
+        Ok(outcome)
     }
 
-    pub fn new_character(&mut self, old: EntityId) -> Result<(EntityId, Vec<Event>), JoinError> {
-        let r = self.dungeon.new_character(old);
-        if r.is_ok() {
-            self.record(Input::NewCharacter { old });
-        }
-        r
-    }
-
-    pub fn set_connected(&mut self, id: EntityId, connected: bool) {
-        if self
-            .dungeon
-            .player(id)
-            .is_some_and(|p| p.connected != connected)
-        {
-            self.dungeon.set_connected(id, connected);
-            self.record(Input::Connected { id, connected });
-        }
-    }
-
-    pub fn lift(&mut self, id: EntityId) -> Vec<Event> {
-        let events = self.dungeon.lift(id);
-        if !events.is_empty() {
-            self.record(Input::Lift { id });
-        }
-        events
-    }
-
-    pub fn return_player(&mut self, id: EntityId) -> Vec<Event> {
-        let events = self.dungeon.return_player(id);
-        if !events.is_empty() {
-            self.record(Input::Return { id });
-        }
-        events
-    }
-
-    pub fn spend_point(&mut self, id: EntityId, stat: Stat) -> Result<Vec<Event>, ActionError> {
-        let r = self.dungeon.spend_point(id, stat);
-        if r.is_ok() {
-            self.record(Input::SpendPoint { id, stat });
-        }
-        r
-    }
-
-    /// A choice for the coming turn: not journaled until the turn resolves.
-    pub fn submit(&mut self, id: EntityId, action: Action) -> Result<(), ActionError> {
-        self.dungeon.submit(id, action)
-    }
-
-    pub fn resolve_turn(&mut self, depth: u8) -> TurnReport {
-        let report = self.dungeon.resolve_turn(depth);
-        self.record(Input::Turn {
-            depth,
-            actions: report.actions.clone(),
-        });
-        report
-    }
-
-    pub fn evict_dead(&mut self) -> bool {
-        let gone = self.dungeon.evict_dead();
-        if gone {
-            self.record(Input::EvictDead);
-        }
-        gone
+    /// Resolves floor `depth`'s turn with the choices made for it.
+    pub fn resolve_turn(&mut self, depth: u8) -> Outcome {
+        let actions = self.dungeon.choices(depth);
+        self.step(Input::Turn { depth, actions })
+            .unwrap_or_default()
     }
 }

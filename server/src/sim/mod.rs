@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::game::rng::mix;
-use crate::game::{Action, Content, Dungeon, Event};
+use crate::game::{Action, Content, Dungeon, Event, Input};
 use bot::{Bot, Move};
 
 /// How one game ended.
@@ -91,7 +91,11 @@ pub struct SimConfig {
 /// Plays one game on the dungeon with `seed` until the bot dies, wins or runs out of turns.
 pub fn play(content: Arc<Content>, seed: u64, max_turns: u64) -> GameResult {
     let mut d = Dungeon::new(seed, content);
-    let Ok((id, _)) = d.join("Bot") else {
+    let Ok(crate::game::Outcome {
+        character: Some(id),
+        ..
+    }) = d.step(&Input::Join { name: "Bot".into() })
+    else {
         return GameResult {
             seed,
             outcome: Outcome::TimedOut,
@@ -114,16 +118,20 @@ pub fn play(content: Arc<Content>, seed: u64, max_turns: u64) -> GameResult {
         let depth = p.depth;
         match bot.decide(&d, id) {
             Move::Spend(stat) => {
-                let _ = d.spend_point(id, stat);
+                let _ = d.step(&Input::SpendPoint { id, stat });
                 continue;
             }
             Move::Act(action) => {
-                if d.submit(id, action).is_err() {
-                    let _ = d.submit(id, Action::Wait);
+                if d.step(&Input::Choose { id, action }).is_err() {
+                    let _ = d.step(&Input::Choose {
+                        id,
+                        action: Action::Wait,
+                    });
                 }
             }
         }
-        let report = d.resolve_turn(depth);
+        let actions = d.choices(depth);
+        let report = d.step(&Input::Turn { depth, actions }).unwrap_or_default();
         turns += 1;
         for e in &report.events {
             tally.count(e);

@@ -151,6 +151,14 @@ mod tests {
     use delve_protocol::{Dir, Pos, Tile};
     use std::sync::Arc;
 
+    /// `name` joins `d`: the new character and the events of its arrival.
+    fn joined(d: &mut Dungeon, name: &str) -> (EntityId, Vec<Event>) {
+        let done = d
+            .step(&crate::game::Input::Join { name: name.into() })
+            .unwrap();
+        (done.character.unwrap(), done.events)
+    }
+
     /// Two floor cells on floor 1 that cannot see each other, and one pair that can.
     fn scene(d: &mut Dungeon) -> ((Pos, Pos), (Pos, Pos)) {
         let map = d.floor_mut(1).map.clone();
@@ -158,7 +166,7 @@ mod tests {
             .map(|i| map.pos_of(i))
             .filter(|p| map.get(*p) == Tile::Floor)
             .collect();
-        let (a, _) = d.join("Probe").unwrap();
+        let (a, _) = joined(d, "Probe");
         let mut hidden = None;
         let mut seen = None;
         'outer: for &p in &floor {
@@ -186,8 +194,8 @@ mod tests {
             Arc::new(crate::game::Content::builtin_without_monsters()),
         );
         let ((h1, h2), (s1, s2)) = scene(&mut d);
-        let (ann, _) = d.join("Ann").unwrap();
-        let (bob, _) = d.join("Bob").unwrap();
+        let (ann, _) = joined(&mut d, "Ann");
+        let (bob, _) = joined(&mut d, "Bob");
 
         d.place_for_test(ann, 1, h1);
         d.place_for_test(bob, 1, h2);
@@ -216,8 +224,8 @@ mod tests {
             Arc::new(crate::game::Content::builtin_without_monsters()),
         );
         let (_, (s1, s2)) = scene(&mut d);
-        let (ann, _) = d.join("Ann").unwrap();
-        let (bob, _) = d.join("Bob").unwrap();
+        let (ann, _) = joined(&mut d, "Ann");
+        let (bob, _) = joined(&mut d, "Bob");
         d.place_for_test(ann, 1, s1);
         d.place_for_test(bob, 1, s2);
         let map = d.floor(1).unwrap().map.clone();
@@ -278,7 +286,7 @@ mod tests {
             Arc::new(crate::game::Content::builtin_without_monsters()),
         );
         let (_, (s1, s2)) = scene(&mut d);
-        let (ann, _) = d.join("Ann").unwrap();
+        let (ann, _) = joined(&mut d, "Ann");
         d.place_for_test(ann, 1, s1);
         let rat = d.add_monster_for_test(1, "rabid_mouse", 4, s2);
         let v = view_of(&d, ann).unwrap();
@@ -299,8 +307,8 @@ mod tests {
             Arc::new(crate::game::Content::builtin_without_monsters()),
         );
         let (_, (s1, s2)) = scene(&mut d);
-        let (ann, _) = d.join("Ann").unwrap();
-        let (bob, _) = d.join("Bob").unwrap();
+        let (ann, _) = joined(&mut d, "Ann");
+        let (bob, _) = joined(&mut d, "Bob");
         d.place_for_test(ann, 1, s1);
         d.place_for_test(bob, 1, s2);
         let mouse = Actor {

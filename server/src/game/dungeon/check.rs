@@ -13,7 +13,11 @@ use crate::game::stats::Stat;
 impl Dungeon {
     /// Checks `action` and makes it `id`'s choice for the turn in progress, replacing any earlier
     /// choice. A refused action changes nothing.
-    pub fn submit(&mut self, id: EntityId, action: Action) -> Result<(), ActionError> {
+    pub(in crate::game) fn submit(
+        &mut self,
+        id: EntityId,
+        action: Action,
+    ) -> Result<(), ActionError> {
         self.check(id, action)?;
         let depth = self.players[&id].depth;
         self.floor_mut(depth).pending.insert(id, action);
@@ -74,7 +78,11 @@ impl Dungeon {
     }
 
     /// Spends one of `id`'s stat points on `stat`, at once (it takes no turn).
-    pub fn spend_point(&mut self, id: EntityId, stat: Stat) -> Result<Vec<Event>, ActionError> {
+    pub(in crate::game) fn spend_point(
+        &mut self,
+        id: EntityId,
+        stat: Stat,
+    ) -> Result<Vec<Event>, ActionError> {
         let p = self.players.get(&id).ok_or(ActionError::NotPresent)?;
         if !p.alive {
             return Err(ActionError::Dead);

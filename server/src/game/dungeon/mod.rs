@@ -1,9 +1,9 @@
 //! The whole world of one dungeon and the rules that move it forward.
 //!
-//! Inputs are `join`, `new_character`, `set_connected`, `lift`, `return_player`, `submit`,
-//! `spend_point` and `resolve_turn`; nothing else changes the world, and nothing here reads a clock, a socket, a
-//! file or a global random generator. The networking shell decides *when* a floor resolves (all
-//! chose, or its timer ran out); this module decides *what* happens.
+//! Everything from outside comes in through [`Dungeon::step`] (see [`crate::game::input`]);
+//! nothing else changes the world, and nothing here reads a clock, a socket, a file or a global
+//! random generator. The networking shell decides *when* a floor resolves (all chose, or its
+//! timer ran out); this module decides *what* happens.
 //!
 //! Execution reads the world and [`emit`](Dungeon::emit)s events; `emit` applies each event at
 //! once (so the next step sees its effect) and records it for the views. `apply` is the only
@@ -31,7 +31,6 @@ use std::sync::Arc;
 use delve_protocol::{Dir, MessageKind, Pos, Tile};
 
 use super::EntityId;
-use super::action::Action;
 use super::content::Content;
 use super::event::{Actor, Event};
 use super::floor::Floor;
@@ -50,21 +49,6 @@ pub enum JoinError {
     StillAlive,
     #[error("There is no such character.")]
     Unknown,
-}
-
-/// What one resolved turn did: the actions taken (what a journal needs to replay it), the
-/// events that followed, and every floor whose state changed (the resolved one, plus any a
-/// character arrived on by the stairs).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TurnReport {
-    pub depth: u8,
-    /// The turn number just resolved (1 for a floor's first turn).
-    pub turn: u64,
-    /// Every choice that was pending, in id order (the resolution order is drawn from the floor's
-    /// dice, so replaying these reproduces it).
-    pub actions: Vec<(EntityId, Action)>,
-    pub events: Vec<Event>,
-    pub floors: Vec<u8>,
 }
 
 #[derive(Clone, Debug)]
@@ -262,6 +246,13 @@ impl Dungeon {
         None
     }
 
+    /// Resolves floor `depth`'s turn with the choices made for it, as the server does.
+    #[cfg(test)]
+    pub(crate) fn resolve_pending(&mut self, depth: u8) -> crate::game::input::Outcome {
+        let actions = self.choices(depth);
+        self.resolve_turn(depth, &actions)
+    }
+
     /// Puts `id` at `pos` on floor `depth`, for setting up scenes in tests.
     #[cfg(test)]
     pub(crate) fn place_for_test(&mut self, id: EntityId, depth: u8, pos: Pos) {
@@ -366,11 +357,12 @@ impl Dungeon {
 #[cfg(test)]
 pub(crate) mod scene {
     use super::*;
+    use crate::game::action::Action;
 
     /// `id` takes `a` and floor 1's turn resolves; the turn's events.
     pub fn turn(d: &mut Dungeon, id: EntityId, a: Action) -> Vec<Event> {
         d.submit(id, a).expect("the action is allowed");
-        d.resolve_turn(1).events
+        d.resolve_pending(1).events
     }
 
     /// The log lines `events` hold for `id`.

@@ -11,7 +11,7 @@ use crate::game::player::Player;
 impl Dungeon {
     /// Forgets the longest-finished character (dead, or victorious) whose player has gone, to
     /// make room; `false` if there is none.
-    pub fn evict_dead(&mut self) -> bool {
+    pub(in crate::game) fn evict_dead(&mut self) -> bool {
         let gone = self.players.values().find(|p| !p.in_party()).map(|p| p.id);
         gone.is_some_and(|id| self.players.remove(&id).is_some())
     }
@@ -26,7 +26,10 @@ impl Dungeon {
     }
 
     /// Adds a new character called `name`, standing beside floor 1's up-stair.
-    pub fn join(&mut self, name: &str) -> Result<(EntityId, Vec<Event>), JoinError> {
+    pub(in crate::game) fn join(
+        &mut self,
+        name: &str,
+    ) -> Result<(EntityId, Vec<Event>), JoinError> {
         if self.name_in_use(name, None) {
             return Err(JoinError::NameTaken(name.to_owned()));
         }
@@ -47,7 +50,10 @@ impl Dungeon {
     }
 
     /// A fresh character, with the same name, for the player whose character `old` died.
-    pub fn new_character(&mut self, old: EntityId) -> Result<(EntityId, Vec<Event>), JoinError> {
+    pub(in crate::game) fn new_character(
+        &mut self,
+        old: EntityId,
+    ) -> Result<(EntityId, Vec<Event>), JoinError> {
         let p = self.players.get(&old).ok_or(JoinError::Unknown)?;
         if p.alive && !p.victory {
             return Err(JoinError::StillAlive);
@@ -64,7 +70,7 @@ impl Dungeon {
     /// Marks whether a connection drives `id`. A disconnected character never holds up its
     /// floor's turn. A choice it already made stands: it was accepted, and dropping it would
     /// also drop the turn's timer if it was the only one, leaving the others waiting.
-    pub fn set_connected(&mut self, id: EntityId, connected: bool) {
+    pub(in crate::game) fn set_connected(&mut self, id: EntityId, connected: bool) {
         if let Some(p) = self.players.get_mut(&id) {
             p.connected = connected;
         }
@@ -73,7 +79,7 @@ impl Dungeon {
     /// Lifts `id` out of its floor: its player has been away longer than the grace period. It
     /// stops taking room and blows, and its pending choice is dropped. Nothing for the dead or
     /// the already lifted.
-    pub fn lift(&mut self, id: EntityId) -> Vec<Event> {
+    pub(in crate::game) fn lift(&mut self, id: EntityId) -> Vec<Event> {
         let mut out = Vec::new();
         if let Some(p) = self.players.get(&id).filter(|p| p.alive && p.present) {
             let pos = p.pos;
@@ -83,7 +89,7 @@ impl Dungeon {
     }
 
     /// Puts a lifted character back where it stood, or on the nearest free cell.
-    pub fn return_player(&mut self, id: EntityId) -> Vec<Event> {
+    pub(in crate::game) fn return_player(&mut self, id: EntityId) -> Vec<Event> {
         let mut out = Vec::new();
         let Some((depth, pos)) = self
             .players

@@ -1,7 +1,7 @@
 //! Rule tests of the dungeon as a whole.
 
 use super::*;
-use crate::game::action::ActionError;
+use crate::game::action::{Action, ActionError};
 use crate::game::monster::Ai;
 use crate::game::stats::{Stat, kill_xp};
 use crate::game::stats::{player_base, xp_for_level};
@@ -83,7 +83,7 @@ fn moves_step_onto_floor_and_walls_are_refused_before_queueing() {
     place(&mut d, id, start);
     d.submit(id, Action::Move(Dir::E)).unwrap();
     assert!(d.is_ready(1));
-    let report = d.resolve_turn(1);
+    let report = d.resolve_pending(1);
     assert_eq!(report.turn, 1);
     assert_eq!(
         report.events[0],
@@ -102,7 +102,7 @@ fn moves_step_onto_floor_and_walls_are_refused_before_queueing() {
         .is_walkable()
     {
         d.submit(id, Action::Move(Dir::W)).unwrap();
-        d.resolve_turn(1);
+        d.resolve_pending(1);
     }
     let before = d.player(id).unwrap().pos;
     assert_eq!(d.submit(id, Action::Move(Dir::W)), Err(ActionError::Wall));
@@ -123,7 +123,7 @@ fn a_player_in_the_way_blocks_the_step_with_a_message() {
     place(&mut d, bob, p.step(Dir::E));
     d.submit(ann, Action::Move(Dir::E)).unwrap();
     d.submit(bob, Action::Wait).unwrap();
-    let report = d.resolve_turn(1);
+    let report = d.resolve_pending(1);
     assert_eq!(d.player(ann).unwrap().pos, p);
     assert!(report.events.contains(&Event::Message {
         to: ann,
@@ -151,11 +151,11 @@ fn the_turn_waits_for_every_connected_living_player_and_choices_are_replaceable(
     assert_eq!(d.floor(1).unwrap().pending(ann), Some(Action::Move(dir)));
     d.submit(bob, Action::Wait).unwrap();
     assert!(d.is_ready(1));
-    let report = d.resolve_turn(1);
     assert_eq!(
-        report.actions,
+        d.choices(1),
         vec![(ann, Action::Move(dir)), (bob, Action::Wait)]
     );
+    d.resolve_pending(1);
     assert!(!d.floor(1).unwrap().has_choices());
 
     // A disconnected player never blocks, and a choice it made before leaving stands.
@@ -165,7 +165,7 @@ fn the_turn_waits_for_every_connected_living_player_and_choices_are_replaceable(
     assert!(!d.is_ready(1), "Ann has not chosen");
     d.submit(ann, Action::Wait).unwrap();
     assert!(d.is_ready(1));
-    d.resolve_turn(1);
+    d.resolve_pending(1);
     d.submit(ann, Action::Wait).unwrap();
     assert!(
         d.is_ready(1),
@@ -182,8 +182,8 @@ fn a_timed_out_turn_resolves_with_the_silent_player_waiting() {
     let dir = walls_free_dir(&d, ann);
     d.submit(ann, Action::Move(dir)).unwrap();
     assert!(!d.is_ready(1));
-    let report = d.resolve_turn(1);
-    assert_eq!(report.actions, vec![(ann, Action::Move(dir))]);
+    assert_eq!(d.choices(1), vec![(ann, Action::Move(dir))]);
+    d.resolve_pending(1);
     assert_eq!(d.player(bob).unwrap().pos, bob_at);
     assert_eq!(d.floor(1).unwrap().turn, 1);
 }
@@ -201,7 +201,7 @@ fn resolution_order_is_drawn_fairly_not_by_join_order() {
         place(&mut d, bob, right);
         d.submit(ann, Action::Move(Dir::E)).unwrap();
         d.submit(bob, Action::Move(Dir::W)).unwrap();
-        d.resolve_turn(1);
+        d.resolve_pending(1);
         let (a, b) = (d.player(ann).unwrap().pos, d.player(bob).unwrap().pos);
         assert!((a == mid) ^ (b == mid), "exactly one gets the cell");
         if a == mid {
@@ -233,7 +233,7 @@ fn seen_tiles_stay_remembered_and_nothing_unseen_is_known() {
             open.get(k).map_or(Action::Wait, |&dir| Action::Move(dir)),
         )
         .unwrap();
-        d.resolve_turn(1);
+        d.resolve_pending(1);
     }
     for (i, s) in d.player(id).unwrap().fov().iter().enumerate() {
         ever_seen[i] |= *s;
@@ -270,7 +270,7 @@ fn play(d: &mut Dungeon, turns: usize) -> Vec<EntityId> {
                 let _ = d.submit(id, Action::Wait);
             }
         }
-        d.resolve_turn(1);
+        d.resolve_pending(1);
     }
     ids
 }
@@ -328,8 +328,9 @@ fn replaying_the_reported_actions_reproduces_the_world() {
                 let _ = live.submit(id, Action::Wait);
             }
         }
-        let report = live.resolve_turn(1);
-        let replayed = copy.replay_turn(1, &report.actions);
+        let actions = live.choices(1);
+        let report = live.resolve_turn(1, &actions);
+        let replayed = copy.resolve_turn(1, &actions);
         assert_eq!(replayed, report, "turn {t}");
     }
     assert_eq!(fingerprint(&live, &ids), fingerprint(&copy, &ids));
@@ -419,7 +420,7 @@ fn killing_a_monster_gives_its_xp_and_counts_the_kill() {
             break;
         }
         d.submit(ann, Action::Move(Dir::E)).unwrap();
-        events.extend(d.resolve_turn(1).events);
+        events.extend(d.resolve_pending(1).events);
     }
     assert!(
         !d.floor(1).unwrap().monsters.contains_key(&mouse),
@@ -458,7 +459,7 @@ fn kill_xp_is_split_among_the_players_who_see_it() {
         }
         d.submit(ann, Action::Move(Dir::E)).unwrap();
         d.submit(bob, Action::Wait).unwrap();
-        d.resolve_turn(1);
+        d.resolve_pending(1);
     }
     let (a, b) = (d.player(ann).unwrap(), d.player(bob).unwrap());
     assert!(a.alive && b.alive);
@@ -524,7 +525,7 @@ fn a_monster_that_sees_a_player_chases_and_attacks() {
     let mut attacked = false;
     for _ in 0..20 {
         d.submit(ann, Action::Wait).unwrap();
-        let report = d.resolve_turn(1);
+        let report = d.resolve_pending(1);
         let Some(m) = d.floor(1).unwrap().monsters.get(&rat) else {
             break;
         };
@@ -555,7 +556,7 @@ fn unalerted_monsters_patrol_and_monsters_never_fight_each_other() {
         .collect();
     for _ in 0..60 {
         d.submit(ann, Action::Wait).unwrap();
-        let report = d.resolve_turn(1);
+        let report = d.resolve_pending(1);
         for e in &report.events {
             if let Event::Attacked {
                 attacker, target, ..
@@ -601,7 +602,7 @@ fn a_blocked_monster_finds_another_way() {
     let mut reached = false;
     for _ in 0..10 {
         d.submit(ann, Action::Wait).unwrap();
-        d.resolve_turn(1);
+        d.resolve_pending(1);
         let floor = d.floor(1).unwrap();
         if floor
             .monsters
@@ -631,7 +632,7 @@ fn monsters_that_kill_players_gain_xp_and_level_up() {
     let mut report = None;
     for _ in 0..30 {
         d.submit(ann, Action::Wait).unwrap();
-        let r = d.resolve_turn(1);
+        let r = d.resolve_pending(1);
         if !d.player(ann).unwrap().alive {
             report = Some(r);
             break;
@@ -677,7 +678,7 @@ fn the_dead_cannot_act_block_or_hold_up_a_turn_and_can_start_again() {
     for _ in 0..30 {
         d.submit(bob, Action::Wait).unwrap();
         d.submit(ann, Action::Wait).ok();
-        d.resolve_turn(1);
+        d.resolve_pending(1);
         if !d.player(ann).unwrap().alive {
             break;
         }
@@ -712,7 +713,7 @@ fn walk_to(d: &mut Dungeon, id: EntityId, target: Pos) {
         let dir = Dir::from_delta(route[0].x - p.pos.x, route[0].y - p.pos.y).unwrap();
         d.submit(id, Action::Move(dir)).unwrap();
         let depth = d.player(id).unwrap().depth;
-        d.resolve_turn(depth);
+        d.resolve_pending(depth);
     }
     panic!("never reached {target:?}");
 }
@@ -746,7 +747,7 @@ fn stairs_lead_down_and_back_up_to_the_floor_as_it_was_left() {
     let turn1 = d.floor(1).unwrap().turn;
 
     d.submit(ann, Action::Descend).unwrap();
-    let report = d.resolve_turn(1);
+    let report = d.resolve_pending(1);
     let p = d.player(ann).unwrap();
     assert_eq!(p.depth, 2);
     assert_eq!(
@@ -774,7 +775,7 @@ fn stairs_lead_down_and_back_up_to_the_floor_as_it_was_left() {
     // Floor 2 ticks on its own; floor 1 stands still meanwhile.
     for _ in 0..5 {
         d.submit(ann, Action::Wait).unwrap();
-        d.resolve_turn(2);
+        d.resolve_pending(2);
     }
     assert_eq!(
         d.floor(1).unwrap().turn,
@@ -790,7 +791,7 @@ fn stairs_lead_down_and_back_up_to_the_floor_as_it_was_left() {
         .collect();
 
     d.submit(ann, Action::Ascend).unwrap();
-    d.resolve_turn(2);
+    d.resolve_pending(2);
     let p = d.player(ann).unwrap();
     assert_eq!(p.depth, 1);
     assert_eq!(p.pos, down1, "arriving from below: at the down-stair");
@@ -814,7 +815,7 @@ fn a_quiet_floor_walk_reaches_the_bottom() {
         let down = d.floor_mut(depth).down.unwrap();
         walk_to(&mut d, ann, down);
         d.submit(ann, Action::Descend).unwrap();
-        d.resolve_turn(depth);
+        d.resolve_pending(depth);
         assert_eq!(d.player(ann).unwrap().depth, depth + 1);
     }
     assert_eq!(d.player(ann).unwrap().deepest, 10);
@@ -829,7 +830,7 @@ fn players_heal_slowly_over_time() {
     let every = d.content().player.regen_turns as usize;
     for _ in 0..every * 3 {
         d.submit(ann, Action::Wait).unwrap();
-        d.resolve_turn(1);
+        d.resolve_pending(1);
     }
     assert_eq!(d.player(ann).unwrap().hp, 13);
 }
@@ -892,7 +893,7 @@ fn the_turn_spent_on_the_stairs_counts_and_the_top_level_has_no_next() {
     place(&mut d, ann, down);
     let before = d.player(ann).unwrap().turns;
     d.submit(ann, Action::Descend).unwrap();
-    d.resolve_turn(1);
+    d.resolve_pending(1);
     assert_eq!(d.player(ann).unwrap().turns, before + 1);
     let c = d.content().clone();
     d.players.get_mut(&ann).unwrap().level = c.levels.max_level;

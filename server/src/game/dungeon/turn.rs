@@ -13,16 +13,21 @@ use crate::game::ai::{Ctx, think};
 use crate::game::event::Event;
 use crate::game::floor::Floor;
 use crate::game::fov;
+use crate::game::input::Outcome;
 
 impl Dungeon {
-    /// Resolves the turn of floor `depth`: every pending choice is carried out in an order drawn
-    /// from the floor's dice (nobody is favoured for joining first), characters that did not
-    /// choose wait, then every monster on the floor acts, then the turn ends.
-    pub fn resolve_turn(&mut self, depth: u8) -> TurnReport {
+    /// Resolves the turn of floor `depth` with `actions` (in id order): they are carried out in
+    /// an order drawn from the floor's dice (nobody is favoured for joining first), characters
+    /// that did not choose wait, then every monster on the floor acts, then the turn ends.
+    /// Choices still pending on the floor are spent: the turn they were made for is over.
+    pub(in crate::game) fn resolve_turn(
+        &mut self,
+        depth: u8,
+        actions: &[(EntityId, Action)],
+    ) -> Outcome {
         let floor = self.floor_mut(depth);
-        let actions: Vec<(EntityId, Action)> =
-            std::mem::take(&mut floor.pending).into_iter().collect();
-        let mut order = actions.clone();
+        floor.pending.clear();
+        let mut order = actions.to_vec();
         order.shuffle(&mut floor.rng);
 
         let mut out = Vec::new();
@@ -41,20 +46,20 @@ impl Dungeon {
         self.monsters_act(depth, &mut out);
         self.end_turn(depth, present, &mut out);
         let turn = self.floor(depth).map_or(0, |f| f.turn);
-        TurnReport {
-            depth,
-            turn,
-            actions,
+        Outcome {
             events: out,
+            character: None,
             floors,
+            turn,
         }
     }
 
-    /// Replays a journaled turn: the same choices resolve exactly as they did the first time.
-    pub fn replay_turn(&mut self, depth: u8, actions: &[(EntityId, Action)]) -> TurnReport {
-        let floor = self.floor_mut(depth);
-        floor.pending = actions.iter().copied().collect();
-        self.resolve_turn(depth)
+    /// The choices made on floor `depth` for its coming turn, in id order: what
+    /// [`Input::Turn`](crate::game::input::Input::Turn) resolves live.
+    pub fn choices(&self, depth: u8) -> Vec<(EntityId, Action)> {
+        self.floor(depth)
+            .map(|f| f.pending.iter().map(|(id, a)| (*id, *a)).collect())
+            .unwrap_or_default()
     }
 
     /// Applies `event` and records it.

@@ -138,6 +138,16 @@ pub enum Event {
         king: Actor,
         winners: Vec<EntityId>,
     },
+    /// A character lost its turn to an effect (`cause`: stunned).
+    LostTurn {
+        id: EntityId,
+        cause: Effect,
+    },
+    /// A step was stopped by a wall (`by` is `None`) or by a character standing in the way.
+    Blocked {
+        id: EntityId,
+        by: Option<Actor>,
+    },
     /// A message for one player's log.
     Message {
         to: EntityId,

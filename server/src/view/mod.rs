@@ -14,7 +14,7 @@ use crate::game::item::Item;
 use crate::game::score::score;
 use crate::game::{Content, Dungeon, EntityId, Player};
 
-pub use tell::events_for;
+pub use tell::{events_for, own_line};
 
 /// The view of character `id`, or `None` if it is not in the dungeon. A dead character keeps
 /// watching the floor from where it fell.

@@ -32,6 +32,30 @@ fn stat_name(s: Stat) -> &'static str {
     }
 }
 
+/// The line an event about `viewer` alone puts in its log, for the events that are told only
+/// to the one they happened to (and need nothing but the event to be told).
+pub fn own_line(e: &Event, viewer: EntityId) -> Option<(MessageKind, String)> {
+    match e {
+        Event::LostTurn { id, cause } if *id == viewer => {
+            let text = match cause {
+                proto::Effect::Stun => "You are stunned and lose the turn.",
+                proto::Effect::Confusion => "You are confused and lose the turn.",
+                proto::Effect::Poison => "You are poisoned and lose the turn.",
+            };
+            Some((MessageKind::Warning, text.into()))
+        }
+        Event::Blocked { id, by } if *id == viewer => {
+            let text = match by {
+                None => "There is a wall in the way.".to_string(),
+                Some(who) => format!("{} is in the way.", called(who, true)),
+            };
+            Some((MessageKind::Normal, text))
+        }
+        Event::Message { to, kind, text } if *to == viewer => Some((*kind, text.clone())),
+        _ => None,
+    }
+}
+
 /// The events of a turn on floor `depth` that character `viewer` could see, for its client, with
 /// the log lines that tell them.
 pub fn events_for(
@@ -292,9 +316,9 @@ pub fn events_for(
                 );
             }
             Event::SpentPoint { .. } => {}
-            Event::Message { to, kind, text } => {
-                if *to == viewer {
-                    say(&mut out, *kind, text.clone());
+            Event::LostTurn { .. } | Event::Blocked { .. } | Event::Message { .. } => {
+                if let Some((kind, text)) = own_line(e, viewer) {
+                    say(&mut out, kind, text);
                 }
             }
         }

@@ -62,7 +62,10 @@ impl Dungeon {
                     m.hp -= d;
                 }
             }
-            Event::Attacked { damage: None, .. } | Event::Message { .. } => {}
+            Event::Attacked { damage: None, .. }
+            | Event::Message { .. }
+            | Event::LostTurn { .. }
+            | Event::Blocked { .. } => {}
             Event::Died {
                 victim,
                 killer,

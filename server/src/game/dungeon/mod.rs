@@ -365,14 +365,11 @@ pub(crate) mod scene {
         d.resolve_pending(1).events
     }
 
-    /// The log lines `events` hold for `id`.
+    /// The log lines of their own that `events` give `id`, told as the view tells them.
     pub fn said(events: &[Event], id: EntityId) -> Vec<String> {
         events
             .iter()
-            .filter_map(|e| match e {
-                Event::Message { to, text, .. } if *to == id => Some(text.clone()),
-                _ => None,
-            })
+            .filter_map(|e| crate::view::own_line(e, id).map(|(_, text)| text))
             .collect()
     }
 }

@@ -40,7 +40,7 @@ impl Dungeon {
                 .get(&id)
                 .is_some_and(|p| p.active() && p.depth == depth)
             {
-                self.player_act(depth, id, action, &mut out, &mut floors);
+                self.act(depth, id, action, &mut out, &mut floors);
             }
         }
         self.monsters_act(depth, &mut out);
@@ -68,7 +68,10 @@ impl Dungeon {
         out.push(event);
     }
 
-    pub(super) fn player_act(
+    /// Carries out `id`'s action on floor `depth`: the one execute path for players and monsters
+    /// alike, so a rule about acting cannot skip either. What each may do differs only where
+    /// the rules say so (mice open no doors, pick nothing up and never fight each other).
+    pub(super) fn act(
         &mut self,
         depth: u8,
         id: EntityId,
@@ -76,60 +79,34 @@ impl Dungeon {
         out: &mut Vec<Event>,
         floors: &mut Vec<u8>,
     ) {
-        let Some(p) = self.players.get(&id) else {
-            return;
-        };
-        let from = p.pos;
-        if p.has(Effect::Stun) {
-            self.emit(
-                msg(
-                    id,
-                    MessageKind::Warning,
-                    "You are stunned and lose the turn.",
-                ),
-                out,
-            );
-            return;
+        if let Some(p) = self.players.get(&id) {
+            if p.has(Effect::Stun) {
+                let cause = Effect::Stun;
+                self.emit(Event::LostTurn { id, cause }, out);
+                return;
+            }
+            if matches!(action, Action::Move(_)) && p.has(Effect::Confusion) {
+                let staggered = self.stagger(depth, id, out);
+                return self.carry_out(depth, id, staggered, out, floors);
+            }
         }
-        let action = match action {
-            Action::Move(_) if p.has(Effect::Confusion) => self.stagger(depth, id, out),
-            other => other,
+        self.carry_out(depth, id, action, out, floors);
+    }
+
+    fn carry_out(
+        &mut self,
+        depth: u8,
+        id: EntityId,
+        action: Action,
+        out: &mut Vec<Event>,
+        floors: &mut Vec<u8>,
+    ) {
+        let Some(from) = self.position(depth, id) else {
+            return;
         };
         match action {
             Action::Wait => {}
-            Action::Move(dir) => {
-                let to = from.step(dir);
-                let Some(floor) = self.floor(depth) else {
-                    return;
-                };
-                let tile = floor.tile(to);
-                if tile.is_shut_door() {
-                    self.try_door(depth, id, to, tile, out);
-                    return;
-                }
-                // What is in the way decides what the step does.
-                let wall = !tile.is_walkable();
-                let monster = floor.monster_at(to).map(|m| m.id);
-                let friend = self
-                    .living_on(depth)
-                    .find(|o| o.pos == to)
-                    .map(|o| o.name.clone());
-                match (wall, monster, friend) {
-                    (true, _, _) => self.emit(
-                        msg(id, MessageKind::Normal, "There is a wall in the way."),
-                        out,
-                    ),
-                    (_, Some(target), _) => self.attack(depth, id, target, out),
-                    (_, _, Some(name)) => self.emit(
-                        msg(id, MessageKind::Normal, format!("{name} is in the way.")),
-                        out,
-                    ),
-                    _ => {
-                        self.emit(Event::Moved { id, from, to }, out);
-                        self.pick_up_all(depth, id, out);
-                    }
-                }
-            }
+            Action::Move(dir) => self.step_into(depth, id, from, from.step(dir), out),
             Action::PickUp => {
                 if self
                     .floor(depth)
@@ -194,6 +171,61 @@ impl Dungeon {
                 );
                 if !floors.contains(&to) {
                     floors.push(to);
+                }
+            }
+        }
+    }
+
+    /// Where `id` stands on floor `depth`, player or monster.
+    fn position(&self, depth: u8, id: EntityId) -> Option<Pos> {
+        match self.players.get(&id) {
+            Some(p) => Some(p.pos),
+            None => self.floor(depth)?.monsters.get(&id).map(|m| m.pos),
+        }
+    }
+
+    /// A step from `from` to `to`: what is there decides what the step does. Into an enemy it
+    /// is an attack; into a shut door a player opens it; onto a free cell it is a move (and a
+    /// player picks up what lies there).
+    fn step_into(&mut self, depth: u8, id: EntityId, from: Pos, to: Pos, out: &mut Vec<Event>) {
+        let player = self.players.contains_key(&id);
+        let Some(floor) = self.floor(depth) else {
+            return;
+        };
+        let tile = floor.tile(to);
+        if tile.is_shut_door() {
+            if player {
+                self.try_door(depth, id, to, tile, out);
+            }
+            return;
+        }
+        let wall = !tile.is_walkable();
+        let monster = floor.monster_at(to).map(|m| m.id);
+        let character = self.living_on(depth).find(|o| o.pos == to).map(|o| o.id);
+        match (wall, monster, character) {
+            (true, _, _) => {
+                if player {
+                    self.emit(Event::Blocked { id, by: None }, out);
+                }
+            }
+            // Monsters never fight each other.
+            (_, Some(target), _) => {
+                if player {
+                    self.attack(depth, id, target, out);
+                }
+            }
+            (_, _, Some(other)) => {
+                if player {
+                    let by = self.fighter(depth, other).map(|f| f.actor);
+                    self.emit(Event::Blocked { id, by }, out);
+                } else {
+                    self.attack(depth, id, other, out);
+                }
+            }
+            _ => {
+                self.emit(Event::Moved { id, from, to }, out);
+                if player {
+                    self.pick_up_all(depth, id, out);
                 }
             }
         }
@@ -269,32 +301,27 @@ impl Dungeon {
             let action = think(m, sight, &ctx, &mut flow, rng);
             let from = m.pos;
             let Action::Move(dir) = action else { continue };
-            let to = from.step(dir);
-            let Some(ti) = map.index(to) else { continue };
-            match occupant[ti] {
-                Some(target) if self.players.get(&target).is_some_and(|p| p.alive) => {
-                    self.attack(depth, mid, target, out);
-                    if self.players.get(&target).is_some_and(|p| !p.alive) {
-                        // The dead no longer draw monsters or block the way.
-                        let at = players.iter().position(|(id, _)| *id == target);
-                        if let Some(k) = at {
-                            players.remove(k);
-                            awareness.remove(k);
-                        }
-                        occupant[ti] = None;
-                        flow = None;
+            let Some(ti) = map.index(from.step(dir)) else {
+                continue;
+            };
+            let target = occupant[ti].filter(|t| self.players.contains_key(t));
+            self.act(depth, mid, action, out, &mut Vec::new());
+            if let Some(target) = target {
+                if self.players.get(&target).is_some_and(|p| !p.alive) {
+                    // The dead no longer draw monsters or block the way.
+                    let at = players.iter().position(|(id, _)| *id == target);
+                    if let Some(k) = at {
+                        players.remove(k);
+                        awareness.remove(k);
                     }
+                    occupant[ti] = None;
+                    flow = None;
                 }
-                // Another monster in the way: the AI already sidesteps these; no friendly fire.
-                Some(_) => {}
-                None if map.get(to).is_walkable() => {
-                    if let Some(fi) = map.index(from) {
-                        occupant[fi] = None;
-                    }
-                    occupant[ti] = Some(mid);
-                    self.emit(Event::Moved { id: mid, from, to }, out);
+            } else if self.position(depth, mid) != Some(from) {
+                if let Some(fi) = self.floor(depth).and_then(|f| f.map.index(from)) {
+                    occupant[fi] = None;
                 }
-                None => {}
+                occupant[ti] = Some(mid);
             }
         }
     }

@@ -86,4 +86,7 @@ pub enum ActionError {
     ConfusedPack,
     #[error("Your game is over: you won!")]
     Won,
+    /// Only when the turn comes: someone stands on the stairs' far end.
+    #[error("The stairs are blocked.")]
+    StairsBlocked,
 }

@@ -1,10 +1,12 @@
 //! What happens in the world. Executing an action yields events; `Dungeon::apply` is the only
-//! code that changes the world's visible state, one event at a time. The view layer then turns
-//! the events each player could see into protocol events and log lines for that player.
+//! code that changes the world's visible state, one event at a time. Events are facts, never
+//! sentences: the view layer turns the events each player could see into protocol events and
+//! the log lines that tell them in that player's words.
 
-use delve_protocol::{Effect, MessageKind, Pos};
+use delve_protocol::{Effect, Pos};
 
 use super::EntityId;
+use super::action::ActionError;
 use super::stats::Stat;
 
 /// Who took part in an event, as they were at that moment (names and places are kept so the
@@ -76,9 +78,11 @@ pub enum Event {
         id: EntityId,
         stat: Stat,
     },
+    /// HP regained: by natural healing, or by using the item named `by`.
     Healed {
         id: EntityId,
         amount: i32,
+        by: Option<String>,
     },
     /// A floor's turn ended: its clock advances, and so do the turn counts of the characters
     /// who were on it when the turn began and are still alive.
@@ -99,20 +103,26 @@ pub enum Event {
         id: EntityId,
         item: EntityId,
         pos: Pos,
+        name: String,
     },
     /// A character put an item down where it stands (taking it off first if worn).
     Dropped {
         id: EntityId,
         item: EntityId,
         pos: Pos,
+        name: String,
+        /// Let fall by a character who died, rather than put down.
+        fell: bool,
     },
     Equipped {
         id: EntityId,
         item: EntityId,
+        name: String,
     },
     Unequipped {
         id: EntityId,
         item: EntityId,
+        name: String,
     },
     /// An item in a pack was used up and is gone.
     UsedUp {
@@ -126,6 +136,8 @@ pub enum Event {
     EffectEnded {
         id: EntityId,
         effect: Effect,
+        /// Cured by an item rather than shaken off.
+        cured: bool,
     },
     /// Poison took `amount` HP (it never takes the last one).
     PoisonHurt {
@@ -148,10 +160,19 @@ pub enum Event {
         id: EntityId,
         by: Option<Actor>,
     },
-    /// A message for one player's log.
-    Message {
-        to: EntityId,
-        kind: MessageKind,
-        text: String,
+    /// A confused character stumbled about and went nowhere.
+    Stumbled {
+        id: EntityId,
+    },
+    /// An action chosen earlier could not be carried out when its turn came (the world had
+    /// moved on), for the reason given.
+    Refused {
+        id: EntityId,
+        why: ActionError,
+    },
+    /// A full pack left the item called `name` lying where it was.
+    LeftBehind {
+        id: EntityId,
+        name: String,
     },
 }

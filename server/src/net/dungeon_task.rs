@@ -63,7 +63,8 @@ fn error_code(e: &ActionError) -> ErrorCode {
         | ActionError::NotUsable(_)
         | ActionError::KeyNotUsable
         | ActionError::FullHealth
-        | ActionError::NotPoisoned => ErrorCode::Rejected,
+        | ActionError::NotPoisoned
+        | ActionError::StairsBlocked => ErrorCode::Rejected,
     }
 }
 

@@ -14,7 +14,7 @@ use crate::game::item::Item;
 use crate::game::score::score;
 use crate::game::{Content, Dungeon, EntityId, Player};
 
-pub use tell::{events_for, own_line};
+pub use tell::{events_for, own_lines, refusal};
 
 /// The view of character `id`, or `None` if it is not in the dungeon. A dead character keeps
 /// watching the floor from where it fell.
@@ -254,10 +254,10 @@ mod tests {
             from: dark,
             to: s2,
         };
-        let theirs = Event::Message {
-            to: bob,
-            kind: delve_protocol::MessageKind::Normal,
-            text: "secret".into(),
+        // Bob's own line ("There is nothing here to pick up.") is for Bob alone.
+        let theirs = Event::Refused {
+            id: bob,
+            why: crate::game::ActionError::NothingHere,
         };
         let out = events_for(&d, ann, 1, &[seen.clone(), into_dark, from_dark, theirs]);
         assert_eq!(

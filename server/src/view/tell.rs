@@ -8,8 +8,10 @@
 //! came from.
 
 use delve_protocol as proto;
-use delve_protocol::{MessageKind, Pos, Stat};
+use delve_protocol::{Effect, MessageKind, Pos, Stat};
 
+use crate::game::ActionError;
+use crate::game::dungeon::with_article;
 use crate::game::event::Actor;
 use crate::game::{Dungeon, EntityId, Event};
 
@@ -32,28 +34,102 @@ fn stat_name(s: Stat) -> &'static str {
     }
 }
 
-/// The line an event about `viewer` alone puts in its log, for the events that are told only
-/// to the one they happened to (and need nothing but the event to be told).
-pub fn own_line(e: &Event, viewer: EntityId) -> Option<(MessageKind, String)> {
+/// The words for an effect: what the warning says when it strikes, and how it ends.
+fn effect_words(e: Effect) -> (&'static str, &'static str) {
     match e {
+        Effect::Stun => ("You've been stunned!", "You are no longer stunned."),
+        Effect::Poison => ("You've been poisoned!", "You are no longer poisoned."),
+        Effect::Confusion => ("You've been confused!", "You are no longer confused."),
+    }
+}
+
+/// The lines an event about `viewer` itself puts in its log: what it did, what happened to
+/// it, what it could not do. They need nothing but the event, so they are the same whatever
+/// else the viewer sees (the turn's other lines are told by [`events_for`]).
+pub fn own_lines(e: &Event, viewer: EntityId) -> Vec<(MessageKind, String)> {
+    use MessageKind::{Good, Normal, Warning};
+    let line = |kind, text: &str| vec![(kind, text.to_string())];
+    match e {
+        Event::Arrived { id, depth, .. } if *id == viewer => {
+            line(Normal, &format!("Entering floor #{depth}"))
+        }
+        Event::ChangedFloor { id, from, to, .. } if *id == viewer => {
+            let verb = if to > from { "descend" } else { "climb" };
+            vec![
+                (Normal, format!("You {verb} the staircase.")),
+                (Normal, format!("Entering floor #{to}")),
+            ]
+        }
         Event::LostTurn { id, cause } if *id == viewer => {
             let text = match cause {
-                proto::Effect::Stun => "You are stunned and lose the turn.",
-                proto::Effect::Confusion => "You are confused and lose the turn.",
-                proto::Effect::Poison => "You are poisoned and lose the turn.",
+                Effect::Stun => "You are stunned and lose the turn.",
+                Effect::Confusion => "You are confused and lose the turn.",
+                Effect::Poison => "You are poisoned and lose the turn.",
             };
-            Some((MessageKind::Warning, text.into()))
+            line(Warning, text)
         }
-        Event::Blocked { id, by } if *id == viewer => {
-            let text = match by {
-                None => "There is a wall in the way.".to_string(),
-                Some(who) => format!("{} is in the way.", called(who, true)),
+        Event::Stumbled { id } if *id == viewer => line(Warning, "You stumble about in confusion."),
+        Event::Blocked { id, by } if *id == viewer => match by {
+            None => line(Normal, "There is a wall in the way."),
+            Some(who) => line(Normal, &format!("{} is in the way.", called(who, true))),
+        },
+        Event::Refused { id, why } if *id == viewer => {
+            // What is in the way of the stairs or the door is worth noticing.
+            let kind = match why {
+                ActionError::StairsBlocked | ActionError::Locked => Warning,
+                _ => Normal,
             };
-            Some((MessageKind::Normal, text))
+            line(kind, &refusal(why))
         }
-        Event::Message { to, kind, text } if *to == viewer => Some((*kind, text.clone())),
-        _ => None,
+        Event::DoorOpened { by, key, .. } if *by == viewer => match key {
+            Some(_) => line(Normal, "Unlocked door. Key lost."),
+            None => line(Normal, "You open the door."),
+        },
+        Event::PickedUp { id, name, .. } if *id == viewer => {
+            line(Normal, &format!("Picked up {}.", with_article(name)))
+        }
+        Event::LeftBehind { id, name } if *id == viewer => line(
+            Warning,
+            &format!("Your pack is full: you leave the {name}."),
+        ),
+        Event::Equipped { id, name, .. } if *id == viewer => {
+            line(Normal, &format!("You equip the {name}."))
+        }
+        Event::Unequipped { id, name, .. } if *id == viewer => {
+            line(Normal, &format!("You take off the {name}."))
+        }
+        Event::Dropped {
+            id,
+            name,
+            fell: false,
+            ..
+        } if *id == viewer => line(Normal, &format!("You drop the {name}.")),
+        Event::Healed {
+            id,
+            amount,
+            by: Some(item),
+        } if *id == viewer => line(Good, &format!("You use the {item} and heal {amount} HP.")),
+        Event::EffectStarted { id, effect } if *id == viewer => {
+            line(Warning, effect_words(*effect).0)
+        }
+        Event::EffectEnded { id, effect, cured } if *id == viewer => {
+            if *cured {
+                line(Good, "You drink the antivenom. You are no longer poisoned.")
+            } else {
+                line(Good, effect_words(*effect).1)
+            }
+        }
+        Event::Victory { king, winners } if winners.contains(&viewer) => line(
+            Good,
+            &format!("The {} is dead! You have won the game!", king.name),
+        ),
+        _ => Vec::new(),
     }
+}
+
+/// The sentence that tells a player why an action was refused.
+pub fn refusal(why: &ActionError) -> String {
+    why.to_string()
 }
 
 /// The events of a turn on floor `depth` that character `viewer` could see, for its client, with
@@ -79,6 +155,9 @@ pub fn events_for(
     };
     let mut hurt = false;
     for e in events {
+        for (kind, text) in own_lines(e, viewer) {
+            say(&mut out, kind, text);
+        }
         match e {
             Event::Moved { id, from, to } => {
                 if *id == viewer || (sees(*from) && sees(*to)) {
@@ -112,7 +191,7 @@ pub fn events_for(
                     );
                 }
             }
-            Event::PickedUp { id, item, pos } => {
+            Event::PickedUp { id, item, pos, .. } => {
                 if *id == viewer || !sees(*pos) {
                     continue;
                 }
@@ -316,11 +395,11 @@ pub fn events_for(
                 );
             }
             Event::SpentPoint { .. } => {}
-            Event::LostTurn { .. } | Event::Blocked { .. } | Event::Message { .. } => {
-                if let Some((kind, text)) = own_line(e, viewer) {
-                    say(&mut out, kind, text);
-                }
-            }
+            Event::LostTurn { .. }
+            | Event::Blocked { .. }
+            | Event::Stumbled { .. }
+            | Event::Refused { .. }
+            | Event::LeftBehind { .. } => {}
         }
     }
     if hurt && me.alive {

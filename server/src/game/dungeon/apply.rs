@@ -63,9 +63,11 @@ impl Dungeon {
                 }
             }
             Event::Attacked { damage: None, .. }
-            | Event::Message { .. }
             | Event::LostTurn { .. }
-            | Event::Blocked { .. } => {}
+            | Event::Blocked { .. }
+            | Event::Stumbled { .. }
+            | Event::Refused { .. }
+            | Event::LeftBehind { .. } => {}
             Event::Died {
                 victim,
                 killer,
@@ -128,7 +130,7 @@ impl Dungeon {
                     }
                 }
             }
-            Event::Healed { id, amount } => {
+            Event::Healed { id, amount, .. } => {
                 if let Some(p) = self.players.get_mut(id) {
                     p.hp = (p.hp + amount).min(p.stats(&content).max_hp);
                 } else if let Some(m) = self.monster_mut(*id) {
@@ -164,7 +166,7 @@ impl Dungeon {
                     p.inventory.push(it);
                 }
             }
-            Event::Dropped { id, item, pos } => {
+            Event::Dropped { id, item, pos, .. } => {
                 let Some(p) = self.players.get_mut(id) else {
                     return;
                 };
@@ -180,7 +182,7 @@ impl Dungeon {
                     self.after_gear_change(*id);
                 }
             }
-            Event::Equipped { id, item } | Event::Unequipped { id, item } => {
+            Event::Equipped { id, item, .. } | Event::Unequipped { id, item, .. } => {
                 let on = matches!(event, Event::Equipped { .. });
                 if let Some(it) = self
                     .players
@@ -202,7 +204,7 @@ impl Dungeon {
                     p.fresh_effects.insert(*effect);
                 }
             }
-            Event::EffectEnded { id, effect } => {
+            Event::EffectEnded { id, effect, .. } => {
                 if let Some(p) = self.players.get_mut(id) {
                     p.effects.remove(effect);
                     p.fresh_effects.remove(effect);

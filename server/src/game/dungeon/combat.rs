@@ -108,14 +108,27 @@ impl Dungeon {
         );
         if victim.actor.player {
             // What the fallen carried stays where they fell, for their friends.
-            let pack: Vec<EntityId> = self
+            let pack: Vec<(EntityId, String)> = self
                 .players
                 .get(&victim.actor.id)
-                .map(|p| p.inventory.iter().map(|i| i.id).collect())
+                .map(|p| {
+                    let named =
+                        |i: &crate::game::item::Item| (i.id, i.kind(&self.content).name.clone());
+                    p.inventory.iter().map(named).collect()
+                })
                 .unwrap_or_default();
-            for item in pack {
-                let (id, pos) = (victim.actor.id, victim.actor.pos);
-                self.emit(Event::Dropped { id, item, pos }, out);
+            for (item, name) in pack {
+                let (id, pos, fell) = (victim.actor.id, victim.actor.pos, true);
+                self.emit(
+                    Event::Dropped {
+                        id,
+                        item,
+                        pos,
+                        name,
+                        fell,
+                    },
+                    out,
+                );
             }
         }
         let content = Arc::clone(&self.content);

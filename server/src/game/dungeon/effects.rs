@@ -6,23 +6,14 @@
 
 use std::sync::Arc;
 
-use delve_protocol::{Dir, Effect, MessageKind};
+use delve_protocol::{Dir, Effect};
 use rand::RngExt;
 
-use super::{Dungeon, msg};
+use super::Dungeon;
 use crate::game::EntityId;
 use crate::game::action::Action;
 use crate::game::content::Inflicts;
 use crate::game::event::{Actor, Event};
-
-/// The words for an effect: what the warning says when it strikes, and how it ends.
-fn words(e: Effect) -> (&'static str, &'static str) {
-    match e {
-        Effect::Stun => ("You've been stunned!", "You are no longer stunned."),
-        Effect::Poison => ("You've been poisoned!", "You are no longer poisoned."),
-        Effect::Confusion => ("You've been confused!", "You are no longer confused."),
-    }
-}
 
 impl Dungeon {
     /// After monster `attacker` hit player `target` for damage and left it alive.
@@ -55,7 +46,6 @@ impl Dungeon {
             return;
         }
         self.emit(Event::EffectStarted { id: target, effect }, out);
-        self.emit(msg(target, MessageKind::Warning, words(effect).0), out);
     }
 
     /// A confused character's move: a random direction, or nowhere (one chance in nine each).
@@ -64,10 +54,7 @@ impl Dungeon {
         match Dir::ALL.get(k) {
             Some(&dir) => Action::Move(dir),
             None => {
-                self.emit(
-                    msg(id, MessageKind::Warning, "You stumble about in confusion."),
-                    out,
-                );
+                self.emit(Event::Stumbled { id }, out);
                 Action::Wait
             }
         }
@@ -95,8 +82,8 @@ impl Dungeon {
                     continue;
                 }
                 if self.floor_mut(depth).rng.random_range(0..100) < save {
-                    self.emit(Event::EffectEnded { id, effect }, out);
-                    self.emit(msg(id, MessageKind::Good, words(effect).1), out);
+                    let cured = false;
+                    self.emit(Event::EffectEnded { id, effect, cured }, out);
                 }
             }
         }
@@ -113,24 +100,7 @@ impl Dungeon {
         if winners.is_empty() {
             return;
         }
-        let name = king.name.clone();
-        self.emit(
-            Event::Victory {
-                king,
-                winners: winners.clone(),
-            },
-            out,
-        );
-        for id in winners {
-            self.emit(
-                msg(
-                    id,
-                    MessageKind::Good,
-                    format!("The {name} is dead! You have won the game!"),
-                ),
-                out,
-            );
-        }
+        self.emit(Event::Victory { king, winners }, out);
     }
 }
 

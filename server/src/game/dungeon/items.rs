@@ -3,9 +3,9 @@
 //! Checks come first and change nothing (the refusals of GAME_RULES.md: not carried, full
 //! pack, wrong slot, ...); execution emits events that `Dungeon::apply` carries out.
 
-use delve_protocol::{INVENTORY_SLOTS, MessageKind, Pos, Tile};
+use delve_protocol::{INVENTORY_SLOTS, Pos, Tile};
 
-use super::{Dungeon, msg};
+use super::Dungeon;
 use crate::game::EntityId;
 use crate::game::action::{Action, ActionError};
 use crate::game::content::ItemUse;
@@ -84,7 +84,7 @@ impl Dungeon {
             return;
         };
         if let Err(e) = self.check_pack(p, floor, action) {
-            self.emit(msg(id, MessageKind::Normal, e.to_string()), out);
+            self.emit(Event::Refused { id, why: e }, out);
             return;
         }
         let c = std::sync::Arc::clone(&self.content);
@@ -99,15 +99,8 @@ impl Dungeon {
                         .max(1)
                         .min(max - p.hp);
                     self.emit(Event::UsedUp { id, item }, out);
-                    self.emit(Event::Healed { id, amount }, out);
-                    self.emit(
-                        msg(
-                            id,
-                            MessageKind::Good,
-                            format!("You use the {name} and heal {amount} HP."),
-                        ),
-                        out,
-                    );
+                    let by = Some(name);
+                    self.emit(Event::Healed { id, amount, by }, out);
                 }
                 ItemUse::CurePoison => {
                     self.emit(Event::UsedUp { id, item }, out);
@@ -115,15 +108,8 @@ impl Dungeon {
                         Event::EffectEnded {
                             id,
                             effect: delve_protocol::Effect::Poison,
+                            cured: true,
                         },
-                        out,
-                    );
-                    self.emit(
-                        msg(
-                            id,
-                            MessageKind::Good,
-                            "You drink the antivenom. You are no longer poisoned.",
-                        ),
                         out,
                     );
                 }
@@ -135,33 +121,31 @@ impl Dungeon {
                     .and_then(|s| p.worn_in(s, &c))
                     .map(|o| (o.id, o.kind(&c).name.clone()));
                 if let Some((old, old_name)) = old {
-                    self.emit(Event::Unequipped { id, item: old }, out);
+                    let name = old_name;
                     self.emit(
-                        msg(
+                        Event::Unequipped {
                             id,
-                            MessageKind::Normal,
-                            format!("You take off the {old_name}."),
-                        ),
+                            item: old,
+                            name,
+                        },
                         out,
                     );
                 }
-                self.emit(Event::Equipped { id, item }, out);
-                self.emit(
-                    msg(id, MessageKind::Normal, format!("You equip the {name}.")),
-                    out,
-                );
+                self.emit(Event::Equipped { id, item, name }, out);
             }
             Action::Unequip(_) => {
-                self.emit(Event::Unequipped { id, item }, out);
-                self.emit(
-                    msg(id, MessageKind::Normal, format!("You take off the {name}.")),
-                    out,
-                );
+                self.emit(Event::Unequipped { id, item, name }, out);
             }
             Action::Drop(_) => {
-                self.emit(Event::Dropped { id, item, pos }, out);
+                let fell = false;
                 self.emit(
-                    msg(id, MessageKind::Normal, format!("You drop the {name}.")),
+                    Event::Dropped {
+                        id,
+                        item,
+                        pos,
+                        name,
+                        fell,
+                    },
                     out,
                 );
             }
@@ -188,23 +172,16 @@ impl Dungeon {
                 .get(&id)
                 .is_none_or(|p| p.inventory.len() >= INVENTORY_SLOTS);
             if full {
-                self.emit(
-                    msg(
-                        id,
-                        MessageKind::Warning,
-                        format!("Your pack is full: you leave the {name}."),
-                    ),
-                    out,
-                );
+                self.emit(Event::LeftBehind { id, name }, out);
                 return;
             }
-            self.emit(Event::PickedUp { id, item, pos }, out);
             self.emit(
-                msg(
+                Event::PickedUp {
                     id,
-                    MessageKind::Normal,
-                    format!("Picked up {}.", super::with_article(&name)),
-                ),
+                    item,
+                    pos,
+                    name,
+                },
                 out,
             );
             let xp = self.content.xp.pickup;
@@ -229,14 +206,8 @@ impl Dungeon {
         };
         if tile == Tile::DoorLocked {
             let Some(key) = self.key_of(p) else {
-                self.emit(
-                    msg(
-                        id,
-                        MessageKind::Warning,
-                        "The door is locked. Key required.",
-                    ),
-                    out,
-                );
+                let why = ActionError::Locked;
+                self.emit(Event::Refused { id, why }, out);
                 return;
             };
             self.emit(
@@ -246,10 +217,6 @@ impl Dungeon {
                     by: id,
                     key: Some(key),
                 },
-                out,
-            );
-            self.emit(
-                msg(id, MessageKind::Normal, "Unlocked door. Key lost."),
                 out,
             );
         } else {
@@ -262,7 +229,6 @@ impl Dungeon {
                 },
                 out,
             );
-            self.emit(msg(id, MessageKind::Normal, "You open the door."), out);
         }
     }
 }

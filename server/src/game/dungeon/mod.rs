@@ -28,11 +28,13 @@ mod turn;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
-use delve_protocol::{Dir, MessageKind, Pos, Tile};
+use delve_protocol::{Dir, Pos, Tile};
 
 use super::EntityId;
 use super::content::Content;
-use super::event::{Actor, Event};
+use super::event::Actor;
+#[cfg(test)]
+use super::event::Event;
 use super::floor::Floor;
 use super::mapgen::GenParams;
 use super::player::Player;
@@ -74,16 +76,8 @@ struct Fighter {
     boss: bool,
 }
 
-fn msg(to: EntityId, kind: MessageKind, text: impl Into<String>) -> Event {
-    Event::Message {
-        to,
-        kind,
-        text: text.into(),
-    }
-}
-
 /// "a Tough Mouse", "an Owl": for causes of death.
-fn with_article(name: &str) -> String {
+pub(crate) fn with_article(name: &str) -> String {
     let vowel = name
         .chars()
         .next()
@@ -369,7 +363,8 @@ pub(crate) mod scene {
     pub fn said(events: &[Event], id: EntityId) -> Vec<String> {
         events
             .iter()
-            .filter_map(|e| crate::view::own_line(e, id).map(|(_, text)| text))
+            .flat_map(|e| crate::view::own_lines(e, id))
+            .map(|(_, text)| text)
             .collect()
     }
 }

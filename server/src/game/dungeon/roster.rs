@@ -1,8 +1,6 @@
 //! Who is in the dungeon: joining, starting again, connections, lifting out and coming back,
 //! and forgetting finished characters.
 
-use delve_protocol::MessageKind;
-
 use super::*;
 use crate::game::EntityId;
 use crate::game::event::Event;
@@ -45,7 +43,6 @@ impl Dungeon {
         self.players.insert(id, player);
         let mut out = Vec::new();
         self.emit(Event::Arrived { id, depth: 1, pos }, &mut out);
-        self.emit(msg(id, MessageKind::Normal, "Entering floor #1"), &mut out);
         Ok((id, out))
     }
 

@@ -56,11 +56,7 @@ fn players_arrive_beside_the_up_stair_on_distinct_cells() {
         );
         assert!(!seen.contains(&p.pos));
         seen.push(p.pos);
-        assert!(
-            events
-                .iter()
-                .any(|e| matches!(e, Event::Message { text, .. } if text == "Entering floor #1"))
-        );
+        assert!(super::scene::said(&events, p.id).contains(&"Entering floor #1".to_string()));
         let s = p.stats(d.content());
         // Level 1 (given): 25 HP, sight 8, defence 4, attack 1-4, saving throw 10.
         assert_eq!((p.hp, s.max_hp, p.level, p.xp, s.sight), (25, 25, 1, 0, 8));
@@ -126,8 +122,11 @@ fn a_player_in_the_way_blocks_the_step_with_a_message() {
     let report = d.resolve_pending(1);
     assert_eq!(d.player(ann).unwrap().pos, p);
     // Told as a plain line to the one who bumped.
-    assert!(report.events.iter().any(|e| crate::view::own_line(e, ann)
-        == Some((MessageKind::Normal, "Bob is in the way.".into()))));
+    assert!(report.events.iter().any(|e| crate::view::own_lines(e, ann)
+        == vec![(
+            delve_protocol::MessageKind::Normal,
+            "Bob is in the way.".into()
+        )]));
     assert_eq!(
         d.player(bob).unwrap().hp,
         25,
@@ -755,16 +754,10 @@ fn stairs_lead_down_and_back_up_to_the_floor_as_it_was_left() {
     );
     assert_eq!(p.deepest, 2);
     assert_eq!(report.floors, vec![1, 2]);
-    let texts: Vec<&str> = report
-        .events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Message { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let texts = super::scene::said(&report.events, ann);
     assert!(
-        texts.contains(&"You descend the staircase.") && texts.contains(&"Entering floor #2"),
+        texts.contains(&"You descend the staircase.".to_string())
+            && texts.contains(&"Entering floor #2".to_string()),
         "{texts:?}"
     );
     let turn1_after_descent = d.floor(1).unwrap().turn;

@@ -3,12 +3,12 @@
 
 use std::sync::Arc;
 
-use delve_protocol::{Effect, MessageKind, Pos};
+use delve_protocol::{Effect, Pos};
 use rand::seq::SliceRandom;
 
 use super::*;
 use crate::game::EntityId;
-use crate::game::action::Action;
+use crate::game::action::{Action, ActionError};
 use crate::game::ai::{Ctx, think};
 use crate::game::event::Event;
 use crate::game::floor::Floor;
@@ -112,10 +112,8 @@ impl Dungeon {
                     .floor(depth)
                     .is_some_and(|f| f.items_at(from).next().is_none())
                 {
-                    self.emit(
-                        msg(id, MessageKind::Normal, "There is nothing here to pick up."),
-                        out,
-                    );
+                    let why = ActionError::NothingHere;
+                    self.emit(Event::Refused { id, why }, out);
                 } else {
                     self.pick_up_all(depth, id, out);
                 }
@@ -125,10 +123,10 @@ impl Dungeon {
             | Action::Unequip(item)
             | Action::Drop(item) => self.pack_act(depth, id, action, item, out),
             Action::Descend | Action::Ascend => {
-                let (to, verb) = if action == Action::Descend {
-                    (depth + 1, "descend")
+                let to = if action == Action::Descend {
+                    depth + 1
                 } else {
-                    (depth - 1, "climb")
+                    depth - 1
                 };
                 if self.check(id, action).is_err() {
                     return;
@@ -141,20 +139,10 @@ impl Dungeon {
                     dest.down
                 };
                 let Some(pos) = stair.and_then(|s| self.free_cell_or(to, s)) else {
-                    self.emit(
-                        msg(id, MessageKind::Warning, "The stairs are blocked."),
-                        out,
-                    );
+                    let why = ActionError::StairsBlocked;
+                    self.emit(Event::Refused { id, why }, out);
                     return;
                 };
-                self.emit(
-                    msg(
-                        id,
-                        MessageKind::Normal,
-                        format!("You {verb} the staircase."),
-                    ),
-                    out,
-                );
                 self.emit(
                     Event::ChangedFloor {
                         id,
@@ -163,10 +151,6 @@ impl Dungeon {
                         from_pos: from,
                         pos,
                     },
-                    out,
-                );
-                self.emit(
-                    msg(id, MessageKind::Normal, format!("Entering floor #{to}")),
                     out,
                 );
                 if !floors.contains(&to) {
@@ -342,7 +326,8 @@ impl Dungeon {
                 .map(|p| p.id)
                 .collect();
             for id in healed {
-                self.emit(Event::Healed { id, amount: 1 }, out);
+                let by = None;
+                self.emit(Event::Healed { id, amount: 1, by }, out);
             }
         }
         self.effects_end_turn(depth, out);

@@ -131,7 +131,7 @@ fn the_monster_table_is_the_content_file_s() {
 }
 
 fn monsters(all: &[Table], c: &Content) -> Check {
-    let table = find(&all, &["Key", "Name", "Floors", "HP", "Defence", "Attack"]);
+    let table = find(all, &["Key", "Name", "Floors", "HP", "Defence", "Attack"]);
     let mut check = Check {
         failures: Vec::new(),
     };
@@ -171,7 +171,7 @@ fn monsters(all: &[Table], c: &Content) -> Check {
         }
     }
 
-    let per_floor = find(&all, &["Floor", "Monsters", "Their level"]);
+    let per_floor = find(all, &["Floor", "Monsters", "Their level"]);
     for d in 1..=c.dungeon.floors {
         let Some((line, got)) = per_floor.rows.iter().find(|(_, r)| r[0] == d.to_string()) else {
             check.missing(per_floor, &format!("floor {d}"));
@@ -199,7 +199,7 @@ fn the_item_table_is_the_content_file_s() {
 }
 
 fn items(all: &[Table], c: &Content) -> Check {
-    let table = find(&all, &["Key", "Name", "Slot", "Use"]);
+    let table = find(all, &["Key", "Name", "Slot", "Use"]);
     let mut check = Check {
         failures: Vec::new(),
     };
@@ -517,4 +517,116 @@ fn a_changed_number_is_reported_with_its_row() {
         failures.len() == 1 && failures[0].contains("is not in the content file"),
         "{failures:?}"
     );
+}
+
+/// Every string literal in the Rust files under `dir`, with each `{...}` of a format string
+/// turned into a NUL (a wildcard).
+fn literals(dir: &Path, out: &mut Vec<String>) {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    for entry in entries {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            literals(&path, out);
+            continue;
+        }
+        if path.extension().is_none_or(|x| x != "rs") {
+            continue;
+        }
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            if c != '"' {
+                continue;
+            }
+            let mut lit = String::new();
+            let mut depth = 0;
+            while let Some(c) = chars.next() {
+                match c {
+                    '"' => break,
+                    '\\' => {
+                        chars.next();
+                    }
+                    '{' if depth == 0 => {
+                        depth = 1;
+                        lit.push('\0');
+                    }
+                    '}' if depth == 1 => depth = 0,
+                    _ if depth == 1 => {}
+                    _ => lit.push(c),
+                }
+            }
+            out.push(lit);
+        }
+    }
+}
+
+/// Whether `text` fits `pattern`, each NUL of which stands for at least one character.
+fn fits(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('\0').collect();
+    let Some((first, rest)) = parts.split_first() else {
+        return false;
+    };
+    let Some(mut left) = text.strip_prefix(first) else {
+        return false;
+    };
+    let Some((last, middle)) = rest.split_last() else {
+        return left.is_empty();
+    };
+    for part in middle {
+        // The wildcard before `part` takes at least one character; the earliest fit is best.
+        let Some(c) = left.chars().next() else {
+            return false;
+        };
+        let from = c.len_utf8();
+        match left[from..].find(part) {
+            Some(k) => left = &left[from + k + part.len()..],
+            None => return false,
+        }
+    }
+    left.len() > last.len() && left.ends_with(last)
+}
+
+#[test]
+fn every_message_in_the_rules_is_one_the_server_can_send() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/RULES.md");
+    let text = std::fs::read_to_string(&path).expect("RULES.md is readable");
+    let all = tables(&text);
+    let table = find(&all, &["Text", "Kind", "Who is told"]);
+    let mut code = Vec::new();
+    literals(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/src"),
+        &mut code,
+    );
+    // A pattern that is nearly all wildcard would fit anything: keep those with some words.
+    code.retain(|l| l.chars().filter(|c| c.is_alphabetic()).count() >= 4);
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for (line, row) in &table.rows {
+        for (k, quoted) in row[0].split('`').enumerate() {
+            if k % 2 == 0 || quoted.is_empty() {
+                continue;
+            }
+            checked += 1;
+            if !code.iter().any(|pattern| fits(pattern, quoted)) {
+                failures.push(format!(
+                    "{FILE}:{line}: no string in server/src can say {quoted:?}"
+                ));
+            }
+        }
+        let kinds = ["normal", "good", "bad", "warning"];
+        if !kinds.contains(&row[1].as_str()) {
+            failures.push(format!("{FILE}:{line}: {:?} is no message kind", row[1]));
+        }
+    }
+    assert!(checked >= 60, "only {checked} messages found in {FILE}");
+    assert!(
+        failures.is_empty(),
+        "{} message(s) in {FILE} the server cannot send (a changed sentence?):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(fits("You hit \0 for \0.", "You hit the Micro Mouse for 3."));
+    assert!(!fits("You hit \0 for \0.", "You hit the Micro Mouse for ."));
+    assert!(!fits("You miss \0.", "You hit the Micro Mouse."));
 }

@@ -15,6 +15,8 @@
 //!   the game; `docs_json` decodes every JSON example of the docs, `docs_rules` holds
 //!   docs/RULES.md to the content file, and `python_bot` runs `examples/bot.py` against a server.
 
+pub mod docs;
+
 use std::sync::Arc;
 use std::time::Duration;
 

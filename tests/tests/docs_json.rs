@@ -23,7 +23,36 @@ use delve_protocol::{
     ClientMsg, EntityView, Event, ItemView, PartyMember, SelfView, ServerMsg, View, ViewDiff,
     Watcher, decode_client, decode_server, encode,
 };
+use delve_tests::docs::{fits, literals};
 use serde_json::Value;
+
+/// An error frame's `message` must be a sentence the server can say (the string literals of
+/// `server/src` and `protocol/src`). The texts of `bad_fields`, `malformed` and `too_large` come
+/// from the JSON and WebSocket libraries, and are left out.
+fn error_text_is_real(json: &str, code: &[String]) -> Result<(), String> {
+    let Ok(ServerMsg::Error { code: c, message }) = decode_server(json) else {
+        return Ok(());
+    };
+    let name = serde_json::to_value(c).unwrap_or_default();
+    let name = name.as_str().unwrap_or_default();
+    if ["bad_fields", "malformed", "too_large"].contains(&name) {
+        return Ok(());
+    }
+    if code.iter().any(|pattern| fits(pattern, &message)) {
+        Ok(())
+    } else {
+        Err(format!(
+            "no string in server/src or protocol/src can say the `{name}` message {message:?}"
+        ))
+    }
+}
+
+fn code_literals() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut all = literals(&root.join("server/src")).expect("server/src is readable");
+    all.extend(literals(&root.join("protocol/src")).expect("protocol/src is readable"));
+    all
+}
 
 /// One fenced block: where it starts (1-based line of its first content line), its info string
 /// and its lines.
@@ -216,7 +245,7 @@ fn error_code(line: &str) -> Option<String> {
     (v["type"] == "error").then(|| v["code"].as_str().map(str::to_owned))?
 }
 
-fn transcript(block: &Block, file: &str, failures: &mut Vec<String>) -> usize {
+fn transcript(block: &Block, file: &str, code: &[String], failures: &mut Vec<String>) -> usize {
     let mut checked = 0;
     for (k, line) in block.lines.iter().enumerate() {
         let at = block.line + k;
@@ -266,7 +295,8 @@ fn transcript(block: &Block, file: &str, failures: &mut Vec<String>) -> usize {
         } else {
             let checked = decode_server(&json)
                 .map_err(|e| format!("does not decode as a server message: {e}"))
-                .and_then(|_| round_trip!(ServerMsg, &json));
+                .and_then(|_| round_trip!(ServerMsg, &json))
+                .and_then(|()| error_text_is_real(&json, code));
             if let Err(e) = checked {
                 failures.push(format!("{file}:{at}: {e}"));
             }
@@ -293,6 +323,7 @@ fn every_json_example_in_the_docs_decodes_with_the_real_types() {
     let mut failures = Vec::new();
     let (mut json_blocks, mut transcript_lines) = (0, 0);
     let mut protocol_blocks = 0;
+    let code = code_literals();
     for path in doc_files() {
         let text = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
@@ -304,7 +335,7 @@ fn every_json_example_in_the_docs_decodes_with_the_real_types() {
         for block in blocks(&text) {
             let mut words = block.info.split_whitespace();
             if words.next() != Some("json") {
-                transcript_lines += transcript(&block, &file, &mut failures);
+                transcript_lines += transcript(&block, &file, &code, &mut failures);
                 continue;
             }
             json_blocks += 1;
@@ -313,7 +344,7 @@ fn every_json_example_in_the_docs_decodes_with_the_real_types() {
             }
             let body = block.lines.join("\n");
             let result = match words.next() {
-                None => message(&body),
+                None => message(&body).and_then(|()| error_text_is_real(&body, &code)),
                 Some("fragment") => fragment(&body),
                 Some("bad") => match message(&body) {
                     Ok(()) => Err("marked `json bad`, but it decodes".into()),
@@ -358,15 +389,22 @@ fn the_checker_catches_a_broken_example() {
     );
     assert!(fragment(r#""party":[{"id":1}]"#).is_err());
     assert!(typed("Watcher", r#"{"name":"Wes","watching":"Ann"}"#).is_ok());
-    let doc = "text\n```json\n{\"type\":\"wait\"}\n```\n  ```\n  → {\"type\":\"dance\"}\n  ← {\"type\":\"error\",\"code\":\"unknown_type\",\"message\":\"x\"}\n  ```\n";
+    let doc = "text\n```json\n{\"type\":\"wait\"}\n```\n  ```\n  → {\"type\":\"dance\"}\n  ← {\"type\":\"error\",\"code\":\"unknown_type\",\"message\":\"Unknown message type dance. Known types: wait.\"}\n  ```\n";
     let found = blocks(doc);
     assert_eq!(found.len(), 2);
     assert_eq!((found[0].line, found[0].info.as_str()), (3, "json"));
     let mut failures = Vec::new();
-    assert_eq!(transcript(&found[1], "x.md", &mut failures), 2);
+    let code = vec!["Unknown message type \0. Known types: \0.".to_owned()];
+    assert_eq!(transcript(&found[1], "x.md", &code, &mut failures), 2);
     assert!(failures.is_empty(), "{failures:?}");
     let wrong = "```\n→ {\"type\":\"dance\"}\n← {\"type\":\"error\",\"code\":\"bad_fields\",\"message\":\"x\"}\n```\n";
-    transcript(&blocks(wrong)[0], "x.md", &mut failures);
+    transcript(&blocks(wrong)[0], "x.md", &code, &mut failures);
     assert_eq!(failures.len(), 1, "{failures:?}");
     assert!(failures[0].starts_with("x.md:2:"), "{failures:?}");
+    let said = r#"{"type":"error","code":"rejected","message":"There is a wall in the way."}"#;
+    assert!(
+        error_text_is_real(said, &code).is_err(),
+        "a sentence the code lacks is caught"
+    );
+    assert!(error_text_is_real(said, &["There is a \0 in the way.".to_owned()]).is_ok());
 }

@@ -8,6 +8,7 @@ use delve_protocol::{INVENTORY_SLOTS, MessageKind};
 use delve_server::game::Content;
 use delve_server::game::content::{Inflicts, ItemUse};
 use delve_server::game::stats::{hit_chance, kill_xp, player_base, xp_for_level};
+use delve_tests::docs::{fits, literals};
 
 const FILE: &str = "docs/RULES.md";
 
@@ -519,87 +520,14 @@ fn a_changed_number_is_reported_with_its_row() {
     );
 }
 
-/// Every string literal in the Rust files under `dir`, with each `{...}` of a format string
-/// turned into a NUL (a wildcard).
-fn literals(dir: &Path, out: &mut Vec<String>) {
-    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    for entry in entries {
-        let path = entry.expect("a directory entry").path();
-        if path.is_dir() {
-            literals(&path, out);
-            continue;
-        }
-        if path.extension().is_none_or(|x| x != "rs") {
-            continue;
-        }
-        let text =
-            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let mut chars = text.chars();
-        while let Some(c) = chars.next() {
-            if c != '"' {
-                continue;
-            }
-            let mut lit = String::new();
-            let mut depth = 0;
-            while let Some(c) = chars.next() {
-                match c {
-                    '"' => break,
-                    '\\' => {
-                        chars.next();
-                    }
-                    '{' if depth == 0 => {
-                        depth = 1;
-                        lit.push('\0');
-                    }
-                    '}' if depth == 1 => depth = 0,
-                    _ if depth == 1 => {}
-                    _ => lit.push(c),
-                }
-            }
-            out.push(lit);
-        }
-    }
-}
-
-/// Whether `text` fits `pattern`, each NUL of which stands for at least one character.
-fn fits(pattern: &str, text: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('\0').collect();
-    let Some((first, rest)) = parts.split_first() else {
-        return false;
-    };
-    let Some(mut left) = text.strip_prefix(first) else {
-        return false;
-    };
-    let Some((last, middle)) = rest.split_last() else {
-        return left.is_empty();
-    };
-    for part in middle {
-        // The wildcard before `part` takes at least one character; the earliest fit is best.
-        let Some(c) = left.chars().next() else {
-            return false;
-        };
-        let from = c.len_utf8();
-        match left[from..].find(part) {
-            Some(k) => left = &left[from + k + part.len()..],
-            None => return false,
-        }
-    }
-    left.len() > last.len() && left.ends_with(last)
-}
-
 #[test]
 fn every_message_in_the_rules_is_one_the_server_can_send() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/RULES.md");
     let text = std::fs::read_to_string(&path).expect("RULES.md is readable");
     let all = tables(&text);
     let table = find(&all, &["Text", "Kind", "Who is told"]);
-    let mut code = Vec::new();
-    literals(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/src"),
-        &mut code,
-    );
-    // A pattern that is nearly all wildcard would fit anything: keep those with some words.
-    code.retain(|l| l.chars().filter(|c| c.is_alphabetic()).count() >= 4);
+    let code = literals(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/src"))
+        .expect("server/src is readable");
     let mut failures = Vec::new();
     let mut checked = 0;
     for (line, row) in &table.rows {

@@ -7,7 +7,7 @@
 //! The crate's parts:
 //!
 //! - this library: [`TestServer`], [`Bot`] (a scripted player) and the configurations tests
-//!   start servers with;
+//!   start servers with; [`docs`]: the string literals of the sources, for the doc tests;
 //! - `src/bin/delve-load.rs`: the load generator; `src/bin/png-check.rs`: CI's screenshot check;
 //! - `benches/`: the engine's hot paths and the cost of storage (docs/BENCHMARKS.md);
 //! - `tests/`: one file per story told through a real server: `bad_input`, `death`,

@@ -408,3 +408,90 @@ fn the_checker_catches_a_broken_example() {
     );
     assert!(error_text_is_real(said, &["There is a \0 in the way.".to_owned()]).is_ok());
 }
+
+/// The anchors GitHub makes of a Markdown file's headings (outside fenced blocks).
+fn anchors(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        let Some(title) = line.strip_prefix('#') else {
+            continue;
+        };
+        if fenced {
+            continue;
+        }
+        let title = title.trim_start_matches('#').trim().to_lowercase();
+        out.push(
+            title
+                .chars()
+                .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+                .map(|c| if c == ' ' { '-' } else { c })
+                .collect(),
+        );
+    }
+    out
+}
+
+#[test]
+fn every_link_in_the_docs_leads_somewhere() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for path in doc_files() {
+        let text = std::fs::read_to_string(&path).expect("a doc is readable");
+        let file = path
+            .strip_prefix(&root)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        for (n, line) in text.lines().enumerate() {
+            for piece in line.split("](").skip(1) {
+                let Some(link) = piece.split(')').next() else {
+                    continue;
+                };
+                if link.starts_with("http") || link.contains(' ') || link.is_empty() {
+                    continue;
+                }
+                checked += 1;
+                let (target, anchor) = link.split_once('#').unwrap_or((link, ""));
+                let dir = path.parent().unwrap_or(&root);
+                let target_path = if target.is_empty() {
+                    path.clone()
+                } else {
+                    dir.join(target)
+                };
+                if !target_path.exists() {
+                    failures.push(format!("{file}:{}: {link}: no such file", n + 1));
+                    continue;
+                }
+                if anchor.is_empty() {
+                    continue;
+                }
+                let target_text = std::fs::read_to_string(&target_path).unwrap_or_default();
+                if !anchors(&target_text).iter().any(|a| a == anchor) {
+                    failures.push(format!("{file}:{}: {link}: no such heading", n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        checked >= 100,
+        "only {checked} links found: is the parser still finding them?"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} link(s) in the docs lead nowhere:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert_eq!(
+        anchors(
+            "# 7. Turns on the wire\n```\n# not a heading\n```\n### `pick_up`, `use`: the pack"
+        ),
+        ["7-turns-on-the-wire", "pick_up-use-the-pack"]
+    );
+}

@@ -15,6 +15,10 @@
 //!   the next line by an error `malformed`, `unknown_type`, `bad_fields` or `too_large` must fail
 //!   to decode with that very code.
 //!
+//! - an error frame's `message` must fit a string literal of `server/src` or `protocol/src`
+//!   (except the library-made texts of `bad_fields`, `malformed` and `too_large`);
+//! - every relative link leads to a file, and every `#anchor` to one of its headings.
+//!
 //! A failure names the file and line of each example that does not hold.
 
 use std::path::{Path, PathBuf};

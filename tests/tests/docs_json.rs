@@ -13,8 +13,7 @@
 //! - in the other fenced blocks (transcripts), each line `→ {...}` or `← {...}` whose JSON is not
 //!   shortened (no `...` or `…`) must decode as a client or server message. A `→` line answered on
 //!   the next line by an error `malformed`, `unknown_type`, `bad_fields` or `too_large` must fail
-//!   to decode with that very code.
-//!
+//!   to decode with that very code;
 //! - an error frame's `message` must fit a string literal of `server/src` or `protocol/src`
 //!   (except the library-made texts of `bad_fields`, `malformed` and `too_large`);
 //! - every relative link leads to a file, and every `#anchor` to one of its headings.

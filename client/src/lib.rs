@@ -1,6 +1,16 @@
-//! The Delve client as a library: `model` (the client's copy of its view), `net` (the WebSocket
-//! session and its thread), `scores` (the high-score table's pure half), `solo` (an in-process server) and `ui` (macroquad drawing and
-//! input). Everything but `ui` runs headless, so tests and bots use the same code as the game.
+//! The Delve client as a library. Everything but `ui` runs headless, so tests and bots use the same
+//! code as the game. Its modules:
+//!
+//! - [`model`]: the client's copy of the game: its view, patched by every diff, the message log
+//!   and the turn status.
+//! - [`net`]: the WebSocket session speaking the protocol, and the thread that runs it beside the
+//!   UI, reconnecting by itself.
+//! - [`pack`]: the pack as the client reasons about it: what each key does to the selected item,
+//!   and the stat comparison shown before equipping.
+//! - [`scores`]: the high-score table's pure half: its columns, dates and scrolling.
+//! - [`solo`]: `--solo`, the server library started inside the client on a loopback port.
+//! - [`tokens`]: resume tokens remembered per server and dungeon.
+//! - [`ui`]: the macroquad front end: drawing, input, the lobby and the screens.
 
 pub mod model;
 pub mod net;

@@ -3,9 +3,21 @@
 //! JSON text frames, one message per frame, internally tagged by `"type"`. The client sends
 //! [`ClientMsg`]s (a `hello`, then intents); the server answers with [`ServerMsg`]s (a `welcome`
 //! holding a full [`View`], then one `update` with a [`ViewDiff`] per resolved turn). See
-//! `docs/PROTOCOL.md` for the whole conversation with examples.
+//! `docs/PROTOCOL.md` for the whole conversation with examples, and `docs/RULES.md` for the game
+//! the messages carry.
 //!
-//! This crate holds types, the codec and the diff rules only: no IO, no game logic.
+//! This crate holds types, the codec and the diff rules only: no IO, no game logic. Its modules:
+//!
+//! - [`msg`]: the messages both ways ([`ClientMsg`], [`ServerMsg`]), the lobby and high-score
+//!   rows, the error codes, and the UTC date of a score.
+//! - [`codec`]: messages to JSON text frames and back, with the frame size limits both sides
+//!   enforce and the decode errors that map to error codes.
+//! - [`view`]: what one character knows ([`View`]): tiles, the visible set, entities, its own
+//!   stats, the party, the watchers and the pack, with the stats and effects they name.
+//! - [`diff`]: [`ViewDiff`], the change from one view to the next, and the rule that applies it.
+//! - [`event`]: what happened in a turn, for animation and the message log ([`Event`], and the
+//!   four [`MessageKind`]s).
+//! - [`geom`]: positions and the eight directions of movement.
 
 pub mod codec;
 pub mod diff;

@@ -3,6 +3,19 @@
 //! [`Session`] and [`Model`] (so the tests exercise the code the game runs).
 //!
 //! Every wait has a timeout and fails loudly: nothing here sleeps and hopes.
+//!
+//! The crate's parts:
+//!
+//! - this library: [`TestServer`], [`Bot`] (a scripted player) and the configurations tests
+//!   start servers with; [`docs`]: the string literals of the sources, for the doc tests;
+//! - `src/bin/delve-load.rs`: the load generator; `src/bin/png-check.rs`: CI's screenshot check;
+//! - `benches/`: the engine's hot paths and the cost of storage (docs/BENCHMARKS.md);
+//! - `tests/`: one file per story told through a real server: `bad_input`, `death`,
+//!   `fight_and_descend`, `items`, `junk_flood`, `reconnect`, `together` and `two_players` play
+//!   the game; `docs_json` decodes every JSON example of the docs, `docs_rules` holds
+//!   docs/RULES.md to the content file, and `python_bot` runs `examples/bot.py` against a server.
+
+pub mod docs;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -167,7 +167,7 @@ impl Model {
             }
             ServerMsg::Dungeons { dungeons } => self.dungeons = dungeons,
             ServerMsg::Watching { name } => self.watching = name,
-            ServerMsg::Error { code, message } => {
+            ServerMsg::Error { code, message, .. } => {
                 let turn = self.view.as_ref().map_or(0, |v| v.turn);
                 self.push_log(MessageKind::Warning, message.clone(), turn);
                 out.error = Some((code, message));

@@ -400,7 +400,7 @@ async fn game_session(
                                 return Outcome::Lost("the connection dropped".into());
                             }
                         }
-                        ServerMsg::Error { code, message } if fatal_refusal(*code) && (!joined || *code == ErrorCode::Replaced) => {
+                        ServerMsg::Error { code, message, .. } if fatal_refusal(*code) && (!joined || *code == ErrorCode::Replaced) => {
                             let reason = message.clone();
                             let _ = inbox.send(NetEvent::Msg(Box::new(m)));
                             return Outcome::Fatal(reason);

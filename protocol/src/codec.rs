@@ -231,6 +231,7 @@ mod tests {
             ServerMsg::Error {
                 code: ErrorCode::Rejected,
                 message: "no".into(),
+                reason: Some(crate::Reason::Wall),
             },
         ];
         assert_eq!(all.len(), SERVER_TYPES.len());

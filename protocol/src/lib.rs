@@ -33,7 +33,8 @@ pub use diff::{TileSpan, ViewDiff};
 pub use event::{Event, MessageKind};
 pub use geom::{Dir, Pos};
 pub use msg::{
-    ClientMsg, DungeonInfo, ErrorCode, MAX_SCORES, ScoreEntry, ServerMsg, StatGain, utc_date,
+    ClientMsg, DungeonInfo, ErrorCode, MAX_SCORES, Reason, ScoreEntry, ServerMsg, StatGain,
+    utc_date,
 };
 pub use view::{
     Bonus, CellSet, Effect, EntityKind, EntityView, ItemView, PartyMember, SelfView, Slot, Stat,

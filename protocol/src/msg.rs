@@ -166,7 +166,72 @@ pub enum ServerMsg {
         timeout_ms: Option<u64>,
     },
     /// Something the server could not do. The connection stays open unless a close follows.
-    Error { code: ErrorCode, message: String },
+    /// `reason` says which rule refused an action or a character, when one did.
+    Error {
+        code: ErrorCode,
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<Reason>,
+    },
+}
+
+/// Which rule refused an action or a character: one stable code per rule, beside the broader
+/// [`ErrorCode`] (`rejected`, `cannot_act`, ...) that older clients already handle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// A wall is in the way of the step.
+    Wall,
+    /// The step would leave the map.
+    OffMap,
+    /// `descend`/`ascend` away from the matching stairs.
+    NoStairs,
+    /// `ascend` on floor 1: the way up is sealed.
+    NoWayUp,
+    /// The character is not on a floor now (lifted out, or not joined).
+    NotPresent,
+    /// The character is dead.
+    Dead,
+    /// The character's game ended in victory.
+    Won,
+    /// `level_up` without a point to spend.
+    NoPoints,
+    /// A locked door and no Key in the pack.
+    Locked,
+    /// The item is not in the pack.
+    NotCarried,
+    /// The pack is full.
+    PackFull,
+    /// `pick_up` where nothing lies.
+    NothingHere,
+    /// `equip` of something that is not worn.
+    NotWearable,
+    /// `unequip` of something not worn now.
+    NotWorn,
+    /// `equip` of something already worn.
+    AlreadyWorn,
+    /// `use` of something that cannot be used.
+    NotUsable,
+    /// `use` of a Key: keys open doors by walking into them.
+    KeyNotUsable,
+    /// `use` of a healing item at full health.
+    FullHealth,
+    /// `use` of an antidote without poison.
+    NotPoisoned,
+    /// Pack handling while stunned.
+    Stunned,
+    /// Pack handling while confused.
+    Confused,
+    /// The stairs' far end is blocked (told when the turn comes).
+    StairsBlocked,
+    /// The name is taken in this dungeon.
+    NameTaken,
+    /// No free place to arrive on floor 1.
+    NoRoom,
+    /// `new_character` while the character still lives.
+    StillAlive,
+    /// The character is not in the dungeon.
+    UnknownCharacter,
 }
 
 /// One dungeon in the lobby. A private dungeon shows only its name.

@@ -342,7 +342,8 @@ fn play(seed: u64) -> (Vec<(u32, String)>, Coverage, String, String) {
             }
             if let Err(e) = run.d.step(&Input::Choose { id, action }) {
                 run.cov.refusals += 1;
-                run.hash.update(format!("refused {id} {action:?}: {e}"));
+                let told = delve_server::view::input_refusal(&e);
+                run.hash.update(format!("refused {id} {action:?}: {told}"));
                 let wait = Action::Wait;
                 let _ = run.d.step(&Input::Choose { id, action: wait });
             }

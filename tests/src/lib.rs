@@ -212,7 +212,7 @@ impl Bot {
                 .await
                 .unwrap_or_else(|e| panic!("{}: {e}", self.name));
             let is_view = matches!(msg, ServerMsg::Update { .. } | ServerMsg::Snapshot { .. });
-            if let ServerMsg::Error { code, message } = &msg {
+            if let ServerMsg::Error { code, message, .. } = &msg {
                 panic!("{}: unexpected error {code:?}: {message}", self.name);
             }
             let handled = self
@@ -225,6 +225,24 @@ impl Bot {
         }
     }
 
+    /// Reads until an error frame arrives and returns the rule that refused, if one did.
+    pub async fn next_reason(&mut self) -> Option<delve_protocol::Reason> {
+        loop {
+            match self
+                .recv()
+                .await
+                .unwrap_or_else(|e| panic!("{}: {e}", self.name))
+            {
+                ServerMsg::Error { reason, .. } => return reason,
+                other => {
+                    self.model
+                        .handle(other)
+                        .unwrap_or_else(|e| panic!("{}: {e}", self.name));
+                }
+            }
+        }
+    }
+
     /// Reads until an error frame arrives and returns it; view messages on the way are applied.
     pub async fn next_error(&mut self) -> (ErrorCode, String) {
         loop {
@@ -233,7 +251,7 @@ impl Bot {
                 .await
                 .unwrap_or_else(|e| panic!("{}: {e}", self.name))
             {
-                ServerMsg::Error { code, message } => return (code, message),
+                ServerMsg::Error { code, message, .. } => return (code, message),
                 other => {
                     self.model
                         .handle(other)

@@ -22,7 +22,7 @@ async fn a_wrong_protocol_version_gets_an_error_naming_both_versions_then_a_clos
     .await
     .unwrap();
     match within(s.recv()).await.unwrap() {
-        ServerMsg::Error { code, message } => {
+        ServerMsg::Error { code, message, .. } => {
             assert_eq!(code, ErrorCode::BadVersion);
             assert!(message.contains(&theirs.to_string()), "{message}");
             assert!(message.contains(&PROTOCOL_VERSION.to_string()), "{message}");
@@ -296,7 +296,7 @@ async fn a_silent_connection_is_dropped_but_a_lobby_that_keeps_asking_is_not() {
     // Says nothing: told why, then closed 1008.
     let mut silent = within(Session::connect(&server.url)).await.unwrap();
     match within(silent.recv()).await.unwrap() {
-        ServerMsg::Error { code, message } => {
+        ServerMsg::Error { code, message, .. } => {
             assert_eq!(code, ErrorCode::BadHandshake);
             assert!(message.contains("hello"), "{message}");
         }

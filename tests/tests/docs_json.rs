@@ -33,7 +33,10 @@ use serde_json::Value;
 /// `server/src` and `protocol/src`). The texts of `bad_fields`, `malformed` and `too_large` come
 /// from the JSON and WebSocket libraries, and are left out.
 fn error_text_is_real(json: &str, code: &[String]) -> Result<(), String> {
-    let Ok(ServerMsg::Error { code: c, message }) = decode_server(json) else {
+    let Ok(ServerMsg::Error {
+        code: c, message, ..
+    }) = decode_server(json)
+    else {
         return Ok(());
     };
     let name = serde_json::to_value(c).unwrap_or_default();

@@ -165,6 +165,41 @@ async fn picking_up_and_equipping_shows_in_the_next_update() {
 }
 
 #[tokio::test]
+async fn each_refusal_names_its_own_rule_on_the_wire() {
+    use delve_protocol::Reason;
+    let server = TestServer::start(strewn_with("health_pack")).await;
+    let mut ann = Bot::join(&server.url, "Ann", "infirmary").await;
+    fetch_an_item(&mut ann).await;
+    let pack = ann.view().inventory[0].clone();
+    let cases = [
+        (ClientMsg::Use { item: 424_242 }, Reason::NotCarried),
+        (ClientMsg::Equip { item: pack.id }, Reason::NotWearable),
+        (ClientMsg::Unequip { item: pack.id }, Reason::NotWorn),
+        (ClientMsg::Use { item: pack.id }, Reason::FullHealth),
+        (ClientMsg::Ascend, Reason::NoStairs),
+        (
+            ClientMsg::LevelUp {
+                stat: delve_protocol::Stat::Attack,
+            },
+            Reason::NoPoints,
+        ),
+    ];
+    for (msg, want) in cases {
+        ann.send(msg.clone()).await;
+        assert_eq!(ann.next_reason().await, Some(want), "{msg:?}");
+    }
+    // An error that no rule of the game made (a malformed intent) names none.
+    ann.session
+        .send_raw(tokio_tungstenite::tungstenite::Message::text(
+            r#"{"type":"equip","item":"crowbar"}"#,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(ann.next_reason().await, None);
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn impossible_pack_actions_are_refused_with_a_code_and_change_nothing() {
     let server = TestServer::start(strewn_with("health_pack")).await;
     let mut ann = Bot::join(&server.url, "Ann", "infirmary").await;

@@ -164,7 +164,7 @@ async fn all_wait_without(bots: &mut [&mut Bot], absent: &str) -> Vec<Vec<Event>
                     b.name
                 );
             }
-            if let ServerMsg::Error { code, message } = &msg {
+            if let ServerMsg::Error { code, message, .. } = &msg {
                 panic!("{}: unexpected error {code:?}: {message}", b.name);
             }
             events.extend(b.model.handle(msg).unwrap().events);
@@ -761,7 +761,7 @@ async fn watching(bot: &mut Bot) -> Option<String> {
     let name = loop {
         match bot.recv().await.unwrap() {
             ServerMsg::Watching { name } => break name,
-            ServerMsg::Error { code, message } => {
+            ServerMsg::Error { code, message, .. } => {
                 panic!("{}: unexpected error {code:?}: {message}", bot.name)
             }
             other => {
@@ -1380,7 +1380,7 @@ async fn watchers_move_on_when_the_watched_player_leaves_for_good() {
     bob.session.close().await;
     let (before, code) = until_closed("Zed", &mut zed.session).await;
     let told = before.iter().any(|m| {
-        matches!(m, ServerMsg::Error { code: ErrorCode::NoSuchPlayer, message } if message.contains("nobody is left"))
+        matches!(m, ServerMsg::Error { code: ErrorCode::NoSuchPlayer, message, .. } if message.contains("nobody is left"))
     });
     assert!(told, "{before:?}");
     assert_eq!(code, 1000);

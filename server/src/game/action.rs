@@ -1,6 +1,6 @@
 //! What a character can do in a turn, and the rules that refuse an action before it is queued.
 
-use delve_protocol::Dir;
+use delve_protocol::{Dir, ErrorCode, Reason};
 
 use super::EntityId;
 
@@ -41,52 +41,90 @@ impl Action {
     }
 }
 
-/// Why an action was refused. Refusal changes nothing: the player may choose again.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+/// Why an action was refused. Refusal changes nothing: the player may choose again. Each reason
+/// has its own stable code on the wire ([`ActionError::reason`]); the sentence that tells it is
+/// the view's ([`crate::view::refusal`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ActionError {
-    #[error("There is a wall in the way.")]
     Wall,
-    #[error("You cannot leave the map.")]
     OffMap,
-    #[error("There are no stairs here.")]
     NoStairs,
-    #[error("The way up is sealed: the only way is down.")]
     NoWayUp,
-    #[error("Your character is not in the dungeon.")]
     NotPresent,
-    #[error("You are dead.")]
     Dead,
-    #[error("You have no stat points to spend.")]
     NoPoints,
-    #[error("The door is locked. Key required.")]
     Locked,
-    #[error("You have no such item.")]
     NotCarried,
-    #[error("Your pack is full.")]
     PackFull,
-    #[error("There is nothing here to pick up.")]
     NothingHere,
-    #[error("The {0} is not something you can wear.")]
     NotWearable(String),
-    #[error("You are not wearing the {0}.")]
     NotWorn(String),
-    #[error("You are already wearing the {0}.")]
     AlreadyWorn(String),
-    #[error("The {0} cannot be used like that.")]
     NotUsable(String),
-    #[error("A Key is used by walking into a locked door.")]
     KeyNotUsable,
-    #[error("You are already at full health.")]
     FullHealth,
-    #[error("You are not poisoned.")]
     NotPoisoned,
-    #[error("You are too stunned to handle your pack.")]
     StunnedPack,
-    #[error("You are too confused to handle your pack.")]
     ConfusedPack,
-    #[error("Your game is over: you won!")]
     Won,
     /// Only when the turn comes: someone stands on the stairs' far end.
-    #[error("The stairs are blocked.")]
     StairsBlocked,
+}
+
+impl ActionError {
+    /// The broad error code, as clients have known it since protocol version 1.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            ActionError::NotPresent
+            | ActionError::Dead
+            | ActionError::Won
+            | ActionError::StunnedPack
+            | ActionError::ConfusedPack => ErrorCode::CannotAct,
+            ActionError::NotCarried => ErrorCode::NoSuchItem,
+            ActionError::PackFull => ErrorCode::PackFull,
+            ActionError::Wall
+            | ActionError::OffMap
+            | ActionError::NoStairs
+            | ActionError::NoWayUp
+            | ActionError::NoPoints
+            | ActionError::Locked
+            | ActionError::NothingHere
+            | ActionError::NotWearable(_)
+            | ActionError::NotWorn(_)
+            | ActionError::AlreadyWorn(_)
+            | ActionError::NotUsable(_)
+            | ActionError::KeyNotUsable
+            | ActionError::FullHealth
+            | ActionError::NotPoisoned
+            | ActionError::StairsBlocked => ErrorCode::Rejected,
+        }
+    }
+
+    /// The rule that refused it, one stable code each.
+    pub fn reason(&self) -> Reason {
+        match self {
+            ActionError::Wall => Reason::Wall,
+            ActionError::OffMap => Reason::OffMap,
+            ActionError::NoStairs => Reason::NoStairs,
+            ActionError::NoWayUp => Reason::NoWayUp,
+            ActionError::NotPresent => Reason::NotPresent,
+            ActionError::Dead => Reason::Dead,
+            ActionError::NoPoints => Reason::NoPoints,
+            ActionError::Locked => Reason::Locked,
+            ActionError::NotCarried => Reason::NotCarried,
+            ActionError::PackFull => Reason::PackFull,
+            ActionError::NothingHere => Reason::NothingHere,
+            ActionError::NotWearable(_) => Reason::NotWearable,
+            ActionError::NotWorn(_) => Reason::NotWorn,
+            ActionError::AlreadyWorn(_) => Reason::AlreadyWorn,
+            ActionError::NotUsable(_) => Reason::NotUsable,
+            ActionError::KeyNotUsable => Reason::KeyNotUsable,
+            ActionError::FullHealth => Reason::FullHealth,
+            ActionError::NotPoisoned => Reason::NotPoisoned,
+            ActionError::StunnedPack => Reason::Stunned,
+            ActionError::ConfusedPack => Reason::Confused,
+            ActionError::Won => Reason::Won,
+            ActionError::StairsBlocked => Reason::StairsBlocked,
+        }
+    }
 }

@@ -86,16 +86,25 @@ impl Outcome {
 }
 
 /// Why an input changed nothing. A refused input is not journaled.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refusal {
-    #[error(transparent)]
-    Join(#[from] JoinError),
-    #[error(transparent)]
-    Action(#[from] ActionError),
+    Join(JoinError),
+    Action(ActionError),
     /// The input was allowed but there was nothing to do (a lift of someone already lifted, a
     /// connection state it already had, nobody to forget).
-    #[error("nothing to do")]
     Unchanged,
+}
+
+impl From<JoinError> for Refusal {
+    fn from(e: JoinError) -> Refusal {
+        Refusal::Join(e)
+    }
+}
+
+impl From<ActionError> for Refusal {
+    fn from(e: ActionError) -> Refusal {
+        Refusal::Action(e)
+    }
 }
 
 impl Dungeon {

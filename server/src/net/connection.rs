@@ -596,6 +596,7 @@ fn error(code: ErrorCode, message: &str) -> ServerMsg {
     ServerMsg::Error {
         code,
         message: message.to_owned(),
+        reason: None,
     }
 }
 

@@ -5,6 +5,8 @@
 //! [`view_of`] or [`events_for`], and both only read cells in the character's current sight or
 //! memory.
 
+mod party;
+mod refusal;
 mod tell;
 
 use delve_protocol as proto;
@@ -14,7 +16,9 @@ use crate::game::item::Item;
 use crate::game::score::score;
 use crate::game::{Content, Dungeon, EntityId, Player};
 
-pub use tell::{events_for, own_lines, refusal};
+pub use party::{party, turn_status, watchers};
+pub use refusal::{input_refusal, join_refusal, refusal};
+pub use tell::{events_for, own_lines};
 
 /// The view of character `id`, or `None` if it is not in the dungeon. A dead character keeps
 /// watching the floor from where it fell.

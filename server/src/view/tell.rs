@@ -79,7 +79,7 @@ pub fn own_lines(e: &Event, viewer: EntityId) -> Vec<(MessageKind, String)> {
                 ActionError::StairsBlocked | ActionError::Locked => Warning,
                 _ => Normal,
             };
-            line(kind, &refusal(why))
+            line(kind, &super::refusal(why))
         }
         Event::DoorOpened { by, key, .. } if *by == viewer => match key {
             Some(_) => line(Normal, "Unlocked door. Key lost."),
@@ -125,11 +125,6 @@ pub fn own_lines(e: &Event, viewer: EntityId) -> Vec<(MessageKind, String)> {
         ),
         _ => Vec::new(),
     }
-}
-
-/// The sentence that tells a player why an action was refused.
-pub fn refusal(why: &ActionError) -> String {
-    why.to_string()
 }
 
 /// The events of a turn on floor `depth` that character `viewer` could see, for its client, with

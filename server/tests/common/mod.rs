@@ -135,7 +135,7 @@ impl Client {
                         seq,
                     };
                 }
-                ServerMsg::Error { code, message } => panic!("{name}: {code:?} {message}"),
+                ServerMsg::Error { code, message, .. } => panic!("{name}: {code:?} {message}"),
                 _ => {}
             }
         }
@@ -160,7 +160,7 @@ impl Client {
                     self.view = view;
                     self.seq = seq;
                 }
-                ServerMsg::Error { code, message } => {
+                ServerMsg::Error { code, message, .. } => {
                     panic!("{}: {code:?} {message}", self.name)
                 }
                 _ => {}

@@ -133,7 +133,7 @@ async fn bot(
                 .await
                 .context("no update within 30 s")??;
             let is_update = matches!(m, ServerMsg::Update { turn, .. } | ServerMsg::Snapshot { view: delve_protocol::View { turn, .. }, .. } if turn >= target);
-            if let ServerMsg::Error { code, message } = &m {
+            if let ServerMsg::Error { code, message, .. } = &m {
                 match code {
                     // Not queued (a stale view, or dead): choose again.
                     delve_protocol::ErrorCode::Rejected | delve_protocol::ErrorCode::CannotAct => {

@@ -418,7 +418,9 @@ mod tests {
         assert!(d.player(bob).is_none());
         // A winner may start a new character; the King stays dead.
         assert_eq!(
-            d.new_character(ann).map(|_| ()).map_err(|e| e.to_string()),
+            d.new_character(ann)
+                .map(|_| ())
+                .map_err(|e| crate::view::join_refusal(&e)),
             Ok(())
         );
         // The living who have not won may not.

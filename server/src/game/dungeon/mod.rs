@@ -40,17 +40,30 @@ use super::mapgen::GenParams;
 use super::player::Player;
 use super::stats::Stats;
 
-/// Why a character could not join.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+/// Why a character could not join (the sentences are the view's: [`crate::view::join_refusal`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum JoinError {
-    #[error("Someone in this dungeon is already called {0}.")]
+    /// Someone in the party already has this name.
     NameTaken(String),
-    #[error("There is no free place to arrive on floor 1.")]
+    /// No free cell near floor 1's up-stair.
     NoRoom,
-    #[error("Your character is still alive.")]
+    /// `NewCharacter` for a character still alive.
     StillAlive,
-    #[error("There is no such character.")]
+    /// No character with that id.
     Unknown,
+}
+
+impl JoinError {
+    /// The rule that refused it, one stable code each.
+    pub fn reason(&self) -> delve_protocol::Reason {
+        use delve_protocol::Reason;
+        match self {
+            JoinError::NameTaken(_) => Reason::NameTaken,
+            JoinError::NoRoom => Reason::NoRoom,
+            JoinError::StillAlive => Reason::StillAlive,
+            JoinError::Unknown => Reason::UnknownCharacter,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -1,0 +1,294 @@
+//! Players coming and going: joining (new, resumed by token, or taking over from an older
+//! connection), disconnecting, the grace period's end, and starting again after a death. The
+//! tokens themselves are the [`Roster`](super::roster::Roster)'s.
+
+use delve_protocol::{ErrorCode, Event as ProtoEvent, encode};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tracing::{error, info};
+
+use super::{ConnId, DungeonTask, Outgoing, Refusal};
+use crate::game::{EntityId, Input, JoinError, Outcome, Refusal as EngineRefusal};
+use crate::net::validate::new_token;
+use crate::view::{events_for, input_refusal};
+
+impl DungeonTask {
+    /// Keeps `token` as the resume token of character `id`, and in the database (waiting for
+    /// the write: the player is about to be told the token).
+    pub(super) fn remember_token(&mut self, id: EntityId, token: String) {
+        let hash = self.roster.keep(id, token);
+        if let (Some(j), Some(p)) = (self.dungeon.journal(), self.dungeon.player(id)) {
+            let ack = j.store.put_character(j.dungeon, id, p.name.clone(), hash);
+            if let Err(e) = ack.wait() {
+                error!(dungeon = %self.name, player = id, error = %e, "cannot store a character");
+            }
+        }
+    }
+
+    /// Forgets a character's row in the database (its player goes on as a new one).
+    pub(super) fn forget_character(&self, id: EntityId) {
+        if let Some(j) = self.dungeon.journal() {
+            drop(j.store.delete_character(j.dungeon, id));
+        }
+    }
+
+    /// The character connection `conn` plays, if any.
+    pub(super) fn join(
+        &mut self,
+        name: String,
+        token: Option<String>,
+        conn: ConnId,
+        out: mpsc::Sender<Outgoing>,
+    ) -> Result<EntityId, Refusal> {
+        let online = self
+            .sessions
+            .values()
+            .filter(|s| s.player.is_some())
+            .count();
+        let full = || (ErrorCode::DungeonFull, "The dungeon is full.".to_string());
+        let (player, token, events, resumed, took_over) = match token {
+            Some(t) => {
+                // Compare against every stored token without stopping early.
+                let found = self.roster.find(&t);
+                let Some(player) = found else {
+                    return Err((
+                        ErrorCode::BadToken,
+                        "That resume token matches no character in this dungeon.".into(),
+                    ));
+                };
+                let old = self.conn_of(player);
+                if old.is_none() && online >= self.config.max_players_per_dungeon {
+                    return Err(full());
+                }
+                if let Some(old) = old.and_then(|c| self.sessions.remove(&c)) {
+                    info!(dungeon = %self.name, player, "newer connection replaces the old one");
+                    old.error(
+                        ErrorCode::Replaced,
+                        "This character was taken over by a newer connection.".into(),
+                        None,
+                    );
+                    old.close(4000, "replaced by a newer connection");
+                }
+                // Back in time, or lifted out and now returning.
+                self.lifts.remove(&player);
+                let events = self
+                    .dungeon
+                    .step(Input::Return { id: player })
+                    .map(|done| done.events)
+                    .unwrap_or_default();
+                self.roster.shown(player, t.clone());
+                (player, t, events, true, old.is_some())
+            }
+            None => {
+                if online >= self.config.max_players_per_dungeon {
+                    return Err((
+                        ErrorCode::DungeonFull,
+                        format!(
+                            "Dungeon {} already has {} players online.",
+                            self.name, self.config.max_players_per_dungeon
+                        ),
+                    ));
+                }
+                // Nor may a new player pass for a watcher (in chat, in the watcher list).
+                let lower = name.to_lowercase();
+                if self
+                    .sessions
+                    .values()
+                    .any(|s| s.player.is_none() && s.name.to_lowercase() == lower)
+                {
+                    return Err((
+                        ErrorCode::NameTaken,
+                        format!("Someone in dungeon {} is already called {name}.", self.name),
+                    ));
+                }
+                while self.dungeon.character_count() >= self.config.max_characters_per_dungeon
+                    && self.dungeon.step(Input::EvictDead).is_ok()
+                {}
+                if self.dungeon.character_count() >= self.config.max_characters_per_dungeon {
+                    return Err((
+                        ErrorCode::DungeonFull,
+                        format!("Dungeon {} has no room for another character.", self.name),
+                    ));
+                }
+                let done = self
+                    .dungeon
+                    .step(Input::Join { name: name.clone() })
+                    .map_err(|e| match &e {
+                        EngineRefusal::Join(JoinError::NameTaken(_)) => {
+                            (ErrorCode::NameTaken, input_refusal(&e))
+                        }
+                        EngineRefusal::Join(JoinError::NoRoom) => {
+                            (ErrorCode::DungeonFull, input_refusal(&e))
+                        }
+                        _ => (ErrorCode::Internal, input_refusal(&e)),
+                    })?;
+                let Some(player) = done.character else {
+                    return Err((ErrorCode::Internal, "No character was made.".into()));
+                };
+                let events = done.events;
+                let token = new_token();
+                self.remember_token(player, token.clone());
+                (player, token, events, false, false)
+            }
+        };
+        // Connected before its first view is made, so its own party entry says so.
+        self.set_connected(player, true);
+        let Some(view) = self.view_for(player) else {
+            self.set_connected(player, false);
+            return Err((ErrorCode::Internal, "The character has no view.".into()));
+        };
+        if out
+            .try_send(Outgoing::Frame(encode(&self.welcome(
+                player,
+                Some(token),
+                None,
+                view.clone(),
+            ))))
+            .is_err()
+        {
+            // The character stays, disconnected, and can be resumed with its token.
+            self.set_connected(player, false);
+            return Err((
+                ErrorCode::Internal,
+                "The connection closed while joining.".into(),
+            ));
+        }
+        let name = self
+            .dungeon
+            .player(player)
+            .map(|p| p.name.clone())
+            .unwrap_or_default();
+        self.sessions.insert(
+            conn,
+            self.new_session(out, Some(player), None, name.clone(), view),
+        );
+        self.refresh_online();
+        info!(dungeon = %self.name, player, %name, resumed, "player joined");
+
+        // The joiner gets its arrival messages; everyone else hears who came, and may now see
+        // the newcomer (and its party entry).
+        let depth = self.depth_of(player);
+        let mine = events_for(&self.dungeon, player, depth, &events);
+        self.push_view(conn, mine, false);
+        if !took_over {
+            let line = if resumed {
+                format!("{name} is back.")
+            } else {
+                format!("{name} enters the dungeon.")
+            };
+            let others: Vec<ProtoEvent> = Vec::new();
+            self.announce(Some(conn), &line, depth, &events, others);
+        }
+        self.send_turn_status(depth);
+        Ok(player)
+    }
+
+    pub(super) fn disconnect(&mut self, conn: ConnId) {
+        // A connection replaced by a newer one is already gone: nothing to do.
+        let Some(s) = self.sessions.remove(&conn) else {
+            return;
+        };
+        self.refresh_online();
+        let Some(player) = s.player else {
+            info!(dungeon = %self.name, watcher = %s.name, "watcher left");
+            self.announce(
+                None,
+                &format!("{} stopped watching.", s.name),
+                0,
+                &[],
+                Vec::new(),
+            );
+            return;
+        };
+        self.set_connected(player, false);
+        let alive = self
+            .dungeon
+            .player(player)
+            .is_some_and(|p| p.alive && !p.victory);
+        info!(dungeon = %self.name, player, alive, "player disconnected");
+        let line = if alive {
+            // It waits, never holding up a turn, until the grace period ends.
+            self.lifts
+                .insert(player, Instant::now() + self.config.grace);
+            format!("{} lost the connection; their character waits.", s.name)
+        } else {
+            format!("{} has left.", s.name)
+        };
+        self.announce(None, &line, 0, &[], Vec::new());
+        // The floor may have been waiting only for this player.
+        self.check_floor(self.depth_of(player));
+    }
+
+    /// The grace period of a disconnected character ended: it leaves its floor until its player
+    /// comes back.
+    pub(super) fn lift(&mut self, id: EntityId) {
+        if self.conn_of(id).is_some() {
+            return;
+        }
+        let Ok(done) = self.dungeon.step(Input::Lift { id }) else {
+            return;
+        };
+        let events = done.events;
+        let depth = self.depth_of(id);
+        info!(dungeon = %self.name, player = id, "character lifted out after the grace period");
+        self.send_views(depth, depth, &events, false);
+        self.check_floor(depth);
+    }
+
+    /// A dead character's player starts a new one: same connection, same name and token, a new
+    /// id, and a welcome with its first view.
+    pub(super) fn new_character(&mut self, conn: ConnId, old: EntityId) {
+        let (id, events) = match self.dungeon.step(Input::NewCharacter { old }) {
+            Ok(Outcome {
+                character: Some(id),
+                events,
+                ..
+            }) => (id, events),
+            Ok(_) => return,
+            Err(e) => {
+                let code = match e {
+                    EngineRefusal::Join(JoinError::NameTaken(_)) => ErrorCode::NameTaken,
+                    EngineRefusal::Join(JoinError::NoRoom) => ErrorCode::DungeonFull,
+                    _ => ErrorCode::CannotAct,
+                };
+                let reason = match &e {
+                    EngineRefusal::Join(j) => Some(j.reason()),
+                    _ => None,
+                };
+                self.send(conn, code, input_refusal(&e), reason);
+                return;
+            }
+        };
+        // The token belongs to the player, not the character: it now resumes the new one.
+        let token = self.roster.hand_over(old);
+        self.forget_character(old);
+        self.remember_token(id, token.clone());
+        // Whoever watched the old character follows the new one.
+        for s in self.sessions.values_mut() {
+            if s.watching == Some(old) {
+                s.watching = Some(id);
+                s.resend_whole();
+            }
+        }
+        let Some(view) = self.view_for(id) else {
+            return;
+        };
+        let welcome = self.welcome(id, Some(token), None, view.clone());
+        let Some(s) = self.sessions.get_mut(&conn) else {
+            return;
+        };
+        s.restart(id, &welcome, view);
+        let name = s.name.clone();
+        info!(dungeon = %self.name, player = id, %name, "new character after a death");
+        let mine = events_for(&self.dungeon, id, 1, &events);
+        self.push_view(conn, mine, false);
+        self.announce(
+            Some(conn),
+            &format!("{name} enters the dungeon again."),
+            1,
+            &events,
+            Vec::new(),
+        );
+        self.send_turn_status(1);
+    }
+}

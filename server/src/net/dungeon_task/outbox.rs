@@ -1,0 +1,224 @@
+//! Each connection's outbox and everything about what it was sent: the bounded channel to its
+//! socket task, the baseline its diffs are computed against, the sequence numbers, and whether
+//! it fell behind. The dungeon task decides *what* a connection should see; this module decides
+//! how it gets there (a diff, or a snapshot when the baseline cannot be trusted) without ever
+//! waiting on a socket.
+
+use delve_protocol::{ErrorCode, Event as ProtoEvent, Reason, ServerMsg, View, encode};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+use tracing::debug;
+
+use super::ConnId;
+use crate::game::EntityId;
+use crate::net::limits::RateLimiter;
+
+/// What the dungeon task hands a connection to write.
+#[derive(Debug)]
+pub enum Outgoing {
+    /// An encoded JSON text frame.
+    Frame(String),
+    /// Close the socket with this code and reason.
+    Close { code: u16, reason: String },
+}
+
+/// One connection in the dungeon.
+pub(super) struct Session {
+    out: mpsc::Sender<Outgoing>,
+    /// The character this connection plays; `None` for a watcher.
+    pub player: Option<EntityId>,
+    /// The character whose view it follows instead of its own, if any.
+    pub watching: Option<EntityId>,
+    /// Shown in chat and in the watcher list.
+    pub name: String,
+    /// The last view this connection was sent: diffs are computed against it.
+    baseline: Option<View>,
+    /// Sequence number of the last view message sent.
+    seq: u64,
+    /// Frames were dropped because the outbox was full; send a snapshot when there is room.
+    behind: bool,
+    /// The welcome of a new character could not be queued: send it instead of the next
+    /// snapshot, so the client learns its new id.
+    needs_welcome: bool,
+    pub chat: RateLimiter,
+}
+
+impl Session {
+    /// A session whose client was just sent `view` (in its welcome).
+    pub fn new(
+        out: mpsc::Sender<Outgoing>,
+        player: Option<EntityId>,
+        watching: Option<EntityId>,
+        name: String,
+        view: View,
+        chat: RateLimiter,
+    ) -> Session {
+        Session {
+            out,
+            player,
+            watching,
+            name,
+            baseline: Some(view),
+            seq: 0,
+            behind: false,
+            needs_welcome: false,
+            chat,
+        }
+    }
+
+    /// The character whose view this connection is sent.
+    pub fn subject(&self) -> Option<EntityId> {
+        self.watching.or(self.player)
+    }
+
+    /// Whether the session owes its client a welcome (for the character it plays now).
+    pub fn needs_welcome(&self) -> bool {
+        self.needs_welcome
+    }
+
+    /// The next update must be a whole view (its subject changed, or the client asked).
+    pub fn resend_whole(&mut self) {
+        self.behind = true;
+    }
+
+    /// The client was sent `view` by other means (a welcome): diffs continue from it.
+    pub fn set_baseline(&mut self, view: View) {
+        self.baseline = Some(view);
+    }
+
+    /// Queues a frame; `false` if the outbox is full or closed. Advisory frames (turn status,
+    /// `watching`) may be lost this way: the next update supersedes them.
+    pub fn send(&self, msg: &ServerMsg) -> bool {
+        self.out.try_send(Outgoing::Frame(encode(msg))).is_ok()
+    }
+
+    /// Queues an encoded frame, as [`Session::send`].
+    pub fn send_encoded(&self, frame: String) -> bool {
+        self.out.try_send(Outgoing::Frame(frame)).is_ok()
+    }
+
+    /// Queues an error frame.
+    pub fn error(&self, code: ErrorCode, message: String, reason: Option<Reason>) {
+        self.send(&ServerMsg::Error {
+            code,
+            message,
+            reason,
+        });
+    }
+
+    /// Asks the connection to close its socket.
+    pub fn close(&self, code: u16, reason: &str) {
+        let reason = reason.to_owned();
+        let _ = self.out.try_send(Outgoing::Close { code, reason });
+    }
+
+    /// Starts over on a new character after `welcome` (carrying `view`): numbering restarts at
+    /// 0, and a welcome that could not be queued is owed until there is room.
+    pub fn restart(&mut self, player: EntityId, welcome: &ServerMsg, view: View) {
+        let delivered = self.send(welcome);
+        self.player = Some(player);
+        self.watching = None;
+        self.baseline = Some(view);
+        self.seq = 0;
+        self.behind = !delivered;
+        self.needs_welcome = !delivered;
+    }
+
+    /// Sends the client `view` with `events`: a diff against its baseline, or a whole view when
+    /// the baseline cannot be trusted (another floor, another subject, the connection fell
+    /// behind); `welcome` stands in for that whole view when one is owed. A resolved turn
+    /// always sends one (`force`: the turn number moves); news between turns only when there
+    /// is something in it.
+    pub fn push(
+        &mut self,
+        conn: ConnId,
+        view: View,
+        events: Vec<ProtoEvent>,
+        force: bool,
+        welcome: Option<ServerMsg>,
+    ) {
+        let diff = match (&self.baseline, self.behind) {
+            (Some(base), false) => base.diff(&view),
+            _ => None,
+        };
+        if !force && events.is_empty() && diff.as_ref().is_some_and(|d| d.is_empty()) {
+            return;
+        }
+        // A whole view goes first; the events then follow in an update of their own, so no
+        // log line is lost. Each frame is kept with its sequence number.
+        let mut frames: Vec<(u64, ServerMsg)> = Vec::new();
+        match diff {
+            Some(diff) => {
+                let seq = self.seq + 1;
+                let turn = view.turn;
+                frames.push((
+                    seq,
+                    ServerMsg::Update {
+                        seq,
+                        turn,
+                        diff,
+                        events,
+                    },
+                ));
+            }
+            None => {
+                let seq = match welcome {
+                    // A welcome restarts the numbering at 0.
+                    Some(w) => {
+                        frames.push((0, w));
+                        0
+                    }
+                    None => {
+                        let seq = self.seq + 1;
+                        let view = view.clone();
+                        frames.push((seq, ServerMsg::Snapshot { seq, view }));
+                        seq
+                    }
+                };
+                if !events.is_empty() {
+                    let seq = seq + 1;
+                    let diff = Default::default();
+                    let turn = view.turn;
+                    frames.push((
+                        seq,
+                        ServerMsg::Update {
+                            seq,
+                            turn,
+                            diff,
+                            events,
+                        },
+                    ));
+                }
+            }
+        }
+        let mut last_sent = None;
+        for (seq, f) in &frames {
+            match self.out.try_send(Outgoing::Frame(encode(f))) {
+                Ok(()) => last_sent = Some(*seq),
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    if !self.behind {
+                        debug!(conn, "connection fell behind; will resend a snapshot");
+                    }
+                    self.behind = true;
+                    break;
+                }
+                // The connection is closing; its Disconnect is on the way.
+                Err(mpsc::error::TrySendError::Closed(_)) => break,
+            }
+        }
+        if let Some(seq) = last_sent {
+            // The first frame carries the new view; a lost second frame only loses log lines.
+            self.seq = seq;
+            self.baseline = Some(view);
+            self.needs_welcome = false;
+            if frames.last().is_some_and(|(last, _)| *last == seq) {
+                self.behind = false;
+            }
+        }
+    }
+
+    /// A chat line is allowed now by this session's chat budget.
+    pub fn may_chat(&mut self, now: Instant) -> bool {
+        self.chat.allow(now.into_std())
+    }
+}

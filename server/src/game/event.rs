@@ -27,6 +27,22 @@ pub enum Event {
         from: Pos,
         to: Pos,
     },
+    /// A new character called `name` came into being, about to arrive at `pos` on floor 1.
+    Created {
+        id: EntityId,
+        name: String,
+        pos: Pos,
+    },
+    /// A finished character whose player had gone was forgotten (to make room, or because its
+    /// player started again as a new one).
+    Forgotten {
+        id: EntityId,
+    },
+    /// A connection took over (`true`) or dropped (`false`) a character.
+    Connected {
+        id: EntityId,
+        connected: bool,
+    },
     /// A character appeared on a floor by joining the dungeon.
     Arrived {
         id: EntityId,

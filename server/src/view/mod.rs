@@ -165,12 +165,13 @@ mod tests {
 
     /// Two floor cells on floor 1 that cannot see each other, and one pair that can.
     fn scene(d: &mut Dungeon) -> ((Pos, Pos), (Pos, Pos)) {
-        let map = d.floor_mut(1).map.clone();
+        // Joining makes floor 1.
+        let (a, _) = joined(d, "Probe");
+        let map = d.floor(1).unwrap().map.clone();
         let floor: Vec<Pos> = (0..map.cells().len())
             .map(|i| map.pos_of(i))
             .filter(|p| map.get(*p) == Tile::Floor)
             .collect();
-        let (a, _) = joined(d, "Probe");
         let mut hidden = None;
         let mut seen = None;
         'outer: for &p in &floor {

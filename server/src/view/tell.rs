@@ -164,6 +164,9 @@ pub fn events_for(
                 }
             }
             Event::Arrived { .. }
+            | Event::Created { .. }
+            | Event::Forgotten { .. }
+            | Event::Connected { .. }
             | Event::Healed { .. }
             | Event::TurnEnded { .. }
             | Event::Dropped { .. }

@@ -6,7 +6,7 @@ use super::*;
 use crate::game::EntityId;
 use crate::game::event::Event;
 use crate::game::fov;
-use crate::game::player::Death;
+use crate::game::player::{Death, Player};
 use crate::game::stats::Stat;
 
 impl Dungeon {
@@ -20,6 +20,19 @@ impl Dungeon {
                     self.update_sight(*id);
                 } else if let Some(m) = self.monster_mut(*id) {
                     m.pos = *to;
+                }
+            }
+            Event::Created { id, name, pos } => {
+                let player = Player::new(*id, name.clone(), 1, *pos, &content);
+                self.players.insert(*id, player);
+                self.next_id = self.next_id.max(*id + 1);
+            }
+            Event::Forgotten { id } => {
+                self.players.remove(id);
+            }
+            Event::Connected { id, connected } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.connected = *connected;
                 }
             }
             Event::Arrived { id, depth, pos } => {

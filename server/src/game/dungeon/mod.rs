@@ -171,7 +171,7 @@ impl Dungeon {
     }
 
     /// Floor `depth` (1-based, clamped to the dungeon), generating it on first use.
-    pub fn floor_mut(&mut self, depth: u8) -> &mut Floor {
+    pub(in crate::game) fn floor_mut(&mut self, depth: u8) -> &mut Floor {
         let last = self.depth_count();
         let k = usize::from(depth.clamp(1, last) - 1);
         let (seed, params, content) = (self.seed, &self.params, &self.content);

@@ -4,14 +4,16 @@
 use super::*;
 use crate::game::EntityId;
 use crate::game::event::Event;
-use crate::game::player::Player;
 
 impl Dungeon {
     /// Forgets the longest-finished character (dead, or victorious) whose player has gone, to
     /// make room; `false` if there is none.
     pub(in crate::game) fn evict_dead(&mut self) -> bool {
-        let gone = self.players.values().find(|p| !p.in_party()).map(|p| p.id);
-        gone.is_some_and(|id| self.players.remove(&id).is_some())
+        let Some(id) = self.players.values().find(|p| !p.in_party()).map(|p| p.id) else {
+            return false;
+        };
+        self.apply(&Event::Forgotten { id });
+        true
     }
 
     /// Whether `name` is in use by a character other than `except`: a living one, or a dead one
@@ -38,10 +40,9 @@ impl Dungeon {
         let up = self.floor_mut(1).up;
         let pos = self.free_cell_near(1, up).ok_or(JoinError::NoRoom)?;
         let id = self.next_id;
-        self.next_id += 1;
-        let player = Player::new(id, name.to_owned(), 1, pos, &self.content);
-        self.players.insert(id, player);
         let mut out = Vec::new();
+        let name = name.to_owned();
+        self.emit(Event::Created { id, name, pos }, &mut out);
         self.emit(Event::Arrived { id, depth: 1, pos }, &mut out);
         Ok((id, out))
     }
@@ -60,16 +61,19 @@ impl Dungeon {
             return Err(JoinError::NameTaken(name));
         }
         // The dead character's record has served its purpose: its player plays on as the new one.
-        self.players.remove(&old);
-        self.place_new(&name)
+        let mut out = Vec::new();
+        self.emit(Event::Forgotten { id: old }, &mut out);
+        let (id, events) = self.place_new(&name)?;
+        out.extend(events);
+        Ok((id, out))
     }
 
     /// Marks whether a connection drives `id`. A disconnected character never holds up its
     /// floor's turn. A choice it already made stands: it was accepted, and dropping it would
     /// also drop the turn's timer if it was the only one, leaving the others waiting.
     pub(in crate::game) fn set_connected(&mut self, id: EntityId, connected: bool) {
-        if let Some(p) = self.players.get_mut(&id) {
-            p.connected = connected;
+        if self.players.contains_key(&id) {
+            self.apply(&Event::Connected { id, connected });
         }
     }
 

@@ -558,11 +558,7 @@ impl DungeonTask {
             seq: 0,
             behind: false,
             needs_welcome: false,
-            chat: RateLimiter::new(
-                self.config.chat_per_sec,
-                self.config.chat_burst,
-                Instant::now().into_std(),
-            ),
+            chat: RateLimiter::new(self.config.chat_per_sec, self.config.chat_burst),
         }
     }
 
@@ -1019,7 +1015,6 @@ impl DungeonTask {
 
     /// Relays a chat line to everyone in the dungeon, the sender included.
     fn chat(&mut self, conn: ConnId, text: &str) {
-        let now = Instant::now();
         let Some(s) = self.sessions.get_mut(&conn) else {
             return;
         };
@@ -1036,7 +1031,7 @@ impl DungeonTask {
                 ErrorCode::Rejected,
                 format!("A chat line can be at most {MAX_CHAT_CHARS} characters."),
             ))
-        } else if !s.chat.allow(now.into_std()) {
+        } else if !s.chat.allow() {
             // Every refused line is answered, so the sender knows which lines never went out;
             // the message rate limit above already bounds how many answers a flood can draw.
             Some((

@@ -1,5 +1,6 @@
 //! The messages themselves: what a client may send and what the server answers.
 
+use jiff::{Span, civil};
 use serde::{Deserialize, Serialize};
 
 use crate::diff::ViewDiff;
@@ -268,25 +269,15 @@ pub struct ScoreEntry {
 /// `secs` (seconds since 1970, UTC) as YYYY-MM-DD: how score dates are shown, by the client
 /// and by `delve-server scores` alike.
 pub fn utc_date(secs: u64) -> String {
-    let (y, m, d) = civil_from_days(secs / 86_400);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
-/// The calendar date `days` days after 1970-01-01 (proleptic Gregorian), after Howard Hinnant's
-/// `civil_from_days`: count in 400-year eras that start on 1 March, so the leap day is the last
-/// day of its year.
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    // Days since 0000-03-01.
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z % 146_097; // [0, 146096]
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365; // [0, 399]
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // [0, 365], from 1 March
-    let mp = (5 * doy + 2) / 153; // [0, 11], March = 0
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + u64::from(m <= 2);
-    (y, m, d)
+    // Whole days after 1970-01-01 rather than a jiff `Timestamp`: a timestamp's range stops a
+    // day short of the calendar's last day so that it fits every time zone, and UTC needs none.
+    // Past 9999-12-31 (no real score is) shows that day rather than failing.
+    let date = i64::try_from(secs / 86_400)
+        .ok()
+        .and_then(|days| Span::new().try_days(days).ok())
+        .and_then(|days| civil::date(1970, 1, 1).checked_add(days).ok())
+        .unwrap_or(civil::Date::MAX);
+    format!("{:04}-{:02}-{:02}", date.year(), date.month(), date.day())
 }
 
 /// Most score entries one `scores` answer holds.
@@ -357,11 +348,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn known_dates_read_as_yyyy_mm_dd() {
+        for (secs, date) in [
+            (0, "1970-01-01"),
+            (86_399, "1970-01-01"),
+            (86_400, "1970-01-02"),
+            (951_782_400, "2000-02-29"),
+            (1_700_000_000, "2023-11-14"),
+            (4_107_542_399, "2100-02-28"),
+            (4_107_542_400, "2100-03-01"),
+            (253_402_300_799, "9999-12-31"),
+            // Past the calendar's end: its last day, not a panic.
+            (u64::MAX, "9999-12-31"),
+        ] {
+            assert_eq!(utc_date(secs), date, "{secs}");
+        }
+    }
+
+    #[test]
     fn every_day_follows_the_one_before() {
-        // Walk 1970..2400 day by day: each date is the day after the last.
+        // Walk 1970..2400 day by day: each date is the day after the last, at any second of it.
         let (mut y, mut m, mut d) = (1970, 1, 1);
         for day in 0..(430 * 366) {
-            assert_eq!(civil_from_days(day), (y, m, d), "day {day}");
+            let secs = day * 86_400 + day % 86_400;
+            assert_eq!(utc_date(secs), format!("{y:04}-{m:02}-{d:02}"), "day {day}");
             let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
             let len = match m {
                 2 if leap => 29,

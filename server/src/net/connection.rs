@@ -101,11 +101,7 @@ pub async fn serve(
         peer,
         conn,
         shared: Arc::clone(&shared),
-        limiter: RateLimiter::new(
-            config.msgs_per_sec,
-            config.msg_burst,
-            Instant::now().into_std(),
-        ),
+        limiter: RateLimiter::new(config.msgs_per_sec, config.msg_burst),
         dropped: 0,
         window_start: Instant::now(),
         last_rate_error: None,
@@ -354,13 +350,13 @@ impl Connection {
             };
             let ip = self.peer.ip();
             let guard = &self.shared.password_guard;
-            if !guard.may_try(ip, std::time::Instant::now()) {
+            if !guard.may_try(ip) {
                 info!(peer = %self.peer, dungeon = %handle.name, "refused: too many wrong passwords lately");
                 return self.shut_out().await;
             }
             if !self.shared.hasher.verify(stored, given).await {
                 info!(peer = %self.peer, dungeon = %handle.name, "wrong dungeon password");
-                if !guard.missed(ip, std::time::Instant::now()) {
+                if !guard.missed(ip) {
                     return self.shut_out().await;
                 }
                 return refuse(
@@ -550,10 +546,10 @@ impl Connection {
 
     /// Takes a rate-limit token. When there is none, tells the client (at most once a second).
     async fn admit(&mut self) -> bool {
-        let now = Instant::now();
-        if self.limiter.allow(now.into_std()) {
+        if self.limiter.allow() {
             return true;
         }
+        let now = Instant::now();
         if now.duration_since(self.window_start) > FLOOD_WINDOW {
             self.window_start = now;
             self.dropped = 0;

@@ -1,41 +1,54 @@
-//! Rate limiting and connection counting.
+//! Rate limiting (governor's limiters over tokio's clock) and connection counting.
 
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::net::IpAddr;
+use std::num::NonZeroU32;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// A token bucket: `rate` messages per second sustained, `burst` at once.
+use governor::Quota;
+use governor::clock::Clock;
+use governor::nanos::Nanos;
+use governor::state::keyed::{HashMapStateStore, ShrinkableKeyedStateStore};
+use governor::state::{InMemoryState, NotKeyed, StateStore};
+
+/// Where the limiters read the time: tokio's clock, so a test that pauses tokio's time
+/// governs the limits too, and the server itself reads the same monotonic clock as its timers.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TokioClock;
+
+impl Clock for TokioClock {
+    type Instant = std::time::Instant;
+
+    fn now(&self) -> Self::Instant {
+        tokio::time::Instant::now().into_std()
+    }
+}
+
+/// `n` as governor's non-zero count; a zero in the config means one, as it always has.
+fn at_least_one(n: u32) -> NonZeroU32 {
+    NonZeroU32::MIN.saturating_add(n.saturating_sub(1))
+}
+
+/// `rate` messages per second sustained, `burst` at once: one per connection for messages,
+/// one per session for chat.
 #[derive(Debug)]
 pub struct RateLimiter {
-    rate: f64,
-    burst: f64,
-    tokens: f64,
-    last: Instant,
+    inner: governor::RateLimiter<NotKeyed, InMemoryState, TokioClock>,
 }
 
 impl RateLimiter {
-    pub fn new(rate: u32, burst: u32, now: Instant) -> Self {
-        let burst = f64::from(burst.max(1));
+    pub fn new(rate: u32, burst: u32) -> Self {
+        let quota = Quota::per_second(at_least_one(rate)).allow_burst(at_least_one(burst));
         RateLimiter {
-            rate: f64::from(rate.max(1)),
-            burst,
-            tokens: burst,
-            last: now,
+            inner: governor::RateLimiter::direct_with_clock(quota, TokioClock),
         }
     }
 
     /// Takes one token; `false` means the message must be dropped.
-    pub fn allow(&mut self, now: Instant) -> bool {
-        let dt = now.saturating_duration_since(self.last).as_secs_f64();
-        self.last = now;
-        self.tokens = (self.tokens + dt * self.rate).min(self.burst);
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
-        } else {
-            false
-        }
+    pub fn allow(&self) -> bool {
+        self.inner.check().is_ok()
     }
 }
 
@@ -110,56 +123,106 @@ impl Drop for ConnectionSlot {
 /// does not reset the count. An address may miss `tries` times and earns one try back every
 /// `refill`. It is asked before any hashing, so a guesser cannot keep the hashing threads busy
 /// for everyone else either.
+///
+/// Each miss takes one cell from the address's budget in a keyed governor limiter. Asking
+/// whether an address may try must not take one (a right password costs nothing), and governor
+/// has no "look without taking", so the store below can answer a [`Probe::Look`] without
+/// keeping the result.
 #[derive(Debug)]
 pub struct PasswordGuard {
-    tries: u32,
-    refill: Duration,
-    misses: Mutex<HashMap<IpAddr, Misses>>,
+    misses: governor::RateLimiter<Probe, Budgets, TokioClock>,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Misses {
-    count: f64,
-    at: Instant,
+/// A question to the password budgets: take a try from `ip`, or only see whether one is there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Probe {
+    Take(IpAddr),
+    Look(IpAddr),
 }
 
-impl Misses {
-    /// The count as it stands at `now`, after the tries earned back since `at`.
-    fn at(&self, now: Instant, refill: Duration) -> f64 {
-        let earned = now.saturating_duration_since(self.at).as_secs_f64() / refill.as_secs_f64();
-        (self.count - earned).max(0.0)
+/// governor's own per-key store, keyed by address; a [`Probe::Look`] runs governor's decision
+/// on the address's state and then leaves that state as it was.
+#[derive(Debug, Default)]
+struct Budgets(HashMapStateStore<IpAddr>);
+
+impl StateStore for Budgets {
+    type Key = Probe;
+
+    fn measure_and_replace<T, F, E>(&self, key: &Probe, f: F) -> Result<T, E>
+    where
+        F: Fn(Option<Nanos>) -> Result<(T, Nanos), E>,
+    {
+        match *key {
+            Probe::Take(ip) => self.0.measure_and_replace(&ip, f),
+            // Carry the decision out as the "refused" side, so the store never writes it.
+            Probe::Look(ip) => {
+                let looked: Result<Infallible, Result<T, E>> =
+                    self.0.measure_and_replace(&ip, |tat| match f(tat) {
+                        Ok((t, _)) => Err(Ok(t)),
+                        Err(e) => Err(Err(e)),
+                    });
+                match looked {
+                    Ok(never) => match never {},
+                    Err(decision) => decision,
+                }
+            }
+        }
     }
 }
 
-/// Past this many addresses, forgiven ones are dropped from the map on the next miss.
+impl ShrinkableKeyedStateStore<Probe> for Budgets {
+    fn retain_recent(&self, drop_below: Nanos) {
+        self.0.retain_recent(drop_below);
+    }
+
+    fn shrink_to_fit(&self) {
+        self.0.shrink_to_fit();
+    }
+
+    fn len(&self) -> usize {
+        ShrinkableKeyedStateStore::len(&self.0)
+    }
+
+    fn is_empty(&self) -> bool {
+        ShrinkableKeyedStateStore::is_empty(&self.0)
+    }
+}
+
+/// Past this many addresses, forgiven ones are dropped from the map on the next question (a
+/// look stores an entry for a new address too, so both ways in prune).
 const GUARD_PRUNE_AT: usize = 4096;
 
 impl PasswordGuard {
     pub fn new(tries: u32, refill: Duration) -> Self {
+        let refill = refill.max(Duration::from_millis(1));
+        // `with_period` is `None` only for a zero period, which the line above rules out.
+        let quota = Quota::with_period(refill)
+            .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
+            .allow_burst(at_least_one(tries));
         PasswordGuard {
-            tries: tries.max(1),
-            refill: refill.max(Duration::from_millis(1)),
-            misses: Mutex::default(),
+            misses: governor::RateLimiter::new(quota, Budgets::default(), TokioClock),
         }
     }
 
     /// Whether `ip` may try a password now.
-    pub fn may_try(&self, ip: IpAddr, now: Instant) -> bool {
-        let map = self.misses.lock().unwrap_or_else(|e| e.into_inner());
-        map.get(&ip)
-            .is_none_or(|m| m.at(now, self.refill) + 1.0 <= f64::from(self.tries))
+    pub fn may_try(&self, ip: IpAddr) -> bool {
+        self.prune();
+        self.misses.check_key(&Probe::Look(ip)).is_ok()
     }
 
     /// Records a wrong password from `ip`; `false` when that was its last try for now.
-    pub fn missed(&self, ip: IpAddr, now: Instant) -> bool {
-        let mut map = self.misses.lock().unwrap_or_else(|e| e.into_inner());
-        if map.len() >= GUARD_PRUNE_AT {
-            let refill = self.refill;
-            map.retain(|_, m| m.at(now, refill) > 0.0);
+    pub fn missed(&self, ip: IpAddr) -> bool {
+        self.prune();
+        // Refused only when another connection from `ip` spent the last try since `may_try`:
+        // then there is certainly none left.
+        self.misses.check_key(&Probe::Take(ip)).is_ok()
+            && self.misses.check_key(&Probe::Look(ip)).is_ok()
+    }
+
+    fn prune(&self) {
+        if self.misses.len() >= GUARD_PRUNE_AT {
+            self.misses.retain_recent();
         }
-        let count = map.get(&ip).map_or(0.0, |m| m.at(now, self.refill)) + 1.0;
-        map.insert(ip, Misses { count, at: now });
-        count + 1.0 <= f64::from(self.tries)
     }
 }
 
@@ -167,17 +230,19 @@ impl PasswordGuard {
 mod tests {
     use super::*;
 
-    #[test]
-    fn bucket_allows_the_burst_then_the_rate() {
-        let t0 = Instant::now();
-        let mut r = RateLimiter::new(10, 5, t0);
-        assert_eq!((0..8).filter(|_| r.allow(t0)).count(), 5);
+    // The limiters read tokio's clock, so these tests pause it and move it by hand.
+    use tokio::time::advance;
+
+    #[tokio::test(start_paused = true)]
+    async fn bucket_allows_the_burst_then_the_rate() {
+        let r = RateLimiter::new(10, 5);
+        assert_eq!((0..8).filter(|_| r.allow()).count(), 5);
         // 0.3 s later three more tokens have dripped in.
-        let t1 = t0 + Duration::from_millis(300);
-        assert_eq!((0..8).filter(|_| r.allow(t1)).count(), 3);
+        advance(Duration::from_millis(300)).await;
+        assert_eq!((0..8).filter(|_| r.allow()).count(), 3);
         // The bucket never holds more than the burst.
-        let t2 = t1 + Duration::from_secs(60);
-        assert_eq!((0..20).filter(|_| r.allow(t2)).count(), 5);
+        advance(Duration::from_secs(60)).await;
+        assert_eq!((0..20).filter(|_| r.allow()).count(), 5);
     }
 
     #[test]
@@ -198,29 +263,56 @@ mod tests {
         assert!(c.try_acquire(a, 3, 2).is_ok());
     }
 
-    #[test]
-    fn password_misses_are_counted_per_address_and_forgiven_slowly() {
+    #[tokio::test(start_paused = true)]
+    async fn password_misses_are_counted_per_address_and_forgiven_slowly() {
         let g = PasswordGuard::new(3, Duration::from_secs(10));
         let a: IpAddr = [10, 0, 0, 1].into();
         let b: IpAddr = [10, 0, 0, 2].into();
-        let t0 = Instant::now();
-        assert!(g.may_try(a, t0));
-        assert!(g.missed(a, t0));
-        assert!(g.missed(a, t0));
+        assert!(g.may_try(a));
+        assert!(g.missed(a));
+        assert!(g.missed(a));
         // The third miss is the last one allowed.
-        assert!(!g.missed(a, t0));
-        assert!(!g.may_try(a, t0));
+        assert!(!g.missed(a));
+        assert!(!g.may_try(a));
         // Another address is not affected.
-        assert!(g.may_try(b, t0));
+        assert!(g.may_try(b));
         // Five seconds earn half a try back: still shut.
-        assert!(!g.may_try(a, t0 + Duration::from_secs(5)));
+        advance(Duration::from_secs(5)).await;
+        assert!(!g.may_try(a));
         // Ten seconds earn one.
-        let t1 = t0 + Duration::from_secs(10);
-        assert!(g.may_try(a, t1));
-        assert!(!g.missed(a, t1));
-        assert!(!g.may_try(a, t1));
+        advance(Duration::from_secs(5)).await;
+        assert!(g.may_try(a));
+        assert!(!g.missed(a));
+        assert!(!g.may_try(a));
         // Long enough and it is all forgiven.
-        let t2 = t1 + Duration::from_secs(60);
-        assert!(g.missed(a, t2));
+        advance(Duration::from_secs(60)).await;
+        assert!(g.missed(a));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn asking_costs_no_try() {
+        // A right password is only asked about, never recorded: asking must not spend the budget.
+        let g = PasswordGuard::new(2, Duration::from_secs(10));
+        let a: IpAddr = [10, 0, 0, 1].into();
+        for _ in 0..10 {
+            assert!(g.may_try(a));
+        }
+        assert!(g.missed(a));
+        assert!(!g.missed(a));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn forgiven_addresses_are_pruned() {
+        let g = PasswordGuard::new(2, Duration::from_secs(10));
+        for n in 0..GUARD_PRUNE_AT as u32 {
+            assert!(g.may_try(IpAddr::from(n.to_be_bytes())));
+        }
+        let a: IpAddr = [10, 0, 0, 1].into();
+        assert!(g.missed(a));
+        // Every address above was fresh, so only the one that missed is still remembered.
+        advance(Duration::from_secs(1)).await;
+        assert!(g.may_try([10, 0, 0, 2].into()));
+        assert!(g.misses.len() <= 3, "{}", g.misses.len());
+        assert!(!g.missed(a));
     }
 }

@@ -412,17 +412,12 @@ impl DungeonTask {
         name: String,
         view: View,
     ) -> Session {
-        let chat = RateLimiter::new(
-            self.config.chat_per_sec,
-            self.config.chat_burst,
-            Instant::now().into_std(),
-        );
+        let chat = RateLimiter::new(self.config.chat_per_sec, self.config.chat_burst);
         Session::new(out, player, watching, name, view, chat)
     }
 
     /// Relays a chat line to everyone in the dungeon, the sender included.
     fn chat(&mut self, conn: ConnId, text: &str) {
-        let now = Instant::now();
         let Some(s) = self.sessions.get_mut(&conn) else {
             return;
         };
@@ -439,7 +434,7 @@ impl DungeonTask {
                 ErrorCode::Rejected,
                 format!("A chat line can be at most {MAX_CHAT_CHARS} characters."),
             ))
-        } else if !s.may_chat(now) {
+        } else if !s.may_chat() {
             // Every refused line is answered, so the sender knows which lines never went out;
             // the message rate limit above already bounds how many answers a flood can draw.
             Some((

@@ -6,7 +6,6 @@
 
 use delve_protocol::{ErrorCode, Event as ProtoEvent, Reason, ServerMsg, View, encode};
 use tokio::sync::mpsc;
-use tokio::time::Instant;
 use tracing::debug;
 
 use super::ConnId;
@@ -40,7 +39,7 @@ pub(super) struct Session {
     /// The welcome of a new character could not be queued: send it instead of the next
     /// snapshot, so the client learns its new id.
     needs_welcome: bool,
-    pub chat: RateLimiter,
+    chat: RateLimiter,
 }
 
 impl Session {
@@ -218,7 +217,7 @@ impl Session {
     }
 
     /// A chat line is allowed now by this session's chat budget.
-    pub fn may_chat(&mut self, now: Instant) -> bool {
-        self.chat.allow(now.into_std())
+    pub fn may_chat(&mut self) -> bool {
+        self.chat.allow()
     }
 }

@@ -21,7 +21,7 @@ fn world(journal: Option<Journal>) -> World {
     content.player.hp = 1_000_000;
     let mut w = World::new(Dungeon::new(99, Arc::new(content)), journal);
     for name in ["Ann", "Bob", "Cy", "Di"] {
-        w.step(Input::Join { name: name.into() })
+        w.step_blocking(Input::Join { name: name.into() })
             .expect("room on floor 1");
     }
     w
@@ -32,19 +32,20 @@ fn turn(w: &mut World, k: usize) {
     let ids: Vec<u32> = w.players().map(|p| p.id).collect();
     for (i, id) in ids.into_iter().enumerate() {
         let dir = Dir::ALL[(k + i) % Dir::ALL.len()];
-        if w.step(Input::Choose {
+        if w.step_blocking(Input::Choose {
             id,
             action: Action::Move(dir),
         })
         .is_err()
         {
-            let _ = w.step(Input::Choose {
+            let _ = w.step_blocking(Input::Choose {
                 id,
                 action: Action::Wait,
             });
         }
     }
-    black_box(w.resolve_turn(1));
+    let actions = w.choices(1);
+    black_box(w.step_blocking(Input::Turn { depth: 1, actions }).ok());
 }
 
 fn journaled(sync: Synchronous) -> (tempfile::TempDir, World) {

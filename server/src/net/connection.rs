@@ -187,7 +187,7 @@ impl Connection {
                     let _ = send(
                         &mut self.ws,
                         &ServerMsg::Dungeons {
-                            dungeons: self.shared.registry.list(self.shared.store.as_ref()),
+                            dungeons: self.shared.dungeon_list().await,
                         },
                     )
                     .await;
@@ -195,7 +195,7 @@ impl Connection {
                 }
                 ClientMsg::Scores { limit } => {
                     deadline = Instant::now() + self.shared.config.handshake_timeout;
-                    let entries = self.shared.scores(limit);
+                    let entries = self.shared.top_scores(limit).await;
                     let _ = send(&mut self.ws, &ServerMsg::Scores { entries }).await;
                     continue;
                 }
@@ -279,15 +279,10 @@ impl Connection {
                 format!("A password can be at most {MAX_PASSWORD_CHARS} characters."),
             );
         }
-        let store = self.shared.store.as_ref();
         let existing = match self.shared.registry.get(&h.dungeon) {
             Some(handle) => Some(handle),
             // Saved but not loaded: load it now.
-            None => match self
-                .shared
-                .registry
-                .load(&h.dungeon, &self.shared.config, store)
-            {
+            None => match self.shared.load_dungeon(&h.dungeon).await {
                 Ok(found) => found,
                 Err(e @ OpenError::Full) => return refuse(ErrorCode::ServerFull, e.to_string()),
                 Err(e) => return refuse(ErrorCode::Internal, e.to_string()),
@@ -325,12 +320,7 @@ impl Connection {
                     },
                     None => None,
                 };
-                match self.shared.registry.get_or_create(
-                    &h.dungeon,
-                    &self.shared.config,
-                    store,
-                    hash,
-                ) {
+                match self.shared.open_dungeon(&h.dungeon, hash).await {
                     Ok(made) => made,
                     Err(e @ OpenError::Full) => {
                         return refuse(ErrorCode::ServerFull, e.to_string());
@@ -432,11 +422,11 @@ impl Connection {
                         ClientMsg::Chat { text } => Command::Chat { conn, text },
                         ClientMsg::Watch { name } => Command::Follow { conn, name },
                         ClientMsg::ListDungeons => {
-                            let _ = send(&mut self.ws, &ServerMsg::Dungeons { dungeons: self.shared.registry.list(self.shared.store.as_ref()) }).await;
+                            let _ = send(&mut self.ws, &ServerMsg::Dungeons { dungeons: self.shared.dungeon_list().await }).await;
                             continue;
                         }
                         ClientMsg::Scores { limit } => {
-                            let entries = self.shared.scores(limit);
+                            let entries = self.shared.top_scores(limit).await;
                             let _ = send(&mut self.ws, &ServerMsg::Scores { entries }).await;
                             continue;
                         }

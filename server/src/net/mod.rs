@@ -73,6 +73,58 @@ impl Shared {
         }
     }
 
+    /// The lobby's list of dungeons, read on the blocking pool: it may read the database.
+    pub async fn dungeon_list(self: &Arc<Self>) -> Vec<delve_protocol::DungeonInfo> {
+        let shared = Arc::clone(self);
+        tokio::task::spawn_blocking(move || shared.registry.list(shared.store.as_ref()))
+            .await
+            .unwrap_or_default()
+    }
+
+    /// The best `limit` games, read on the blocking pool.
+    pub async fn top_scores(
+        self: &Arc<Self>,
+        limit: Option<u32>,
+    ) -> Vec<delve_protocol::ScoreEntry> {
+        let shared = Arc::clone(self);
+        tokio::task::spawn_blocking(move || shared.scores(limit))
+            .await
+            .unwrap_or_default()
+    }
+
+    /// Loads the saved dungeon called `name` (see [`Registry::load`]) on the blocking pool.
+    pub async fn load_dungeon(
+        self: &Arc<Self>,
+        name: &str,
+    ) -> Result<Option<registry::DungeonHandle>, registry::OpenError> {
+        let (shared, name) = (Arc::clone(self), name.to_owned());
+        tokio::task::spawn_blocking(move || {
+            shared
+                .registry
+                .load(&name, &shared.config, shared.store.as_ref())
+        })
+        .await
+        .unwrap_or_else(|e| Err(registry::OpenError::Broken(format!("{e}"))))
+    }
+
+    /// The dungeon called `name`, loaded or made now (see [`Registry::get_or_create`]), on the
+    /// blocking pool: making one writes to the database.
+    pub async fn open_dungeon(
+        self: &Arc<Self>,
+        name: &str,
+        password: Option<password::PasswordHash>,
+    ) -> Result<(registry::DungeonHandle, bool), registry::OpenError> {
+        let (shared, name) = (Arc::clone(self), name.to_owned());
+        tokio::task::spawn_blocking(move || {
+            let store = shared.store.as_ref();
+            shared
+                .registry
+                .get_or_create(&name, &shared.config, store, password)
+        })
+        .await
+        .unwrap_or_else(|e| Err(registry::OpenError::Broken(format!("{e}"))))
+    }
+
     /// Small buffers and tight limits on every socket: the default 128 KiB read buffer costs
     /// ~138 KB per idle client, and client frames are tiny intents.
     pub fn ws_config(&self) -> WebSocketConfig {

@@ -126,7 +126,9 @@ impl Registry {
     }
 
     /// Loads the saved dungeon called `name` and starts its task, unless it is running already
-    /// or was never saved (`None`).
+    /// or was never saved (`None`). Reading and replaying happen outside the registry's lock
+    /// (call this off the async threads: it reads the database); if another joiner loaded the
+    /// same dungeon meanwhile, that one is kept and this load is dropped unused.
     pub fn load(
         &self,
         name: &str,
@@ -136,67 +138,30 @@ impl Registry {
         let Some(store) = store else {
             return Ok(None);
         };
+        if let Some(h) = self.get(name) {
+            return Ok(Some(h));
+        }
+        if self.len() >= config.max_dungeons {
+            return Err(OpenError::Full);
+        }
+        let Some(saved) = read_saved(name, config, store)? else {
+            return Ok(None);
+        };
         let key = name.to_lowercase();
-        // Held while loading, so two joiners cannot load one dungeon twice.
         let mut map = self.dungeons.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(h) = map.get(&key).filter(|h| !h.tx.is_closed()) {
             return Ok(Some(h.clone()));
         }
-        let broken = |why: String| {
-            warn!(dungeon = %name, error = %why, "cannot load dungeon");
-            OpenError::Broken(name.to_owned())
-        };
-        let Some(row) = store
-            .find_dungeon(name)
-            .map_err(|e| broken(e.to_string()))?
-        else {
-            return Ok(None);
-        };
         if map.len() >= config.max_dungeons {
             return Err(OpenError::Full);
         }
-        if row.content_hash != config.content.source_hash {
-            warn!(dungeon = %row.name, "this dungeon was played with another content file; its world goes on with this one");
-        }
-        let saved = store.load(row.id).map_err(|e| broken(e.to_string()))?;
-        let content = Arc::clone(&config.content);
-        let (mut dungeon, mut seq) = match &saved.snapshot {
-            Some((seq, data, _)) => (
-                Dungeon::load(data, content).map_err(|e| broken(e.to_string()))?,
-                *seq,
-            ),
-            None => (Dungeon::new(row.seed, content), 0),
-        };
-        for (s, entry) in &saved.journal {
-            let input: Input = postcard::from_bytes(entry)
-                .map_err(|e| broken(format!("journal entry {s}: {e}")))?;
-            dungeon.replay(&input);
-            seq = *s;
-        }
-        let tokens = store
-            .characters(row.id)
-            .map_err(|e| broken(e.to_string()))?
-            .into_iter()
-            .filter(|c| dungeon.player(c.player_id).is_some())
-            .map(|c| (c.player_id, c.token_hash))
-            .collect();
-        let password = match &row.password_hash {
-            Some(stored) => Some(
-                PasswordHash::from_stored(stored)
-                    .ok_or_else(|| broken("its password hash is not readable".into()))?,
-            ),
-            None => None,
-        };
-        info!(dungeon = %row.name, seq, replayed = saved.journal.len(), hash = %dungeon.state_hash(), "dungeon loaded");
-        let journal = Journal::new(
-            store.clone(),
-            row.id,
-            seq,
-            config.snapshot_every,
-            config.keep_journal,
-        );
-        let world = World::new(dungeon, Some(journal));
-        let handle = self.spawn(&row.name, world, tokens, config, password);
+        let Saved {
+            name,
+            world,
+            tokens,
+            password,
+        } = saved;
+        let handle = self.spawn(&name, world, tokens, config, password);
         map.insert(key, handle.clone());
         Ok(Some(handle))
     }
@@ -300,4 +265,77 @@ impl Registry {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+}
+
+/// A saved dungeon read back, ready to run.
+struct Saved {
+    name: String,
+    world: World,
+    tokens: HashMap<crate::game::EntityId, [u8; 32]>,
+    password: Option<PasswordHash>,
+}
+
+/// Reads the saved dungeon called `name`: its newest snapshot, the journal after it replayed,
+/// its characters' token hashes and its password. `None` if it was never saved.
+fn read_saved(
+    name: &str,
+    config: &Arc<ServerConfig>,
+    store: &Store,
+) -> Result<Option<Saved>, OpenError> {
+    let broken = |why: String| {
+        warn!(dungeon = %name, error = %why, "cannot load dungeon");
+        OpenError::Broken(name.to_owned())
+    };
+    let Some(row) = store
+        .find_dungeon(name)
+        .map_err(|e| broken(e.to_string()))?
+    else {
+        return Ok(None);
+    };
+    if row.content_hash != config.content.source_hash {
+        warn!(dungeon = %row.name, "this dungeon was played with another content file; its world goes on with this one");
+    }
+    let saved = store.load(row.id).map_err(|e| broken(e.to_string()))?;
+    let content = Arc::clone(&config.content);
+    let (mut dungeon, mut seq) = match &saved.snapshot {
+        Some((seq, data, _)) => (
+            Dungeon::load(data, content).map_err(|e| broken(e.to_string()))?,
+            *seq,
+        ),
+        None => (Dungeon::new(row.seed, content), 0),
+    };
+    for (s, entry) in &saved.journal {
+        let input: Input =
+            postcard::from_bytes(entry).map_err(|e| broken(format!("journal entry {s}: {e}")))?;
+        dungeon.replay(&input);
+        seq = *s;
+    }
+    let tokens = store
+        .characters(row.id)
+        .map_err(|e| broken(e.to_string()))?
+        .into_iter()
+        .filter(|c| dungeon.player(c.player_id).is_some())
+        .map(|c| (c.player_id, c.token_hash))
+        .collect();
+    let password = match &row.password_hash {
+        Some(stored) => Some(
+            PasswordHash::from_stored(stored)
+                .ok_or_else(|| broken("its password hash is not readable".into()))?,
+        ),
+        None => None,
+    };
+    info!(dungeon = %row.name, seq, replayed = saved.journal.len(), hash = %dungeon.state_hash(), "dungeon loaded");
+    let journal = Journal::new(
+        store.clone(),
+        row.id,
+        seq,
+        config.snapshot_every,
+        config.keep_journal,
+    );
+    Ok(Some(Saved {
+        name: row.name,
+        world: World::new(dungeon, Some(journal)),
+        tokens,
+        password,
+    }))
 }

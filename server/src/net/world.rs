@@ -71,22 +71,27 @@ impl World {
         self.journal.as_ref()
     }
 
-    /// Writes `input` to the journal and waits until it is committed. A failing database is
-    /// logged, and the game goes on: players keep playing what the server can no longer keep.
-    fn record(&mut self, input: Input) {
-        let Some(j) = self.journal.as_mut() else {
-            return;
-        };
+    /// Queues `input` for the journal: the write's acknowledgement, to be awaited before
+    /// anyone is told the outcome. `None` when nothing is journaled.
+    fn record(&mut self, input: Input) -> Option<Ack> {
+        let j = self.journal.as_mut()?;
         j.seq += 1;
         let entry = postcard::to_stdvec(&input).unwrap_or_default();
-        if let Err(e) = j.store.append_journal(j.dungeon, j.seq, entry).wait() {
-            error!(dungeon = j.dungeon, seq = j.seq, error = %e, "journal write failed");
-        }
+        let ack = j.store.append_journal(j.dungeon, j.seq, entry);
         j.since_snapshot += 1;
         if j.snapshot_every > 0 && j.since_snapshot >= j.snapshot_every {
             // Not waited for: it is ordered after the entries it covers, and until it lands the
             // journal still holds them.
             drop(self.snapshot());
+        }
+        Some(ack)
+    }
+
+    /// Logs a journal write that failed. The game goes on: players keep playing what the
+    /// server can no longer keep (issue 13 pauses the dungeon instead).
+    fn failed(&self, e: &crate::store::StoreError) {
+        if let Some(j) = &self.journal {
+            error!(dungeon = j.dungeon, seq = j.seq, error = %e, "journal write failed");
         }
     }
 
@@ -103,20 +108,38 @@ impl World {
         Some((ack, hash))
     }
 
-    /// Tells the world `input` (the one way in) and, if it changed the world, writes it to the
-    /// journal before returning.
-    pub fn step(&mut self, input: Input) -> Result<Outcome, Refusal> {
+    /// Tells the world `input` (the one way in) and, if it changed the world, has it
+    /// committed to the journal before returning. The commit is awaited, so the async thread
+    /// serves other tasks meanwhile.
+    pub async fn step(&mut self, input: Input) -> Result<Outcome, Refusal> {
         let outcome = self.dungeon.step(&input)?;
-        if input.journaled() {
-            self.record(input);
+        if input.journaled()
+            && let Some(ack) = self.record(input)
+            && let Err(e) = ack.await
+        {
+            self.failed(&e);
+        }
+        Ok(outcome)
+    }
+
+    /// [`World::step`] for code outside an async runtime (benchmarks, tools): it blocks its
+    /// thread until the commit.
+    pub fn step_blocking(&mut self, input: Input) -> Result<Outcome, Refusal> {
+        let outcome = self.dungeon.step(&input)?;
+        if input.journaled()
+            && let Some(ack) = self.record(input)
+            && let Err(e) = ack.wait()
+        {
+            self.failed(&e);
         }
         Ok(outcome)
     }
 
     /// Resolves floor `depth`'s turn with the choices made for it.
-    pub fn resolve_turn(&mut self, depth: u8) -> Outcome {
+    pub async fn resolve_turn(&mut self, depth: u8) -> Outcome {
         let actions = self.dungeon.choices(depth);
         self.step(Input::Turn { depth, actions })
+            .await
             .unwrap_or_default()
     }
 }

@@ -15,11 +15,11 @@ use crate::view::{events_for, input_refusal};
 impl DungeonTask {
     /// Keeps `token` as the resume token of character `id`, and in the database (waiting for
     /// the write: the player is about to be told the token).
-    pub(super) fn remember_token(&mut self, id: EntityId, token: String) {
+    pub(super) async fn remember_token(&mut self, id: EntityId, token: String) {
         let hash = self.roster.keep(id, token);
         if let (Some(j), Some(p)) = (self.dungeon.journal(), self.dungeon.player(id)) {
             let ack = j.store.put_character(j.dungeon, id, p.name.clone(), hash);
-            if let Err(e) = ack.wait() {
+            if let Err(e) = ack.await {
                 error!(dungeon = %self.name, player = id, error = %e, "cannot store a character");
             }
         }
@@ -33,7 +33,7 @@ impl DungeonTask {
     }
 
     /// The character connection `conn` plays, if any.
-    pub(super) fn join(
+    pub(super) async fn join(
         &mut self,
         name: String,
         token: Option<String>,
@@ -74,6 +74,7 @@ impl DungeonTask {
                 let events = self
                     .dungeon
                     .step(Input::Return { id: player })
+                    .await
                     .map(|done| done.events)
                     .unwrap_or_default();
                 self.roster.shown(player, t.clone());
@@ -102,7 +103,7 @@ impl DungeonTask {
                     ));
                 }
                 while self.dungeon.character_count() >= self.config.max_characters_per_dungeon
-                    && self.dungeon.step(Input::EvictDead).is_ok()
+                    && self.dungeon.step(Input::EvictDead).await.is_ok()
                 {}
                 if self.dungeon.character_count() >= self.config.max_characters_per_dungeon {
                     return Err((
@@ -113,6 +114,7 @@ impl DungeonTask {
                 let done = self
                     .dungeon
                     .step(Input::Join { name: name.clone() })
+                    .await
                     .map_err(|e| match &e {
                         EngineRefusal::Join(JoinError::NameTaken(_)) => {
                             (ErrorCode::NameTaken, input_refusal(&e))
@@ -127,14 +129,14 @@ impl DungeonTask {
                 };
                 let events = done.events;
                 let token = new_token();
-                self.remember_token(player, token.clone());
+                self.remember_token(player, token.clone()).await;
                 (player, token, events, false, false)
             }
         };
         // Connected before its first view is made, so its own party entry says so.
-        self.set_connected(player, true);
+        self.set_connected(player, true).await;
         let Some(view) = self.view_for(player) else {
-            self.set_connected(player, false);
+            self.set_connected(player, false).await;
             return Err((ErrorCode::Internal, "The character has no view.".into()));
         };
         if out
@@ -147,7 +149,7 @@ impl DungeonTask {
             .is_err()
         {
             // The character stays, disconnected, and can be resumed with its token.
-            self.set_connected(player, false);
+            self.set_connected(player, false).await;
             return Err((
                 ErrorCode::Internal,
                 "The connection closed while joining.".into(),
@@ -183,7 +185,7 @@ impl DungeonTask {
         Ok(player)
     }
 
-    pub(super) fn disconnect(&mut self, conn: ConnId) {
+    pub(super) async fn disconnect(&mut self, conn: ConnId) {
         // A connection replaced by a newer one is already gone: nothing to do.
         let Some(s) = self.sessions.remove(&conn) else {
             return;
@@ -200,7 +202,7 @@ impl DungeonTask {
             );
             return;
         };
-        self.set_connected(player, false);
+        self.set_connected(player, false).await;
         let alive = self
             .dungeon
             .player(player)
@@ -216,29 +218,29 @@ impl DungeonTask {
         };
         self.announce(None, &line, 0, &[], Vec::new());
         // The floor may have been waiting only for this player.
-        self.check_floor(self.depth_of(player));
+        self.check_floor(self.depth_of(player)).await;
     }
 
     /// The grace period of a disconnected character ended: it leaves its floor until its player
     /// comes back.
-    pub(super) fn lift(&mut self, id: EntityId) {
+    pub(super) async fn lift(&mut self, id: EntityId) {
         if self.conn_of(id).is_some() {
             return;
         }
-        let Ok(done) = self.dungeon.step(Input::Lift { id }) else {
+        let Ok(done) = self.dungeon.step(Input::Lift { id }).await else {
             return;
         };
         let events = done.events;
         let depth = self.depth_of(id);
         info!(dungeon = %self.name, player = id, "character lifted out after the grace period");
         self.send_views(depth, depth, &events, false);
-        self.check_floor(depth);
+        self.check_floor(depth).await;
     }
 
     /// A dead character's player starts a new one: same connection, same name and token, a new
     /// id, and a welcome with its first view.
-    pub(super) fn new_character(&mut self, conn: ConnId, old: EntityId) {
-        let (id, events) = match self.dungeon.step(Input::NewCharacter { old }) {
+    pub(super) async fn new_character(&mut self, conn: ConnId, old: EntityId) {
+        let (id, events) = match self.dungeon.step(Input::NewCharacter { old }).await {
             Ok(Outcome {
                 character: Some(id),
                 events,
@@ -262,7 +264,7 @@ impl DungeonTask {
         // The token belongs to the player, not the character: it now resumes the new one.
         let token = self.roster.hand_over(old);
         self.forget_character(old);
-        self.remember_token(id, token.clone());
+        self.remember_token(id, token.clone()).await;
         // Whoever watched the old character follows the new one.
         for s in self.sessions.values_mut() {
             if s.watching == Some(old) {

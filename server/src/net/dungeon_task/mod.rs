@@ -134,7 +134,7 @@ pub struct DungeonTask {
 impl DungeonTask {
     pub fn new(
         name: String,
-        mut dungeon: World,
+        dungeon: World,
         tokens: HashMap<EntityId, [u8; 32]>,
         config: Arc<ServerConfig>,
         stats: Arc<DungeonStats>,
@@ -142,16 +142,10 @@ impl DungeonTask {
         // A loaded world may hold characters whose connections died with the last server:
         // they wait out the grace period like anyone who lost the connection.
         let now = Instant::now();
-        let away: Vec<EntityId> = dungeon.players().map(|p| p.id).collect();
+        // (They are marked disconnected in the journal when the task starts: see `run`.)
         let mut lifts = HashMap::new();
-        for id in away {
-            let _ = dungeon.step(Input::Connected {
-                id,
-                connected: false,
-            });
-            if dungeon.player(id).is_some_and(|p| p.alive && p.present) {
-                lifts.insert(id, now + config.grace);
-            }
+        for p in dungeon.players().filter(|p| p.alive && p.present) {
+            lifts.insert(p.id, now + config.grace);
         }
         let deepest = dungeon.players().map(|p| p.deepest).max().unwrap_or(1);
         stats.deepest.fetch_max(deepest, Ordering::Relaxed);
@@ -171,6 +165,10 @@ impl DungeonTask {
     /// Runs until every sender of `rx` is gone, or nobody has been connected for the unload
     /// time (with a data directory); then saves the world.
     pub async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+        let away: Vec<EntityId> = self.dungeon.players().map(|p| p.id).collect();
+        for id in away {
+            self.set_connected(id, false).await;
+        }
         let unloads = self.dungeon.journal().is_some();
         loop {
             let unload_at = self
@@ -186,7 +184,7 @@ impl DungeonTask {
                 .copied();
             tokio::select! {
                 cmd = rx.recv() => match cmd {
-                    Some(cmd) => self.handle(cmd),
+                    Some(cmd) => self.handle(cmd).await,
                     None => break,
                 },
                 () = sleep_until(next.unwrap_or_else(Instant::now)), if next.is_some() => {
@@ -194,13 +192,13 @@ impl DungeonTask {
                         info!(dungeon = %self.name, "nobody here for a while: saving and unloading");
                         // New joiners now load the dungeon afresh, from what is saved below.
                         rx.close();
-                        self.save();
+                        self.save().await;
                         while let Ok(cmd) = rx.try_recv() {
                             self.refuse_late(cmd);
                         }
                         return;
                     }
-                    self.on_timers();
+                    self.on_timers().await;
                 }
             }
             // Whatever happened may have taken someone's subject out of the party.
@@ -211,14 +209,14 @@ impl DungeonTask {
                 (false, _) => None,
             };
         }
-        self.save();
+        self.save().await;
         info!(dungeon = %self.name, "dungeon task stopped");
     }
 
     /// Saves the whole world and waits until it is on disk.
-    fn save(&mut self) {
+    async fn save(&mut self) {
         if let Some((ack, hash)) = self.dungeon.snapshot() {
-            match ack.wait() {
+            match ack.await {
                 Ok(()) => info!(dungeon = %self.name, %hash, "dungeon saved"),
                 Err(e) => error!(dungeon = %self.name, error = %e, "cannot save the dungeon"),
             }
@@ -240,7 +238,7 @@ impl DungeonTask {
     }
 
     /// Resolves the floors whose timers ran out and lifts out the characters whose grace ended.
-    fn on_timers(&mut self) {
+    async fn on_timers(&mut self) {
         let now = Instant::now();
         let due: Vec<u8> = self
             .deadlines
@@ -250,7 +248,7 @@ impl DungeonTask {
             .collect();
         for depth in due {
             debug!(dungeon = %self.name, depth, "turn timer ran out");
-            self.resolve(depth);
+            self.resolve(depth).await;
         }
         let gone: Vec<EntityId> = self
             .lifts
@@ -260,11 +258,11 @@ impl DungeonTask {
             .collect();
         for id in gone {
             self.lifts.remove(&id);
-            self.lift(id);
+            self.lift(id).await;
         }
     }
 
-    fn handle(&mut self, cmd: Command) {
+    async fn handle(&mut self, cmd: Command) {
         match cmd {
             Command::Join {
                 name,
@@ -273,7 +271,7 @@ impl DungeonTask {
                 out,
                 reply,
             } => {
-                let result = self.join(name, token, conn, out);
+                let result = self.join(name, token, conn, out).await;
                 let _ = reply.send(result);
             }
             Command::JoinWatching {
@@ -290,8 +288,12 @@ impl DungeonTask {
                 let Some(player) = self.player_or_refuse(conn) else {
                     return;
                 };
-                match self.dungeon.step(Input::Choose { id: player, action }) {
-                    Ok(_) => self.after_choice(player),
+                match self
+                    .dungeon
+                    .step(Input::Choose { id: player, action })
+                    .await
+                {
+                    Ok(_) => self.after_choice(player).await,
                     Err(e) => self.refuse(conn, &e),
                 }
             }
@@ -299,7 +301,11 @@ impl DungeonTask {
                 let Some(player) = self.player_or_refuse(conn) else {
                     return;
                 };
-                match self.dungeon.step(Input::SpendPoint { id: player, stat }) {
+                match self
+                    .dungeon
+                    .step(Input::SpendPoint { id: player, stat })
+                    .await
+                {
                     Ok(done) => {
                         // Others on the floor may see the new max HP.
                         let depth = self.depth_of(player);
@@ -310,19 +316,19 @@ impl DungeonTask {
             }
             Command::NewCharacter { conn } => {
                 if let Some(player) = self.player_or_refuse(conn) {
-                    self.new_character(conn, player);
+                    self.new_character(conn, player).await;
                 }
             }
             Command::Resync { conn } => self.send_snapshot(conn),
             Command::Chat { conn, text } => self.chat(conn, &text),
             Command::Follow { conn, name } => self.follow(conn, name.as_deref()),
-            Command::Disconnect { conn } => self.disconnect(conn),
+            Command::Disconnect { conn } => self.disconnect(conn).await,
         }
     }
 
     /// Whether a connection drives `id` now (journaled when it changes).
-    fn set_connected(&mut self, id: EntityId, connected: bool) {
-        let _ = self.dungeon.step(Input::Connected { id, connected });
+    async fn set_connected(&mut self, id: EntityId, connected: bool) {
+        let _ = self.dungeon.step(Input::Connected { id, connected }).await;
     }
 
     /// Tells `conn` why the engine refused what it asked.
@@ -461,7 +467,7 @@ impl DungeonTask {
 
     /// A player chose: resolve if the floor is ready, otherwise start its timer and tell the floor
     /// whom it is waiting for.
-    fn after_choice(&mut self, player: EntityId) {
+    async fn after_choice(&mut self, player: EntityId) {
         let depth = self.depth_of(player);
         if !self.config.turn_timeout.is_zero() {
             let timeout = self.config.turn_timeout;
@@ -469,12 +475,12 @@ impl DungeonTask {
                 .entry(depth)
                 .or_insert_with(|| Instant::now() + timeout);
         }
-        self.check_floor(depth);
+        self.check_floor(depth).await;
     }
 
-    fn check_floor(&mut self, depth: u8) {
+    async fn check_floor(&mut self, depth: u8) {
         if self.dungeon.is_ready(depth) {
-            self.resolve(depth);
+            self.resolve(depth).await;
         } else {
             if self.dungeon.floor(depth).is_some_and(|f| !f.has_choices()) {
                 self.deadlines.remove(&depth);
@@ -483,10 +489,10 @@ impl DungeonTask {
         }
     }
 
-    fn resolve(&mut self, depth: u8) {
+    async fn resolve(&mut self, depth: u8) {
         self.deadlines.remove(&depth);
-        let report = self.dungeon.resolve_turn(depth);
-        self.record_scores(&report.events);
+        let report = self.dungeon.resolve_turn(depth).await;
+        self.record_scores(&report.events).await;
         debug!(dungeon = %self.name, depth, turn = report.turn, events = report.events.len(), "turn resolved");
         // Everyone following a character on the resolved floor gets its turn; those on a floor
         // someone arrived on by the stairs get the news (and, if that floor's turn is being

@@ -9,7 +9,7 @@ use crate::store::ScoreRow;
 
 impl DungeonTask {
     /// Adds a high-score entry for every game that `events` ended: a death, or the victory.
-    pub(super) fn record_scores(&self, events: &[Event]) {
+    pub(super) async fn record_scores(&self, events: &[Event]) {
         let Some(j) = self.dungeon.journal() else {
             return;
         };
@@ -47,7 +47,7 @@ impl DungeonTask {
                 dungeon: self.name.clone(),
                 ended_at: now,
             });
-            if let Err(e) = ack.wait() {
+            if let Err(e) = ack.await {
                 error!(dungeon = %self.name, player = id, error = %e, "cannot record a score");
             }
         }

@@ -90,65 +90,21 @@ impl StatKind {
     }
 }
 
-/// A character's fighting numbers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Stats {
-    pub max_hp: i32,
-    pub attack_min: i32,
-    pub attack_max: i32,
-    pub defence: i32,
-    pub save: i32,
-    pub sight: i32,
-}
+/// A character's fighting numbers, clamped as the server clamps them (one type, in
+/// `protocol`).
+pub use delve_protocol::Stats;
 
-impl Stats {
-    /// The character's numbers now, as the server sent them (equipment included, clamped).
-    pub fn of(me: &SelfView) -> Stats {
-        Stats {
-            max_hp: me.max_hp,
-            attack_min: me.attack_min,
-            attack_max: me.attack_max,
-            defence: me.defence,
-            save: me.save,
-            sight: me.sight,
+impl StatKind {
+    /// This stat in `s`.
+    pub fn of_stats(self, s: &Stats) -> i32 {
+        match self {
+            StatKind::MaxHp => s.max_hp,
+            StatKind::AttackMin => s.attack_min,
+            StatKind::AttackMax => s.attack_max,
+            StatKind::Defence => s.defence,
+            StatKind::Save => s.save,
+            StatKind::Sight => s.sight,
         }
-    }
-
-    pub fn get(&self, s: StatKind) -> i32 {
-        match s {
-            StatKind::MaxHp => self.max_hp,
-            StatKind::AttackMin => self.attack_min,
-            StatKind::AttackMax => self.attack_max,
-            StatKind::Defence => self.defence,
-            StatKind::Save => self.save,
-            StatKind::Sight => self.sight,
-        }
-    }
-
-    /// `self` plus `add` minus `sub`, before clamping.
-    pub fn swap(self, sub: Bonus, add: Bonus) -> Stats {
-        let b = add.minus(sub);
-        Stats {
-            max_hp: self.max_hp + b.max_hp,
-            attack_min: self.attack_min + b.attack_min,
-            attack_max: self.attack_max + b.attack_max,
-            defence: self.defence + b.defence,
-            save: self.save + b.save,
-            sight: self.sight + b.sight,
-        }
-    }
-
-    /// The floors the server keeps every stat above: max HP and attacks at least 1 with the
-    /// maximum attack never under the minimum, defence and saving throw at least 0, sight at
-    /// least 1.
-    pub fn clamped(mut self) -> Stats {
-        self.max_hp = self.max_hp.max(1);
-        self.attack_min = self.attack_min.max(1);
-        self.attack_max = self.attack_max.max(self.attack_min);
-        self.defence = self.defence.max(0);
-        self.save = self.save.max(0);
-        self.sight = self.sight.max(1);
-        self
     }
 }
 
@@ -230,8 +186,8 @@ pub fn compare(me: &SelfView, inventory: &[ItemView], item: &ItemView) -> Option
             };
             CompareRow {
                 stat,
-                now: now.get(stat),
-                then: then.get(stat),
+                now: stat.of_stats(&now),
+                then: stat.of_stats(&then),
                 uncertain,
             }
         })

@@ -24,6 +24,7 @@ pub mod diff;
 pub mod event;
 pub mod geom;
 pub mod msg;
+pub mod stats;
 pub mod view;
 
 pub use codec::{
@@ -36,6 +37,7 @@ pub use msg::{
     ClientMsg, DungeonInfo, ErrorCode, MAX_SCORES, Reason, ScoreEntry, ServerMsg, StatGain,
     utc_date,
 };
+pub use stats::Stats;
 pub use view::{
     Bonus, CellSet, Effect, EntityKind, EntityView, ItemView, PartyMember, SelfView, Slot, Stat,
     Tile, TileGrid, View, ViewError, Watcher,

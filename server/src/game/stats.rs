@@ -5,30 +5,8 @@ pub use delve_protocol::Stat;
 
 use super::content::{CombatRules, Content, XpRules};
 
-/// A character's fighting numbers after level, stat points (and later equipment).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Stats {
-    pub max_hp: i32,
-    pub attack_min: i32,
-    pub attack_max: i32,
-    pub defence: i32,
-    pub save: i32,
-    pub sight: i32,
-}
-
-impl Stats {
-    /// Applies the floors every stat keeps (given): max HP at least 1, attacks at least 1,
-    /// defence and saving throw at least 0. Sight never drops below 1 either.
-    pub fn clamped(mut self) -> Stats {
-        self.max_hp = self.max_hp.max(1);
-        self.attack_min = self.attack_min.max(1);
-        self.attack_max = self.attack_max.max(self.attack_min);
-        self.defence = self.defence.max(0);
-        self.save = self.save.max(0);
-        self.sight = self.sight.max(1);
-        self
-    }
-}
+/// A character's fighting numbers, with the clamps the client mirrors: one type in `protocol`.
+pub use delve_protocol::Stats;
 
 /// Stat points spent so far, per stat.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

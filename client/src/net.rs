@@ -411,7 +411,7 @@ async fn game_session(
                         return Outcome::Quit;
                     }
                 }
-                Err(NetError::Closed { code, reason }) if code == 4000 || code == 4001 => {
+                Err(NetError::Closed { code, reason }) if delve_protocol::close::is_final(code) => {
                     return Outcome::Fatal(format!("the server closed the connection ({code}): {reason}"));
                 }
                 Err(e) => return Outcome::Lost(e.to_string()),

@@ -19,6 +19,7 @@
 //!   four [`MessageKind`]s).
 //! - [`geom`]: positions and the eight directions of movement.
 
+pub mod close;
 pub mod codec;
 pub mod diff;
 pub mod event;

@@ -82,7 +82,7 @@ async fn sigterm_closes_clients_cleanly_and_exits_zero() {
         }
     };
     assert!(told, "no shutting_down error before the close");
-    assert_eq!(code, Some(1001));
+    assert_eq!(code, Some(delve_protocol::close::GOING_AWAY));
 
     let exit = tokio::task::spawn_blocking(move || child.wait())
         .await

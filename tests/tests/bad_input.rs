@@ -30,7 +30,7 @@ async fn a_wrong_protocol_version_gets_an_error_naming_both_versions_then_a_clos
         other => panic!("expected an error, got {other:?}"),
     }
     match within(s.recv()).await {
-        Err(NetError::Closed { code, .. }) => assert_eq!(code, 4001),
+        Err(NetError::Closed { code, .. }) => assert_eq!(code, delve_protocol::close::VERSION),
         other => panic!("expected a close, got {other:?}"),
     }
     server.stop().await;
@@ -116,7 +116,7 @@ async fn an_oversized_frame_closes_that_connection_with_1009_and_nothing_else() 
         }
     };
     assert!(saw_error, "no too_large error before the close");
-    assert_eq!(closed, 1009);
+    assert_eq!(closed, delve_protocol::close::TOO_BIG);
 
     // Bob is gone (his character waits, disconnected); Ann's turns resolve without him.
     let t0 = ann.view().turn;
@@ -280,7 +280,7 @@ async fn a_message_flood_is_limited_then_closed() {
         }
     };
     assert!(rate_limited, "no rate_limited error before the close");
-    assert_eq!(closed, Some(1008));
+    assert_eq!(closed, Some(delve_protocol::close::POLICY));
     // The server is fine: someone else joins.
     let _bob = Bot::join(&server.url, "Bob", "crypt").await;
     server.stop().await;
@@ -303,7 +303,7 @@ async fn a_silent_connection_is_dropped_but_a_lobby_that_keeps_asking_is_not() {
         other => panic!("expected an error, got {other:?}"),
     }
     match within(silent.recv()).await {
-        Err(NetError::Closed { code, .. }) => assert_eq!(code, 1008),
+        Err(NetError::Closed { code, .. }) => assert_eq!(code, delve_protocol::close::POLICY),
         other => panic!("expected a close, got {other:?}"),
     }
 
@@ -326,7 +326,7 @@ async fn a_silent_connection_is_dropped_but_a_lobby_that_keeps_asking_is_not() {
         other => panic!("expected an error, got {other:?}"),
     }
     match within(lobby.recv()).await {
-        Err(NetError::Closed { code, .. }) => assert_eq!(code, 1008),
+        Err(NetError::Closed { code, .. }) => assert_eq!(code, delve_protocol::close::POLICY),
         other => panic!("expected a close, got {other:?}"),
     }
     server.stop().await;

@@ -529,7 +529,7 @@ async fn a_second_connection_with_the_token_replaces_the_first_and_nobody_notice
         )),
         "{before:?}"
     );
-    assert_eq!(code, 4000);
+    assert_eq!(code, delve_protocol::close::REPLACED);
     bob.session.close().await;
     let closed = Instant::now();
 
@@ -1007,7 +1007,7 @@ async fn a_private_dungeon_refuses_wrong_passwords_and_reveals_nothing() {
     for m in &before {
         assert_refused(m);
     }
-    assert_eq!(code, 1008);
+    assert_eq!(code, delve_protocol::close::POLICY);
     drop(s);
     // Reconnecting does not reset the count: even the right password is shut out for now.
     let mut s = within(Session::connect(&server.url)).await.unwrap();
@@ -1017,7 +1017,7 @@ async fn a_private_dungeon_refuses_wrong_passwords_and_reveals_nothing() {
     let (before, code) = until_closed("Bob", &mut s).await;
     assert_eq!(before.len(), 1, "{before:?}");
     assert_refused(&before[0]);
-    assert_eq!(code, 1008);
+    assert_eq!(code, delve_protocol::close::POLICY);
     drop(s);
     // An empty password is no password: refused as such, and not counted as a guess.
     let mut s = within(Session::connect(&server.url)).await.unwrap();

@@ -273,7 +273,7 @@ async fn a_second_connection_with_the_token_replaces_the_first() {
         }
     };
     assert!(replaced);
-    assert_eq!(code, 4000);
+    assert_eq!(code, delve_protocol::close::REPLACED);
 
     // Nobody left, so nobody is told anyone came back: Ann's next update is the next turn.
     ann.send(ClientMsg::Wait).await;

@@ -34,18 +34,8 @@ use crate::game::Action;
 
 type Ws = WebSocketStream<TcpStream>;
 
-/// Close codes this server uses (RFC 6455 §7.4 plus our own 4000-range).
-pub mod close {
-    pub const GOING_AWAY: u16 = 1001;
-    pub const POLICY: u16 = 1008;
-    pub const TOO_BIG: u16 = 1009;
-    pub const INTERNAL: u16 = 1011;
-    pub const TRY_LATER: u16 = 1013;
-    pub const REPLACED: u16 = 4000;
-    /// The client speaks another protocol version (an error frame naming both came first).
-    /// Not 1002: libraries report that as a broken connection rather than a refusal.
-    pub const VERSION: u16 = 4001;
-}
+/// Close codes this server uses: one list, shared with clients and tests.
+pub use delve_protocol::close;
 
 /// Dropped messages within [`FLOOD_WINDOW`] after which a connection is closed as a flood.
 const FLOOD_LIMIT: u32 = 200;

@@ -67,7 +67,10 @@ impl DungeonTask {
                         "This character was taken over by a newer connection.".into(),
                         None,
                     );
-                    old.close(4000, "replaced by a newer connection");
+                    old.close(
+                        delve_protocol::close::REPLACED,
+                        "replaced by a newer connection",
+                    );
                 }
                 // Back in time, or lifted out and now returning.
                 self.lifts.remove(&player);

@@ -185,7 +185,7 @@ impl DungeonTask {
                         format!("{gone} has left, and nobody is left to watch."),
                         None,
                     );
-                    s.close(1000, "nobody left to watch");
+                    s.close(delve_protocol::close::NORMAL, "nobody left to watch");
                     self.sessions.remove(&conn);
                     continue;
                 }

@@ -89,6 +89,11 @@ struct Args {
     #[arg(long, default_value = "delve-data")]
     data_dir: PathBuf,
 
+    /// Do not serve the browser client over HTTP (the page, its wasm and scripts). Native
+    /// clients and bots connect over WebSocket either way.
+    #[arg(long)]
+    no_web: bool,
+
     /// Keep nothing on disk: every dungeon lives in memory and is gone when the server stops.
     #[arg(long)]
     memory_only: bool,
@@ -368,6 +373,7 @@ fn run(args: Args, content: Arc<Content>) -> anyhow::Result<()> {
         msg_burst: args.burst,
         handshake_timeout: Duration::from_secs_f64(args.handshake_timeout),
         grace: Duration::from_secs_f64(args.grace),
+        web: !args.no_web,
         content,
         ..ServerConfig::default()
     };

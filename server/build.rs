@@ -20,7 +20,10 @@ const TARGET: &str = "wasm32-unknown-unknown";
 
 fn main() {
     let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets it"));
-    let root = manifest.parent().expect("server/ sits in the workspace").to_owned();
+    let root = manifest
+        .parent()
+        .expect("server/ sits in the workspace")
+        .to_owned();
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets it"));
     for watched in [
         "client/src",
@@ -61,7 +64,11 @@ fn build(root: &Path, out: &Path) -> Result<String, String> {
         .output()
         .map_err(|e| format!("cannot run rustc: {e}"))?;
     let sysroot = String::from_utf8_lossy(&sysroot.stdout).trim().to_owned();
-    if !Path::new(&sysroot).join("lib/rustlib").join(TARGET).exists() {
+    if !Path::new(&sysroot)
+        .join("lib/rustlib")
+        .join(TARGET)
+        .exists()
+    {
         return Err(format!(
             "the {TARGET} target is not installed (rustup target add {TARGET})."
         ));
@@ -70,7 +77,13 @@ fn build(root: &Path, out: &Path) -> Result<String, String> {
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.args(["build", "--profile", "web", "--target", TARGET])
-        .args(["-p", "delve-client", "--bin", "delve", "--message-format=json"])
+        .args([
+            "-p",
+            "delve-client",
+            "--bin",
+            "delve",
+            "--message-format=json",
+        ])
         .arg("--target-dir")
         .arg(&target_dir)
         .current_dir(root);
@@ -127,7 +140,8 @@ fn build(root: &Path, out: &Path) -> Result<String, String> {
         ("loader", loader.as_path(), "mq_js_bundle", "js"),
         ("plugin", web.join("delve.js").as_path(), "delve", "js"),
     ] {
-        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let bytes =
+            std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let name = format!("{stem}-{:016x}.{ext}", fnv(&bytes));
         embed(&mut rust, out, field, &name, &bytes);
         names.push(name);

@@ -38,7 +38,9 @@ fn decode(s: &str) -> String {
         match bytes[k] {
             b'+' => out.push(b' '),
             b'%' => {
-                let hex = s.get(k + 1..k + 3).and_then(|h| u8::from_str_radix(h, 16).ok());
+                let hex = s
+                    .get(k + 1..k + 3)
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
                 if let Some(b) = hex {
                     out.push(b);
                     k += 2;
@@ -73,8 +75,14 @@ mod tests {
                 name: None
             }
         );
-        assert_eq!(PageLink::parse("name=Zo%C3%AB").name.as_deref(), Some("Zoë"));
+        assert_eq!(
+            PageLink::parse("name=Zo%C3%AB").name.as_deref(),
+            Some("Zoë")
+        );
         assert_eq!(PageLink::parse(""), PageLink::default());
-        assert_eq!(PageLink::parse("?dungeon=&name=%zz").name.as_deref(), Some("%zz"));
+        assert_eq!(
+            PageLink::parse("?dungeon=&name=%zz").name.as_deref(),
+            Some("%zz")
+        );
     }
 }

@@ -4,6 +4,8 @@
 //!
 //! Every wait has a timeout and fails loudly: nothing here sleeps and hopes.
 
+pub mod browser;
+
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -201,4 +201,3 @@ impl Link for WebLink {
         self.events.pop_front()
     }
 }
-

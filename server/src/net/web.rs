@@ -138,10 +138,8 @@ pub async fn serve(
 fn is_websocket(req: &Request<Incoming>) -> bool {
     let has = |name: header::HeaderName, token: &str| {
         req.headers().get_all(name).iter().any(|v| {
-            v.to_str().is_ok_and(|v| {
-                v.split(',')
-                    .any(|t| t.trim().eq_ignore_ascii_case(token))
-            })
+            v.to_str()
+                .is_ok_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case(token)))
         })
     };
     req.method() == Method::GET
@@ -216,7 +214,10 @@ fn file(
         .headers()
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == asset.etag || t.trim() == "*"));
+        .is_some_and(|v| {
+            v.split(',')
+                .any(|t| t.trim() == asset.etag || t.trim() == "*")
+        });
     let gzip = accepts_gzip(req);
     let body = match (fresh, req.method() == Method::HEAD, gzip) {
         (true, _, _) | (_, true, _) => Bytes::new(),

@@ -1,0 +1,191 @@
+//! The browser client end to end: a real server serves the page; headless Chromium loads it
+//! from a shared link (`?dungeon=..&name=Ann`), the wasm client joins and moves on keys sent
+//! over the DevTools protocol; a scripted native player in the same dungeon sees Ann arrive and
+//! move; a reload resumes Ann's character from the token the page kept in localStorage; and a
+//! screenshot of the page shows a drawn game, not a blank canvas.
+//!
+//! Without Chromium the test fails under CI (CI=true) and is skipped with a reason elsewhere.
+
+use std::time::Duration;
+
+use delve_protocol::{ClientMsg, Dir, Pos, ServerMsg, View};
+use delve_tests::browser::{Browser, chromium_path, png_colours};
+use delve_tests::{Bot, TestServer, test_config};
+use tokio::sync::watch;
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// Whether this machine can run the test; under CI, a missing piece is a failure.
+fn can_run() -> bool {
+    let missing = if chromium_path().is_none() {
+        Some("chromium is not installed (apt-get install chromium)".to_owned())
+    } else {
+        delve_server::net::web::assets()
+            .err()
+            .map(|why| format!("the server has no browser client: {why}"))
+    };
+    match missing {
+        None => true,
+        Some(why) if in_ci() => panic!("the browser test must run in CI, but {why}"),
+        Some(why) => {
+            eprintln!("skipping the browser test: {why}");
+            false
+        }
+    }
+}
+
+/// The DOM key code of the numpad key that moves in `d`.
+fn numpad(d: Dir) -> &'static str {
+    match d {
+        Dir::N => "Numpad8",
+        Dir::Ne => "Numpad9",
+        Dir::E => "Numpad6",
+        Dir::Se => "Numpad3",
+        Dir::S => "Numpad2",
+        Dir::Sw => "Numpad1",
+        Dir::W => "Numpad4",
+        Dir::Nw => "Numpad7",
+    }
+}
+
+/// Bob plays natively: he answers the turn clock with `wait` whenever the floor waits for him,
+/// and publishes every view he gets.
+fn spawn_bob(mut bob: Bot) -> (watch::Receiver<Option<View>>, tokio::task::JoinHandle<()>) {
+    let (tx, rx) = watch::channel(None);
+    let task = tokio::spawn(async move {
+        while let Ok(msg) = bob.session.recv().await {
+            let mine = matches!(&msg, ServerMsg::TurnStatus { waiting_for, .. }
+                if waiting_for.iter().any(|n| n == "Bob"));
+            if bob.model.handle(msg).is_err() {
+                bob.session
+                    .send(&ClientMsg::Resync)
+                    .await
+                    .unwrap_or_else(|e| panic!("Bob cannot resync: {e}"));
+            }
+            if mine {
+                bob.session
+                    .send(&ClientMsg::Wait)
+                    .await
+                    .unwrap_or_else(|e| panic!("Bob cannot wait: {e}"));
+            }
+            let _ = tx.send(bob.model.view.clone());
+        }
+    });
+    (rx, task)
+}
+
+/// Waits until Bob's view satisfies `ok`, returning what `ok` found.
+async fn bob_sees<T>(
+    rx: &mut watch::Receiver<Option<View>>,
+    what: &str,
+    ok: impl Fn(&View) -> Option<T>,
+) -> T {
+    let found = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            if let Some(t) = rx.borrow_and_update().as_ref().and_then(&ok) {
+                return t;
+            }
+            if rx.changed().await.is_err() {
+                panic!("Bob's connection ended while waiting for {what}");
+            }
+        }
+    })
+    .await;
+    found.unwrap_or_else(|_| panic!("Bob did not see {what} within 20 s"))
+}
+
+/// Ann as Bob sees her: entity id and position.
+fn ann(v: &View) -> Option<(u32, Pos)> {
+    v.entities
+        .iter()
+        .find(|e| e.name == "Ann")
+        .map(|e| (e.id, e.pos))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_player_joins_moves_and_resumes_after_a_reload() {
+    if !can_run() {
+        return;
+    }
+    let server = TestServer::start(test_config()).await;
+    let page = format!(
+        "{}/?dungeon=webtest&name=Ann",
+        server.url.replace("ws://", "http://")
+    );
+    let bob = Bot::join(&server.url, "Bob", "webtest").await;
+    let (mut bob_view, bob_task) = spawn_bob(bob);
+
+    let mut browser = Browser::launch(1280, 800).await.expect("chromium starts");
+    browser.navigate(&page).await.expect("the page loads");
+    let st = browser
+        .wait_status("the map drawn in the page", Duration::from_secs(30), |st| {
+            st["map"] == true
+        })
+        .await
+        .expect("the browser client joins");
+    println!(
+        "first map drawn {} ms after navigation",
+        st["first_map_ms"].as_f64().unwrap_or(f64::NAN)
+    );
+    let (id, at) = bob_sees(&mut bob_view, "Ann arrive", ann).await;
+
+    // Ann steps onto a floor tile next to her that Bob knows is free.
+    let (dir, to) = bob_sees(&mut bob_view, "a free tile beside Ann", |v| {
+        let bob = v.me.pos;
+        Dir::ALL
+            .into_iter()
+            .map(|d| (d, at.step(d)))
+            .find(|&(_, p)| v.map.get(p).is_walkable() && p != bob)
+    })
+    .await;
+    browser
+        .press(numpad(dir))
+        .await
+        .expect("a key reaches the page");
+    bob_sees(&mut bob_view, "Ann move", |v| {
+        ann(v).filter(|&(i, p)| i == id && p == to)
+    })
+    .await;
+    browser
+        .wait_status(
+            "Ann's own view to show the step",
+            Duration::from_secs(10),
+            |st| st["me"] == serde_json::json!([to.x, to.y]),
+        )
+        .await
+        .expect("the page follows its own move");
+
+    let shot = browser.screenshot().await.expect("a screenshot");
+    let (w, h, colours) = png_colours(&shot).expect("the screenshot is a PNG");
+    assert_eq!((w, h), (1280, 800), "the canvas fills the window");
+    assert!(
+        colours >= 16,
+        "the page shows a drawn game, not a blank canvas ({colours} colours)"
+    );
+    if let Some(path) = std::env::var_os("DELVE_BROWSER_SCREENSHOT") {
+        std::fs::write(&path, &shot).expect("the screenshot is saved");
+    }
+
+    // A reload starts the client afresh; its token, kept in localStorage, takes Ann back.
+    browser.reload().await.expect("the page reloads");
+    browser
+        .wait_status(
+            "the map drawn again, where Ann stood",
+            Duration::from_secs(30),
+            |st| st["map"] == true && st["me"] == serde_json::json!([to.x, to.y]),
+        )
+        .await
+        .expect("the reloaded page resumes Ann");
+    let (again, pos) = bob_sees(&mut bob_view, "Ann back", ann).await;
+    assert_eq!(
+        (again, pos),
+        (id, to),
+        "the same character, where she stood"
+    );
+
+    bob_task.abort();
+    drop(browser);
+    server.stop().await;
+}

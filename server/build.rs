@@ -124,10 +124,11 @@ fn build(root: &Path, out: &Path) -> Result<String, String> {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
         };
-        if v["reason"] == "compiler-artifact" && v["target"]["name"] == "macroquad" {
-            if let Some(m) = v["manifest_path"].as_str() {
-                loader = Some(Path::new(m).with_file_name("js").join("mq_js_bundle.js"));
-            }
+        if v["reason"] == "compiler-artifact"
+            && v["target"]["name"] == "macroquad"
+            && let Some(m) = v["manifest_path"].as_str()
+        {
+            loader = Some(Path::new(m).with_file_name("js").join("mq_js_bundle.js"));
         }
     }
     let loader = loader.ok_or("cargo did not say where macroquad's sources are")?;

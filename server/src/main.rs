@@ -399,6 +399,14 @@ fn run(args: Args, content: Arc<Content>) -> anyhow::Result<()> {
             "Delve server ready; players join with: delve --server {} --dungeon NAME",
             server.url()
         );
+        match (config.web, delve_server::net::web::assets()) {
+            (false, _) => info!("the browser client is off (--no-web)"),
+            (true, Ok(_)) => info!(
+                "friends play in a browser at {}/",
+                server.url().replace("ws://", "http://")
+            ),
+            (true, Err(why)) => info!("no browser client in this build: {why}"),
+        }
         wait_for_signal().await?;
         server.shutdown().await;
         anyhow::Ok(())

@@ -174,8 +174,10 @@ impl Browser {
         Ok(())
     }
 
-    /// Reloads the page.
+    /// Reloads the page. Until the new page publishes its status, [`Browser::status`] reads
+    /// null, not the old page's last words.
     pub async fn reload(&mut self) -> anyhow::Result<()> {
+        self.eval("window.delveOldPage = true").await?;
         self.call("Page.reload", json!({ "ignoreCache": false }))
             .await?;
         Ok(())
@@ -197,7 +199,8 @@ impl Browser {
 
     /// The game's published status (`window.delveStatus`), or null before the first frame.
     pub async fn status(&mut self) -> anyhow::Result<Value> {
-        self.eval("window.delveStatus || null").await
+        self.eval("window.delveOldPage ? null : (window.delveStatus || null)")
+            .await
     }
 
     /// Reads the game's status until `ok` holds, for at most `within`; fails naming `what` and
@@ -227,6 +230,29 @@ impl Browser {
             self.call(
                 "Input.dispatchKeyEvent",
                 json!({ "type": kind, "code": code, "key": code }),
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Types `text` as a player would (each character a key press with its character).
+    pub async fn type_text(&mut self, text: &str) -> anyhow::Result<()> {
+        for c in text.chars() {
+            let code = if c.is_ascii_alphabetic() {
+                format!("Key{}", c.to_ascii_uppercase())
+            } else {
+                String::new()
+            };
+            let key = c.to_string();
+            self.call(
+                "Input.dispatchKeyEvent",
+                json!({ "type": "keyDown", "code": code, "key": key, "text": key }),
+            )
+            .await?;
+            self.call(
+                "Input.dispatchKeyEvent",
+                json!({ "type": "keyUp", "code": code, "key": key }),
             )
             .await?;
         }

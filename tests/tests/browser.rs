@@ -189,3 +189,61 @@ async fn a_browser_player_joins_moves_and_resumes_after_a_reload() {
     drop(browser);
     server.stop().await;
 }
+
+/// A link without a name asks it once (the browser remembers it); a private dungeon asks its
+/// password first, even from a link.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_asks_the_name_once_and_a_private_dungeon_its_password() {
+    if !can_run() {
+        return;
+    }
+    let server = TestServer::start(test_config()).await;
+    let page = format!("{}/?dungeon=vault", server.url.replace("ws://", "http://"));
+    let carol = Bot::join_private(&server.url, "Carol", "vault", "sesame").await;
+    let (mut carol_view, carol_task) = spawn_bob(carol);
+
+    let mut browser = Browser::launch(800, 600).await.expect("chromium starts");
+    browser.navigate(&page).await.expect("the page loads");
+    let long = Duration::from_secs(30);
+    browser
+        .wait_status("the name asked", long, |st| st["screen"] == "name")
+        .await
+        .expect("a new browser asks the player's name");
+    browser.type_text("Dan").await.expect("typing");
+    browser.press("Enter").await.expect("Enter");
+    browser
+        .wait_status("the password asked", long, |st| st["screen"] == "password")
+        .await
+        .expect("a private dungeon asks its password, even from a link");
+    browser.type_text("sesame").await.expect("typing");
+    browser.press("Enter").await.expect("Enter");
+    browser
+        .wait_status("the map drawn", long, |st| st["map"] == true)
+        .await
+        .expect("the right password lets Dan in");
+    bob_sees(&mut carol_view, "Dan arrive", |v| {
+        v.entities.iter().find(|e| e.name == "Dan").map(|_| ())
+    })
+    .await;
+    let shot = browser.screenshot().await.expect("a screenshot");
+    let (w, h, colours) = png_colours(&shot).expect("a PNG");
+    assert_eq!((w, h), (800, 600), "the canvas follows the window's size");
+    assert!(colours >= 16, "a drawn game at 800x600 ({colours} colours)");
+    if let Some(path) = std::env::var_os("DELVE_BROWSER_SCREENSHOT_SMALL") {
+        std::fs::write(&path, &shot).expect("the screenshot is saved");
+    }
+
+    // The browser remembers the name: a reload goes straight to the password.
+    browser.reload().await.expect("the page reloads");
+    let st = browser
+        .wait_status("the lobby after a reload", long, |st| {
+            st["screen"] == "password" || st["screen"] == "name"
+        })
+        .await
+        .expect("the reloaded page asks again");
+    assert_eq!(st["screen"], "password", "the name is asked only once");
+
+    carol_task.abort();
+    drop(browser);
+    server.stop().await;
+}

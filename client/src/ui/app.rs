@@ -717,7 +717,7 @@ async fn lobby(
             Step::Quit => {}
         }
         #[cfg(target_arch = "wasm32")]
-        super::web::publish("lobby", false, None, (0.0, 0.0));
+        super::web::publish(lobby.showing(), false, None, (0.0, 0.0));
         if let Some((path, after)) = screenshot {
             frames += 1;
             if (lobby.ready() && frames >= *after) || get_time() - started >= SCREENSHOT_PATIENCE {

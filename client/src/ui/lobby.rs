@@ -91,6 +91,18 @@ impl Lobby {
         Ok(lobby)
     }
 
+    /// What the lobby shows, in a word (for the web page's status): `lobby`, or the question
+    /// it asks (`password`, `new-dungeon`, `watch`), or `scores`.
+    pub fn showing(&self) -> &'static str {
+        match (&self.board, &self.prompt) {
+            (Some(_), _) => "scores",
+            (None, None) => "lobby",
+            (None, Some((Prompt::Password { .. }, _))) => "password",
+            (None, Some((Prompt::NewName | Prompt::NewPassword { .. }, _))) => "new-dungeon",
+            (None, Some((Prompt::Watch { .. }, _))) => "watch",
+        }
+    }
+
     /// Whether a list has arrived (and, with the high scores open, their answer).
     pub fn ready(&self) -> bool {
         self.status.is_empty() && self.board.as_ref().is_none_or(ScoreBoard::loaded)

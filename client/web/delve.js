@@ -93,8 +93,10 @@
   function set_status(ptr, len) {
     try {
       const st = JSON.parse(str(ptr, len));
+      if (window.delveFirstFrameMs === undefined) window.delveFirstFrameMs = performance.now();
       if (st.map && window.delveFirstMapMs === undefined) window.delveFirstMapMs = performance.now();
       st.first_map_ms = window.delveFirstMapMs;
+      st.first_frame_ms = window.delveFirstFrameMs;
       window.delveStatus = st;
     } catch (e) { /* ignore a bad status */ }
   }

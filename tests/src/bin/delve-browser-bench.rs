@@ -65,9 +65,17 @@ async fn main() -> anyhow::Result<()> {
         })
         .await?;
     println!(
-        "first map: {:.0} ms after navigation",
-        st["first_map_ms"].as_f64().unwrap_or(f64::NAN)
+        "first map: {:.0} ms after navigation (first frame drawn at {:.0} ms)",
+        st["first_map_ms"].as_f64().unwrap_or(f64::NAN),
+        st["first_frame_ms"].as_f64().unwrap_or(f64::NAN)
     );
+    let loads = browser
+        .eval(
+            "performance.getEntriesByType('resource').map(e => \
+             e.name.split('/').pop() + ' ' + Math.round(e.startTime) + '-' + Math.round(e.responseEnd) + ' ms')",
+        )
+        .await?;
+    println!("downloads: {loads}");
     // Play on: the frame statistics cover the last 300 frames.
     let started = std::time::Instant::now();
     let st = browser

@@ -33,6 +33,7 @@ fn main() {
         "protocol/src",
         "protocol/Cargo.toml",
         "Cargo.lock",
+        "Cargo.toml",
     ] {
         println!("cargo:rerun-if-changed={}", root.join(watched).display());
     }

@@ -247,3 +247,50 @@ async fn a_link_asks_the_name_once_and_a_private_dungeon_its_password() {
     drop(browser);
     server.stop().await;
 }
+
+/// The page's own connection reconnects with backoff when the server goes away, and resumes the
+/// character from the server's database when it is back on the same address.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_reconnects_and_resumes_after_a_server_restart() {
+    if !can_run() {
+        return;
+    }
+    let data = tempfile::tempdir().expect("a data directory");
+    let config = delve_server::net::ServerConfig {
+        data_dir: Some(data.path().to_owned()),
+        ..test_config()
+    };
+    let server = TestServer::start(config.clone()).await;
+    let addr = server.url.trim_start_matches("ws://").to_owned();
+    let mut browser = Browser::launch(1280, 800).await.expect("chromium starts");
+    browser
+        .navigate(&format!("http://{addr}/?dungeon=again&name=Eve"))
+        .await
+        .expect("the page loads");
+    let long = Duration::from_secs(30);
+    let st = browser
+        .wait_status("Eve in the game", long, |st| st["online"] == true)
+        .await
+        .expect("the browser client joins");
+    let me = st["me"].clone();
+    assert!(me.is_array(), "Eve stands somewhere: {st}");
+
+    server.stop().await;
+    browser
+        .wait_status("the page to notice", long, |st| st["online"] == false)
+        .await
+        .expect("the page sees its server go");
+    let back = TestServer::start(delve_server::net::ServerConfig {
+        bind: addr.parse().expect("the old address"),
+        ..config
+    })
+    .await;
+    browser
+        .wait_status("Eve back where she stood", long, |st| {
+            st["online"] == true && st["me"] == me
+        })
+        .await
+        .expect("the page reconnects by itself and resumes Eve");
+    drop(browser);
+    back.stop().await;
+}

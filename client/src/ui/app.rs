@@ -717,7 +717,10 @@ async fn lobby(
             Step::Quit => {}
         }
         #[cfg(target_arch = "wasm32")]
-        super::web::publish(lobby.showing(), false, None, (0.0, 0.0));
+        super::web::publish(&super::web::Status {
+            screen: lobby.showing(),
+            ..Default::default()
+        });
         if let Some((path, after)) = screenshot {
             frames += 1;
             if (lobby.ready() && frames >= *after) || get_time() - started >= SCREENSHOT_PATIENCE {
@@ -816,12 +819,13 @@ pub async fn run(mut options: Options) {
             super::frames::clock_ms() - work,
         );
         #[cfg(target_arch = "wasm32")]
-        super::web::publish(
-            "game",
-            app.model.view.is_some(),
-            app.model.view.as_ref().map(|v| (v.me.pos.x, v.me.pos.y)),
-            stats.means(),
-        );
+        super::web::publish(&super::web::Status {
+            screen: "game",
+            map: app.model.view.is_some(),
+            online: matches!(app.connection, Connection::Joined),
+            me: app.model.view.as_ref().map(|v| (v.me.pos.x, v.me.pos.y)),
+            frames: stats.means(),
+        });
         if options.frame_stats && now - stats_at >= 5.0 {
             stats_at = now;
             let (interval, work) = stats.means();

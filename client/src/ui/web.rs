@@ -39,17 +39,35 @@ pub async fn ask_name() -> String {
             18.0,
             Color::new(0.6, 0.58, 0.66, 1.0),
         );
-        publish("name", false, None, (0.0, 0.0));
+        publish(&Status {
+            screen: "name",
+            ..Status::default()
+        });
         next_frame().await;
     }
 }
 
-/// Publishes what the page shows: the screen, whether a map is drawn, where the player stands,
-/// and the mean frame interval and work (ms).
-pub fn publish(screen: &str, map: bool, me: Option<(i32, i32)>, frames: (f64, f64)) {
-    let me = me.map_or("null".to_owned(), |(x, y)| format!("[{x},{y}]"));
+/// What the page shows, published as `window.delveStatus`.
+#[derive(Debug, Default)]
+pub struct Status<'a> {
+    /// `name`, `lobby` (or the lobby's question), `game`.
+    pub screen: &'a str,
+    /// A map is drawn.
+    pub map: bool,
+    /// Joined: the game connection is up and welcomed.
+    pub online: bool,
+    /// Where the player's character stands.
+    pub me: Option<(i32, i32)>,
+    /// Mean frame interval and the client's own work per frame, in ms.
+    pub frames: (f64, f64),
+}
+
+pub fn publish(st: &Status) {
+    let me = st
+        .me
+        .map_or("null".to_owned(), |(x, y)| format!("[{x},{y}]"));
     delve_web_js::set_status(&format!(
-        "{{\"screen\":\"{screen}\",\"map\":{map},\"me\":{me},\"frame_ms\":{:.3},\"work_ms\":{:.3}}}",
-        frames.0, frames.1
+        "{{\"screen\":\"{}\",\"map\":{},\"online\":{},\"me\":{me},\"frame_ms\":{:.3},\"work_ms\":{:.3}}}",
+        st.screen, st.map, st.online, st.frames.0, st.frames.1
     ));
 }

@@ -122,3 +122,35 @@ async fn no_web_turns_the_page_off_but_not_the_game() {
     assert!(bob.model.view.is_some(), "native clients still play");
     server.stop().await;
 }
+
+/// A connection that never finishes a request (silent, or trickling half a header) is closed
+/// after the handshake timeout, as a silent WebSocket is: HTTP opens no way around the limit.
+#[tokio::test]
+async fn a_connection_that_never_finishes_a_request_is_closed() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut config = test_config();
+    config.handshake_timeout = std::time::Duration::from_millis(1000);
+    let server = TestServer::start(config).await;
+    let addr = server.url.trim_start_matches("ws://").to_owned();
+    for first_bytes in [&b""[..], &b"GET / HTTP/1.1\r\nHost: x\r\n"[..]] {
+        let mut tcp = tokio::net::TcpStream::connect(&addr)
+            .await
+            .expect("the server accepts");
+        tcp.write_all(first_bytes).await.expect("a write");
+        let started = std::time::Instant::now();
+        let mut buf = [0u8; 512];
+        // The server may answer 408 before it closes; read until the close.
+        loop {
+            match delve_tests::within(tcp.read(&mut buf)).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => continue,
+            }
+        }
+        let waited = started.elapsed();
+        assert!(
+            waited < std::time::Duration::from_secs(4),
+            "closed after {waited:?}, sent {first_bytes:?}"
+        );
+    }
+    server.stop().await;
+}

@@ -1,7 +1,7 @@
 //! The browser client end to end: a real server serves the page; headless Chromium loads it
 //! from a shared link (`?dungeon=..&name=Ann`), the wasm client joins and moves on keys sent
 //! over the DevTools protocol; a scripted native player in the same dungeon sees Ann arrive and
-//! move; a reload resumes Ann's character from the token the page kept in localStorage; and a
+//! move and hears her chat; a reload resumes Ann's character from the token the page kept in localStorage; and a
 //! screenshot of the page shows a drawn game, not a blank canvas.
 //!
 //! Without Chromium the test fails under CI (CI=true) and is skipped with a reason elsewhere.
@@ -53,12 +53,28 @@ fn numpad(d: Dir) -> &'static str {
 /// Bob plays natively: he answers the turn clock with `wait` whenever the floor waits for him,
 /// and publishes every view he gets.
 fn spawn_bob(mut bob: Bot) -> (watch::Receiver<Option<View>>, tokio::task::JoinHandle<()>) {
+    spawn_listener(bob, None)
+}
+
+/// Like [`spawn_bob`], and every chat line Bob hears goes to `chat` as (from, text).
+fn spawn_listener(
+    mut bob: Bot,
+    chat: Option<tokio::sync::mpsc::UnboundedSender<(String, String)>>,
+) -> (watch::Receiver<Option<View>>, tokio::task::JoinHandle<()>) {
     let (tx, rx) = watch::channel(None);
     let task = tokio::spawn(async move {
         while let Ok(msg) = bob.session.recv().await {
             let mine = matches!(&msg, ServerMsg::TurnStatus { waiting_for, .. }
                 if waiting_for.iter().any(|n| n == "Bob"));
-            if bob.model.handle(msg).is_err() {
+            let handled = bob.model.handle(msg);
+            if let (Ok(h), Some(chat)) = (&handled, &chat) {
+                for e in &h.events {
+                    if let delve_protocol::Event::Chat { from, text } = e {
+                        let _ = chat.send((from.clone(), text.clone()));
+                    }
+                }
+            }
+            if handled.is_err() {
                 bob.session
                     .send(&ClientMsg::Resync)
                     .await
@@ -115,7 +131,8 @@ async fn a_browser_player_joins_moves_and_resumes_after_a_reload() {
         server.url.replace("ws://", "http://")
     );
     let bob = Bot::join(&server.url, "Bob", "webtest").await;
-    let (mut bob_view, bob_task) = spawn_bob(bob);
+    let (chat_tx, mut chat_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (mut bob_view, bob_task) = spawn_listener(bob, Some(chat_tx));
 
     let mut browser = Browser::launch(1280, 800).await.expect("chromium starts");
     browser.navigate(&page).await.expect("the page loads");
@@ -156,6 +173,25 @@ async fn a_browser_player_joins_moves_and_resumes_after_a_reload() {
         )
         .await
         .expect("the page follows its own move");
+
+    // Ann chats: Enter opens the line, the typed text goes in, Enter sends it to everyone.
+    browser.press("Enter").await.expect("Enter");
+    browser
+        .wait_status("the chat line open", Duration::from_secs(10), |st| {
+            st["screen"] == "chat"
+        })
+        .await
+        .expect("Enter opens the chat line");
+    browser
+        .type_text("hello from the web")
+        .await
+        .expect("typing");
+    browser.press("Enter").await.expect("Enter");
+    let heard = tokio::time::timeout(Duration::from_secs(20), chat_rx.recv())
+        .await
+        .expect("Bob hears Ann within 20 s")
+        .expect("Bob is listening");
+    assert_eq!(heard, ("Ann".to_owned(), "hello from the web".to_owned()));
 
     let shot = browser.screenshot().await.expect("a screenshot");
     let (w, h, colours) = png_colours(&shot).expect("the screenshot is a PNG");

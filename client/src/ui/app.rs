@@ -820,7 +820,12 @@ pub async fn run(mut options: Options) {
         );
         #[cfg(target_arch = "wasm32")]
         super::web::publish(&super::web::Status {
-            screen: "game",
+            screen: match app.screen {
+                Screen::Chat(_) => "chat",
+                Screen::Inventory(_) => "pack",
+                Screen::Scores(_) => "scores",
+                _ => "game",
+            },
             map: app.model.view.is_some(),
             online: matches!(app.connection, Connection::Joined),
             me: app.model.view.as_ref().map(|v| (v.me.pos.x, v.me.pos.y)),

@@ -50,7 +50,7 @@ pub async fn ask_name() -> String {
 /// What the page shows, published as `window.delveStatus`.
 #[derive(Debug, Default)]
 pub struct Status<'a> {
-    /// `name`, `lobby` (or the lobby's question), `game`.
+    /// `name`, `lobby` (or the lobby's question), `game` (or `chat`, `pack`, `scores` over it).
     pub screen: &'a str,
     /// A map is drawn.
     pub map: bool,

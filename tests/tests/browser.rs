@@ -52,7 +52,7 @@ fn numpad(d: Dir) -> &'static str {
 
 /// Bob plays natively: he answers the turn clock with `wait` whenever the floor waits for him,
 /// and publishes every view he gets.
-fn spawn_bob(mut bob: Bot) -> (watch::Receiver<Option<View>>, tokio::task::JoinHandle<()>) {
+fn spawn_bob(bob: Bot) -> (watch::Receiver<Option<View>>, tokio::task::JoinHandle<()>) {
     spawn_listener(bob, None)
 }
 

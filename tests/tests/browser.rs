@@ -284,10 +284,11 @@ async fn a_link_asks_the_name_once_and_a_private_dungeon_its_password() {
     server.stop().await;
 }
 
-/// The page's own connection reconnects with backoff when the server goes away, and resumes the
-/// character from the server's database when it is back on the same address.
+/// The lobby works in the page (a new dungeon made there); the page's own connection reconnects
+/// with backoff when the server goes away, and resumes the character from the server's database
+/// when it is back on the same address.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_page_reconnects_and_resumes_after_a_server_restart() {
+async fn the_lobby_makes_a_dungeon_and_the_page_resumes_it_after_a_server_restart() {
     if !can_run() {
         return;
     }
@@ -299,11 +300,35 @@ async fn the_page_reconnects_and_resumes_after_a_server_restart() {
     let server = TestServer::start(config.clone()).await;
     let addr = server.url.trim_start_matches("ws://").to_owned();
     let mut browser = Browser::launch(1280, 800).await.expect("chromium starts");
+    // Through the lobby, as in the native game: n, the new dungeon's name, Enter, no password.
     browser
-        .navigate(&format!("http://{addr}/?dungeon=again&name=Eve"))
+        .navigate(&format!("http://{addr}/?name=Eve"))
         .await
         .expect("the page loads");
     let long = Duration::from_secs(30);
+    browser
+        .wait_status("the lobby", long, |st| st["screen"] == "lobby")
+        .await
+        .expect("a link without a dungeon opens the lobby");
+    browser.type_text("n").await.expect("typing");
+    browser
+        .wait_status("the new dungeon's name asked", long, |st| {
+            st["screen"] == "new-dungeon"
+        })
+        .await
+        .expect("n asks for a new dungeon");
+    browser.type_text("again").await.expect("typing");
+    browser.press("Enter").await.expect("Enter");
+    browser
+        .wait_status("the password asked", long, |st| {
+            st["screen"] == "new-password"
+        })
+        .await
+        .expect("then the new dungeon's password");
+    browser
+        .press("Enter")
+        .await
+        .expect("Enter: a public dungeon");
     let st = browser
         .wait_status("Eve in the game", long, |st| st["online"] == true)
         .await

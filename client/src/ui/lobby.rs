@@ -92,13 +92,14 @@ impl Lobby {
     }
 
     /// What the lobby shows, in a word (for the web page's status): `lobby`, or the question
-    /// it asks (`password`, `new-dungeon`, `watch`), or `scores`.
+    /// it asks (`password`, `new-dungeon`, `new-password`, `watch`), or `scores`.
     pub fn showing(&self) -> &'static str {
         match (&self.board, &self.prompt) {
             (Some(_), _) => "scores",
             (None, None) => "lobby",
             (None, Some((Prompt::Password { .. }, _))) => "password",
-            (None, Some((Prompt::NewName | Prompt::NewPassword { .. }, _))) => "new-dungeon",
+            (None, Some((Prompt::NewName, _))) => "new-dungeon",
+            (None, Some((Prompt::NewPassword { .. }, _))) => "new-password",
             (None, Some((Prompt::Watch { .. }, _))) => "watch",
         }
     }

@@ -121,12 +121,7 @@ impl Browser {
         browser.call("Page.enable", json!({})).await?;
         // Headless Chromium counts its (invisible) window frame in --window-size: set the page's
         // own size, which is what a player's window would give the canvas.
-        browser
-            .call(
-                "Emulation.setDeviceMetricsOverride",
-                json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
-            )
-            .await?;
+        browser.resize(width, height).await?;
         // A headless window never has the OS focus; without this, the page thinks it is in
         // the background and key events have no focused element.
         browser
@@ -136,6 +131,16 @@ impl Browser {
             )
             .await?;
         Ok(browser)
+    }
+
+    /// Sets the page's size, as a player resizing the window would.
+    pub async fn resize(&mut self, width: u32, height: u32) -> anyhow::Result<()> {
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
+        )
+        .await?;
+        Ok(())
     }
 
     /// Sends a CDP command (to the page once attached) and returns its result.

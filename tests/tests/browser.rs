@@ -269,6 +269,24 @@ async fn a_link_asks_the_name_once_and_a_private_dungeon_its_password() {
         std::fs::write(&path, &shot).expect("the screenshot is saved");
     }
 
+    // The canvas follows the window when it is resized.
+    browser.resize(1024, 700).await.expect("a resize");
+    let deadline = std::time::Instant::now() + long;
+    loop {
+        let size = browser
+            .eval("[canvas.width, canvas.height]")
+            .await
+            .expect("the canvas");
+        if size == serde_json::json!([1024, 700]) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the canvas stayed {size} after the window became 1024x700"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+
     // The browser remembers the name: a reload goes straight to the password.
     browser.reload().await.expect("the page reloads");
     let st = browser

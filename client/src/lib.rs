@@ -1,21 +1,27 @@
 //! The Delve client as a library. Everything but `ui` runs headless, so tests and bots use the same
-//! code as the game. Its modules:
+//! code as the game. The same crate builds for `wasm32-unknown-unknown`: what a browser cannot
+//! have (the solo server, threads, tokio, files) sits behind `cfg(target_arch = "wasm32")`. Its
+//! modules:
 //!
+//! - [`link`]: the web page's address and query string (which dungeon, which name).
 //! - [`model`]: the client's copy of the game: its view, patched by every diff, the message log
 //!   and the turn status.
-//! - [`net`]: the WebSocket session speaking the protocol, and the thread that runs it beside the
-//!   UI, reconnecting by itself.
+//! - [`net`]: the WebSocket session speaking the protocol, behind one `Link` interface: a thread
+//!   natively, the page's own socket polled each frame in a browser; reconnecting by itself.
 //! - [`pack`]: the pack as the client reasons about it: what each key does to the selected item,
 //!   and the stat comparison shown before equipping.
 //! - [`scores`]: the high-score table's pure half: its columns, dates and scrolling.
-//! - [`solo`]: `--solo`, the server library started inside the client on a loopback port.
+//! - [`solo`]: `--solo`, the server library started inside the client on a loopback port
+//!   (native only).
 //! - [`tokens`]: resume tokens remembered per server and dungeon.
 //! - [`ui`]: the macroquad front end: drawing, input, the lobby and the screens.
 
+pub mod link;
 pub mod model;
 pub mod net;
 pub mod pack;
 pub mod scores;
+#[cfg(not(target_arch = "wasm32"))]
 pub mod solo;
 pub mod tokens;
 pub mod ui;

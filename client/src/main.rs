@@ -1,13 +1,18 @@
-//! `delve`: the Delve game client.
+//! `delve`: the Delve game client. Natively it reads its command line; in a browser (the same
+//! code built for wasm32, served by delve-server) it reads the page's address instead.
 
+#[cfg(not(target_arch = "wasm32"))]
 use std::path::PathBuf;
 
+#[cfg(not(target_arch = "wasm32"))]
 use clap::Parser;
+#[cfg(not(target_arch = "wasm32"))]
 use delve_client::solo::SoloServer;
 use delve_client::tokens::TokenStore;
 use delve_client::ui::{Options, run};
 use macroquad::window::Conf;
 
+#[cfg(not(target_arch = "wasm32"))]
 /// Delve: a multiplayer roguelike. Without --server, starts a private local game (--solo).
 #[derive(Debug, Parser)]
 #[command(name = "delve", version)]
@@ -44,8 +49,13 @@ struct Args {
     /// Frames to run before the screenshot.
     #[arg(long, requires = "screenshot")]
     frames: Option<u32>,
+
+    /// Print frame-time statistics to standard error every 5 seconds (for benchmarks).
+    #[arg(long)]
+    frame_stats: bool,
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn default_name() -> String {
     let user = std::env::var("USER")
         .or_else(|_| std::env::var("USERNAME"))
@@ -73,6 +83,38 @@ fn conf() -> Conf {
     }
 }
 
+/// In the browser: the server is the one that served the page; `?dungeon=` and `?name=` come
+/// from the link; a name asked before is remembered.
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    use delve_client::link::PageLink;
+    use delve_web_js::{Page, page};
+    let link = PageLink::parse(&page(Page::Query));
+    let name = match link.name {
+        Some(n) => {
+            delve_client::ui::web::remember_name(&n);
+            n
+        }
+        // Empty: the game asks.
+        None => delve_client::ui::web::remembered_name().unwrap_or_default(),
+    };
+    let url = page(Page::ServerUrl);
+    let options = Options {
+        token_server: url.clone(),
+        url,
+        name,
+        dungeon: None,
+        linked: link.dungeon,
+        frame_stats: false,
+        password: None,
+        watch: None,
+        tokens: Some(TokenStore::open()),
+        screenshot: None,
+    };
+    macroquad::Window::from_config(conf(), run(options));
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 fn main() {
     let args = Args::parse();
     let name = args.name.clone().unwrap_or_else(default_name);
@@ -98,6 +140,8 @@ fn main() {
         url,
         name,
         dungeon,
+        linked: None,
+        frame_stats: args.frame_stats,
         password: args.password,
         watch: args.watch,
         tokens,

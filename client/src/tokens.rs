@@ -2,6 +2,10 @@
 //! a restart of the client. Kept in `tokens.json` under the config directory
 //! (`$DELVE_CONFIG_DIR`, else `$XDG_CONFIG_HOME/delve`, else `~/.config/delve`), readable only by
 //! its owner: a token is the key to a character.
+//!
+//! In the browser there are no files: tokens live in the page's `localStorage`, under
+//! `delve.token <server> <dungeon>`, where the web client's server name includes the player's
+//! name (one browser may play several characters on one server).
 
 use std::collections::BTreeMap;
 use std::io;
@@ -12,6 +16,9 @@ pub struct TokenStore {
     /// Where the tokens live; `None` keeps them in memory only.
     path: Option<PathBuf>,
     tokens: BTreeMap<String, String>,
+    /// Kept in the browser's `localStorage` instead (the web client).
+    #[cfg(target_arch = "wasm32")]
+    browser: bool,
 }
 
 fn key(server: &str, dungeon: &str) -> String {
@@ -48,7 +55,17 @@ pub fn config_dir() -> Option<PathBuf> {
 }
 
 impl TokenStore {
+    /// The browser's `localStorage`.
+    #[cfg(target_arch = "wasm32")]
+    pub fn open() -> TokenStore {
+        TokenStore {
+            browser: true,
+            ..TokenStore::default()
+        }
+    }
+
     /// The store in the usual place; an unreadable or missing file is an empty store.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn open() -> TokenStore {
         match config_dir() {
             Some(dir) => TokenStore::at(&dir.join("tokens.json")),
@@ -64,10 +81,16 @@ impl TokenStore {
         TokenStore {
             path: Some(path.to_owned()),
             tokens,
+            #[cfg(target_arch = "wasm32")]
+            browser: false,
         }
     }
 
     pub fn get(&self, server: &str, dungeon: &str) -> Option<String> {
+        #[cfg(target_arch = "wasm32")]
+        if self.browser {
+            return delve_web_js::storage_get(&format!("delve.token {}", key(server, dungeon)));
+        }
         self.tokens.get(&key(server, dungeon)).cloned()
     }
 
@@ -82,6 +105,11 @@ impl TokenStore {
             return Ok(());
         }
         self.tokens.insert(key(server, dungeon), token.to_owned());
+        #[cfg(target_arch = "wasm32")]
+        if self.browser {
+            delve_web_js::storage_set(&format!("delve.token {}", key(server, dungeon)), token);
+            return Ok(());
+        }
         let Some(path) = &self.path else {
             return Ok(());
         };

@@ -89,6 +89,11 @@ struct Args {
     #[arg(long, default_value = "delve-data")]
     data_dir: PathBuf,
 
+    /// Do not serve the browser client over HTTP (the page, its wasm and scripts). Native
+    /// clients and bots connect over WebSocket either way.
+    #[arg(long)]
+    no_web: bool,
+
     /// Keep nothing on disk: every dungeon lives in memory and is gone when the server stops.
     #[arg(long)]
     memory_only: bool,
@@ -368,6 +373,7 @@ fn run(args: Args, content: Arc<Content>) -> anyhow::Result<()> {
         msg_burst: args.burst,
         handshake_timeout: Duration::from_secs_f64(args.handshake_timeout),
         grace: Duration::from_secs_f64(args.grace),
+        web: !args.no_web,
         content,
         ..ServerConfig::default()
     };
@@ -393,6 +399,14 @@ fn run(args: Args, content: Arc<Content>) -> anyhow::Result<()> {
             "Delve server ready; players join with: delve --server {} --dungeon NAME",
             server.url()
         );
+        match (config.web, delve_server::net::web::assets()) {
+            (false, _) => info!("the browser client is off (--no-web)"),
+            (true, Ok(_)) => info!(
+                "friends play in a browser at {}/",
+                server.url().replace("ws://", "http://")
+            ),
+            (true, Err(why)) => info!("no browser client in this build: {why}"),
+        }
         wait_for_signal().await?;
         server.shutdown().await;
         anyhow::Ok(())

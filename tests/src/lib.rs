@@ -17,6 +17,8 @@
 
 pub mod docs;
 
+pub mod browser;
+
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -18,9 +18,10 @@ use super::screenshot;
 use super::sprites::Sprites;
 use super::text_input::TextInput;
 use crate::model::Model;
-use crate::net::{NetEvent, NetThread};
+use crate::net::{Link, NetEvent, Platform};
 use crate::pack::{self, PackKey, PackOutcome};
 use crate::scores::{self, Mine, ScoreBoard};
+#[cfg(not(target_arch = "wasm32"))]
 use crate::solo::SoloServer;
 use crate::tokens::TokenStore;
 
@@ -31,12 +32,18 @@ pub struct Options {
     pub name: String,
     /// `None` opens the lobby first.
     pub dungeon: Option<String>,
+    /// A dungeon a shared link asked for (the web page's `?dungeon=`): the lobby opens it as
+    /// soon as it knows whether a password is needed.
+    pub linked: Option<String>,
+    /// Print frame-time statistics to standard error every few seconds (for benchmarks).
+    pub frame_stats: bool,
     pub password: Option<String>,
     /// Watch this player instead of playing.
     pub watch: Option<String>,
     /// Save a PNG after this many frames (of play, or of the lobby), then exit.
     pub screenshot: Option<(PathBuf, u32)>,
     /// The in-process server of `--solo`, kept alive as long as the game runs.
+    #[cfg(not(target_arch = "wasm32"))]
     pub solo: Option<SoloServer>,
     /// Where resume tokens are remembered; `None` remembers nothing.
     pub tokens: Option<TokenStore>,
@@ -75,7 +82,7 @@ enum Screen {
 }
 
 struct App {
-    net: NetThread,
+    net: Platform,
     model: Model,
     sprites: Sprites,
     anims: Anims,
@@ -661,7 +668,7 @@ impl App {
 const SCREENSHOT_PATIENCE: f64 = 20.0;
 
 /// This frame's typed characters, read once and handed to whoever needs them.
-fn typed() -> Vec<char> {
+pub(crate) fn typed() -> Vec<char> {
     std::iter::from_fn(get_char_pressed).collect()
 }
 
@@ -681,8 +688,17 @@ fn finish_screenshot(path: &std::path::Path, ok: bool) -> ! {
 }
 
 /// Runs the lobby until the player chooses; exits the process if they quit.
-async fn lobby(url: &str, name: &str, screenshot: &Option<(PathBuf, u32)>) -> Choice {
-    let mut lobby = match Lobby::new(url, name) {
+async fn lobby(
+    url: &str,
+    name: &str,
+    linked: Option<&str>,
+    screenshot: &Option<(PathBuf, u32)>,
+) -> Choice {
+    let started_lobby = match linked {
+        Some(d) => Lobby::for_dungeon(url, name, d),
+        None => Lobby::new(url, name),
+    };
+    let mut lobby = match started_lobby {
         Ok(l) => l,
         Err(e) => {
             eprintln!("delve: cannot start the network thread: {e}");
@@ -694,8 +710,17 @@ async fn lobby(url: &str, name: &str, screenshot: &Option<(PathBuf, u32)>) -> Ch
         match lobby.frame(&typed()) {
             Step::Chosen(choice) => return choice,
             Step::Stay => {}
+            // A page cannot quit: closing the tab does.
+            #[cfg(not(target_arch = "wasm32"))]
             Step::Quit => std::process::exit(0),
+            #[cfg(target_arch = "wasm32")]
+            Step::Quit => {}
         }
+        #[cfg(target_arch = "wasm32")]
+        super::web::publish(&super::web::Status {
+            screen: lobby.showing(),
+            ..Default::default()
+        });
         if let Some((path, after)) = screenshot {
             frames += 1;
             if (lobby.ready() && frames >= *after) || get_time() - started >= SCREENSHOT_PATIENCE {
@@ -708,13 +733,30 @@ async fn lobby(url: &str, name: &str, screenshot: &Option<(PathBuf, u32)>) -> Ch
 
 /// Runs the game until the window closes (or the screenshot is taken).
 pub async fn run(mut options: Options) {
+    // The page asks a new player's name once; their tokens are kept per name.
+    #[cfg(target_arch = "wasm32")]
+    {
+        if options.name.is_empty() {
+            options.name = super::web::ask_name().await;
+        }
+        options.token_server = format!("{} {}", options.token_server, options.name.to_lowercase());
+    }
     let choice = match options.dungeon.take() {
         Some(dungeon) => Choice {
             dungeon,
             password: options.password.take(),
             watch: options.watch.take(),
         },
-        None => lobby(&options.url, &options.name, &options.screenshot).await,
+        None => {
+            let linked = options.linked.take();
+            lobby(
+                &options.url,
+                &options.name,
+                linked.as_deref(),
+                &options.screenshot,
+            )
+            .await
+        }
     };
     // Resume our character in this dungeon if we have played it from here before.
     let token = match (&choice.watch, &options.tokens) {
@@ -729,7 +771,7 @@ pub async fn run(mut options: Options) {
         password: choice.password.clone(),
         watch: choice.watch.clone(),
     };
-    let net = match NetThread::spawn(options.url.clone(), hello) {
+    let net = match <Platform as Link>::game(options.url.clone(), hello) {
         Ok(n) => n,
         Err(e) => {
             eprintln!("delve: cannot start the network thread: {e}");
@@ -750,21 +792,53 @@ pub async fn run(mut options: Options) {
         log_scroll: 0,
         end_hidden: false,
         ended: None,
+        #[cfg(not(target_arch = "wasm32"))]
         solo: options.solo.is_some(),
+        #[cfg(target_arch = "wasm32")]
+        solo: false,
         name: options.name.clone(),
         tokens: options
             .tokens
             .take()
             .map(|t| (t, options.token_server.clone(), choice.dungeon.clone())),
     };
+    #[cfg(not(target_arch = "wasm32"))]
     let _solo = options.solo;
     let (mut frames, started) = (0u32, get_time());
+    let mut stats = super::frames::FrameStats::default();
+    let mut stats_at = started;
     loop {
+        let work = super::frames::clock_ms();
         let now = get_time();
         app.pump_network(now);
         app.scores_tick(now);
         app.handle_input(now, &typed());
         app.draw(now);
+        stats.push(
+            f64::from(get_frame_time()) * 1000.0,
+            super::frames::clock_ms() - work,
+        );
+        #[cfg(target_arch = "wasm32")]
+        super::web::publish(&super::web::Status {
+            screen: match app.screen {
+                Screen::Chat(_) => "chat",
+                Screen::Inventory(_) => "pack",
+                Screen::Scores(_) => "scores",
+                _ => "game",
+            },
+            map: app.model.view.is_some(),
+            online: matches!(app.connection, Connection::Joined),
+            me: app.model.view.as_ref().map(|v| (v.me.pos.x, v.me.pos.y)),
+            frames: stats.means(),
+        });
+        if options.frame_stats && now - stats_at >= 5.0 {
+            stats_at = now;
+            let (interval, work) = stats.means();
+            eprintln!(
+                "frames: {} mean interval {interval:.3} ms, mean work {work:.3} ms",
+                stats.frames
+            );
+        }
         if let Some((path, after)) = &options.screenshot {
             if app.model.view.is_some() {
                 frames += 1;

@@ -396,7 +396,14 @@ pub fn draw_panel(area: Rect, model: &Model, sprites: &Sprites, turn: &TurnLine,
         "i pack  g pick up  c character  m log",
         "p level up  Tab scores  Enter chat",
     ];
-    let help_top = area.y + area.h - 16.0 - 18.0 * (help.len() as f32 - 1.0);
+    // A short window (800x600, a small browser tab) has no room for the key help under
+    // everything else: the help gives way to what is in sight rather than overlap it.
+    let help_fits = area.y + area.h - 16.0 - 18.0 * (help.len() as f32 - 1.0) - y >= 90.0;
+    let help_top = if help_fits {
+        area.y + area.h - 16.0 - 18.0 * (help.len() as f32 - 1.0)
+    } else {
+        area.y + area.h + 10.0
+    };
 
     draw_text("In sight", x, y, 20.0, DIM);
     y += 22.0;
@@ -463,7 +470,7 @@ pub fn draw_panel(area: Rect, model: &Model, sprites: &Sprites, turn: &TurnLine,
     }
 
     let mut hy = help_top;
-    for line in help {
+    for line in help.iter().filter(|_| help_fits) {
         draw_text(line, x, hy, 16.0, DIM);
         hy += 18.0;
     }

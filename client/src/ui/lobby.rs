@@ -8,7 +8,7 @@ use super::hud::{BG, draw_notice};
 use super::scores as table;
 use super::text_input::TextInput;
 use crate::model::Model;
-use crate::net::{NetEvent, NetThread};
+use crate::net::{Link, NetEvent, Platform};
 use crate::scores::{self, ScoreBoard};
 
 const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
@@ -53,8 +53,11 @@ pub struct Lobby {
     url: String,
     /// The player's name, to pick out their games in the high scores.
     name: String,
-    net: NetThread,
+    net: Platform,
     model: Model,
+    /// A dungeon a shared link asked for: joined as soon as the list says whether it needs a
+    /// password (then asked for it).
+    want: Option<String>,
     selected: usize,
     prompt: Option<(Prompt, TextInput)>,
     /// The high-score table, while it is open.
@@ -69,14 +72,36 @@ impl Lobby {
         Ok(Lobby {
             url: url.to_owned(),
             name: name.to_owned(),
-            net: NetThread::lobby(url.to_owned())?,
+            net: <Platform as Link>::lobby(url.to_owned())?,
             model: Model::new(),
+            want: None,
             selected: 0,
             prompt: None,
             board: None,
             status: "Connecting...".into(),
             frames: 0,
         })
+    }
+
+    /// A lobby that goes straight into `dungeon` once it knows whether that dungeon is private
+    /// (a new dungeon is made public, as a link cannot carry a password).
+    pub fn for_dungeon(url: &str, name: &str, dungeon: &str) -> std::io::Result<Lobby> {
+        let mut lobby = Lobby::new(url, name)?;
+        lobby.want = Some(dungeon.to_owned());
+        Ok(lobby)
+    }
+
+    /// What the lobby shows, in a word (for the web page's status): `lobby`, or the question
+    /// it asks (`password`, `new-dungeon`, `new-password`, `watch`), or `scores`.
+    pub fn showing(&self) -> &'static str {
+        match (&self.board, &self.prompt) {
+            (Some(_), _) => "scores",
+            (None, None) => "lobby",
+            (None, Some((Prompt::Password { .. }, _))) => "password",
+            (None, Some((Prompt::NewName, _))) => "new-dungeon",
+            (None, Some((Prompt::NewPassword { .. }, _))) => "new-password",
+            (None, Some((Prompt::Watch { .. }, _))) => "watch",
+        }
     }
 
     /// Whether a list has arrived (and, with the high scores open, their answer).
@@ -117,6 +142,33 @@ impl Lobby {
                     );
                 }
                 NetEvent::Ended(reason) => self.status = reason,
+            }
+        }
+        if self.status.is_empty()
+            && let Some(want) = self.want.take()
+        {
+            let listed = self
+                .model
+                .dungeons
+                .iter()
+                .find(|d| d.name.eq_ignore_ascii_case(&want));
+            match listed {
+                Some(d) if d.private => {
+                    self.prompt = Some((
+                        Prompt::Password {
+                            name: d.name.clone(),
+                            to_watch: false,
+                        },
+                        TextInput::new(MAX_PASSWORD_CHARS, true),
+                    ));
+                }
+                _ => {
+                    return Step::Chosen(Choice {
+                        dungeon: want,
+                        password: None,
+                        watch: None,
+                    });
+                }
             }
         }
         let list = &self.model.dungeons;

@@ -2,6 +2,7 @@
 
 pub mod anim;
 pub mod app;
+pub mod frames;
 pub mod hud;
 pub mod input;
 pub mod inventory;
@@ -12,5 +13,7 @@ pub mod screens;
 pub mod screenshot;
 pub mod sprites;
 pub mod text_input;
+#[cfg(target_arch = "wasm32")]
+pub mod web;
 
 pub use app::{Options, run};

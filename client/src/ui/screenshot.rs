@@ -1,13 +1,21 @@
 //! Saving the window as a PNG (for `--screenshot`, used by CI and the README).
 
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::Path;
 
-use macroquad::prelude::get_screen_data;
+/// A page has no files: the browser test takes its screenshots through the browser instead.
+#[cfg(target_arch = "wasm32")]
+pub fn save(path: &Path) -> anyhow::Result<()> {
+    anyhow::bail!("cannot save {} from a browser", path.display())
+}
 
 /// Captures what has been drawn this frame (call before `next_frame`) and writes it to `path`.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn save(path: &Path) -> anyhow::Result<()> {
+    use std::fs::File;
+    use std::io::BufWriter;
+
+    use macroquad::prelude::get_screen_data;
+
     let img = get_screen_data();
     let (w, h) = (usize::from(img.width), usize::from(img.height));
     // OpenGL reads rows bottom-up; PNG wants them top-down. The alpha channel of the back

@@ -46,6 +46,9 @@ pub struct ServerConfig {
     pub msgs_per_sec: u32,
     /// Messages a connection may send in a burst above the sustained rate.
     pub msg_burst: u32,
+    /// Serve the browser client over HTTP on the game port (`--no-web` turns it off; the
+    /// WebSocket is served either way).
+    pub web: bool,
     /// Time allowed from TCP accept to a successful `hello`.
     pub handshake_timeout: Duration,
     /// Frames queued for one connection before it counts as fallen behind.
@@ -82,6 +85,7 @@ impl Default for ServerConfig {
             max_dungeons: 128,
             msgs_per_sec: 20,
             msg_burst: 40,
+            web: true,
             handshake_timeout: Duration::from_secs(10),
             outbox_frames: 64,
             grace: Duration::from_secs(10),

@@ -16,7 +16,8 @@ use delve_protocol::{
     decode_client, encode,
 };
 use futures_util::{SinkExt, StreamExt};
-use tokio::net::TcpStream;
+use hyper::upgrade::Upgraded;
+use hyper_util::rt::TokioIo;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{Instant, timeout, timeout_at};
 use tokio_tungstenite::WebSocketStream;
@@ -32,7 +33,9 @@ use super::registry::OpenError;
 use super::validate::{check_dungeon, check_name};
 use crate::game::Action;
 
-type Ws = WebSocketStream<TcpStream>;
+/// The socket: hyper answered the HTTP upgrade, tungstenite speaks WebSocket over what it
+/// handed over.
+type Ws = WebSocketStream<TokioIo<Upgraded>>;
 
 /// Close codes this server uses: one list, shared with clients and tests.
 pub use delve_protocol::close;
@@ -41,34 +44,17 @@ pub use delve_protocol::close;
 const FLOOD_LIMIT: u32 = 200;
 const FLOOD_WINDOW: Duration = Duration::from_secs(10);
 
-/// Serves one accepted TCP stream until it closes or the server shuts down.
+/// Serves one WebSocket (upgraded by [`super::web`]) until it closes or the server shuts down.
+/// `deadline` is when a good hello must have arrived (counted from the TCP accept).
 pub async fn serve(
-    stream: TcpStream,
+    mut ws: Ws,
     peer: SocketAddr,
     shared: Arc<Shared>,
     slot: Result<ConnectionSlot, SlotRefused>,
     shutdown: watch::Receiver<bool>,
+    deadline: Instant,
 ) {
-    let _ = stream.set_nodelay(true);
     let config = &shared.config;
-    // One deadline from TCP accept to a successful hello, upgrade included.
-    let deadline = Instant::now() + config.handshake_timeout;
-    let accepted = timeout_at(
-        deadline,
-        tokio_tungstenite::accept_async_with_config(stream, Some(shared.ws_config())),
-    )
-    .await;
-    let mut ws = match accepted {
-        Ok(Ok(ws)) => ws,
-        Ok(Err(e)) => {
-            debug!(%peer, error = %e, "WebSocket handshake failed");
-            return;
-        }
-        Err(_) => {
-            debug!(%peer, "WebSocket handshake timed out");
-            return;
-        }
-    };
     let _slot = match slot {
         Ok(slot) => slot,
         Err(why) => {

@@ -7,6 +7,7 @@ pub mod limits;
 pub mod password;
 pub mod registry;
 pub mod validate;
+pub mod web;
 pub mod world;
 
 use std::io;
@@ -260,12 +261,12 @@ async fn accept_loop(
                         }
                         let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
                         tasks.spawn(async move {
-                            connection::serve(stream, peer, Arc::clone(&shared), slot, shutdown).await;
+                            web::serve(stream, peer, Arc::clone(&shared), slot, shutdown).await;
                             shared.refusing.fetch_sub(1, Ordering::Relaxed);
                         });
                         continue;
                     }
-                    tasks.spawn(connection::serve(stream, peer, Arc::clone(&shared), slot, shutdown.clone()));
+                    tasks.spawn(web::serve(stream, peer, Arc::clone(&shared), slot, shutdown.clone()));
                 }
                 Err(e) => {
                     // Usually out of file descriptors: back off instead of spinning.

@@ -1,14 +1,11 @@
-//! The client's network half: an async WebSocket session speaking the protocol, and a thread
-//! that runs it beside the UI so rendering never waits on the network.
+//! The native network half: an async WebSocket session speaking the protocol (tokio-tungstenite),
+//! and a thread that runs it beside the UI so rendering never waits on the network.
 
 use std::sync::mpsc as std_mpsc;
 use std::thread;
 use std::time::Duration;
 
-use delve_protocol::{
-    ClientMsg, DecodeError, ErrorCode, MAX_SERVER_FRAME, PROTOCOL_VERSION, ServerMsg,
-    decode_server, encode,
-};
+use delve_protocol::{ClientMsg, MAX_SERVER_FRAME, ServerMsg, decode_server, encode};
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
@@ -16,20 +13,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-/// Why the session failed or ended.
-#[derive(Debug, thiserror::Error)]
-pub enum NetError {
-    #[error("cannot connect to {url}: {reason}")]
-    Connect { url: String, reason: String },
-    #[error("the server closed the connection ({code}): {reason}")]
-    Closed { code: u16, reason: String },
-    #[error("the connection dropped")]
-    Dropped,
-    #[error("the server sent something this client does not understand: {0}")]
-    Decode(#[from] DecodeError),
-    #[error("network error: {0}")]
-    Ws(String),
-}
+use super::{GameState, Link, NetError, NetEvent, backoff, fatal_close, hello};
 
 /// One WebSocket session with a Delve server.
 pub struct Session {
@@ -153,34 +137,6 @@ impl Session {
     }
 }
 
-/// The `hello` this client sends to play (or resume, with `token`).
-pub fn hello(name: &str, dungeon: &str, token: Option<String>) -> ClientMsg {
-    ClientMsg::Hello {
-        version: PROTOCOL_VERSION,
-        name: name.to_owned(),
-        dungeon: dungeon.to_owned(),
-        token,
-        password: None,
-        watch: None,
-    }
-}
-
-/// What the network thread tells the UI.
-#[derive(Debug)]
-pub enum NetEvent {
-    /// The socket is open and the hello was sent.
-    Connected,
-    Msg(Box<ServerMsg>),
-    /// The connection was lost; the thread tries again after `wait` (attempt `attempt`).
-    Reconnecting {
-        attempt: u32,
-        wait: Duration,
-        reason: String,
-    },
-    /// The session is over for good, with a sentence for the player.
-    Ended(String),
-}
-
 /// The UI's end of a network thread.
 #[derive(Debug)]
 pub struct NetThread {
@@ -196,26 +152,6 @@ enum Outcome {
     Fatal(String),
     /// The UI has gone away.
     Quit,
-}
-
-/// The wait before reconnection attempt `attempt` (1, 2, ...): 0.5 s doubling to 10 s.
-pub fn backoff(attempt: u32) -> Duration {
-    let ms = 500u64.saturating_mul(1 << attempt.saturating_sub(1).min(10));
-    Duration::from_millis(ms.min(10_000))
-}
-
-/// Whether an error answering our hello means retrying is pointless.
-fn fatal_refusal(code: ErrorCode) -> bool {
-    matches!(
-        code,
-        ErrorCode::BadVersion
-            | ErrorCode::BadName
-            | ErrorCode::BadDungeon
-            | ErrorCode::BadPassword
-            | ErrorCode::NameTaken
-            | ErrorCode::NoSuchPlayer
-            | ErrorCode::Replaced
-    )
 }
 
 impl NetThread {
@@ -377,41 +313,23 @@ async fn game_session(
     if inbox.send(NetEvent::Connected).is_err() {
         return Outcome::Quit;
     }
-    let mut joined = false;
+    let mut state = GameState::new(hello, attempt);
     loop {
         tokio::select! {
             msg = session.recv() => match msg {
                 Ok(m) => {
-                    match &m {
-                        ServerMsg::Welcome { token, .. } => {
-                            joined = true;
-                            *attempt = 0;
-                            if let (Some(t), ClientMsg::Hello { token: ours, .. }) = (token, &mut *hello) {
-                                *ours = Some(t.clone());
-                            }
-                        }
-                        // The character of our token is gone (a server restart, say): start
-                        // afresh under the same name, on this same connection.
-                        ServerMsg::Error { code: ErrorCode::BadToken, .. } if !joined => {
-                            if let ClientMsg::Hello { token, .. } = &mut *hello {
-                                *token = None;
-                            }
-                            if session.send(hello).await.is_err() {
-                                return Outcome::Lost("the connection dropped".into());
-                            }
-                        }
-                        ServerMsg::Error { code, message, .. } if fatal_refusal(*code) && (!joined || *code == ErrorCode::Replaced) => {
-                            let reason = message.clone();
-                            let _ = inbox.send(NetEvent::Msg(Box::new(m)));
-                            return Outcome::Fatal(reason);
-                        }
-                        _ => {}
+                    let reaction = state.react(&m);
+                    if reaction.resend_hello && session.send(&*state.hello).await.is_err() {
+                        return Outcome::Lost("the connection dropped".into());
                     }
                     if inbox.send(NetEvent::Msg(Box::new(m))).is_err() {
                         return Outcome::Quit;
                     }
+                    if let Some(reason) = reaction.fatal {
+                        return Outcome::Fatal(reason);
+                    }
                 }
-                Err(NetError::Closed { code, reason }) if delve_protocol::close::is_final(code) => {
+                Err(NetError::Closed { code, reason }) if fatal_close(code) => {
                     return Outcome::Fatal(format!("the server closed the connection ({code}): {reason}"));
                 }
                 Err(e) => return Outcome::Lost(e.to_string()),
@@ -427,5 +345,23 @@ async fn game_session(
                 }
             },
         }
+    }
+}
+
+impl Link for NetThread {
+    fn game(url: String, hello: ClientMsg) -> std::io::Result<Self> {
+        NetThread::spawn(url, hello)
+    }
+
+    fn lobby(url: String) -> std::io::Result<Self> {
+        NetThread::lobby(url)
+    }
+
+    fn send(&mut self, msg: ClientMsg) {
+        NetThread::send(self, msg);
+    }
+
+    fn try_recv(&mut self) -> Option<NetEvent> {
+        NetThread::try_recv(self)
     }
 }

@@ -1,0 +1,73 @@
+//! What only the browser build has: the player's name kept in `localStorage` (asked once), and
+//! the status it publishes as `window.delveStatus` for the page and the browser test.
+
+use macroquad::prelude::*;
+
+use super::hud::BG;
+use super::text_input::TextInput;
+
+const NAME_KEY: &str = "delve.name";
+
+/// The name this browser played under last time.
+pub fn remembered_name() -> Option<String> {
+    delve_web_js::storage_get(NAME_KEY).filter(|n| !n.trim().is_empty())
+}
+
+pub fn remember_name(name: &str) {
+    delve_web_js::storage_set(NAME_KEY, name);
+}
+
+/// Asks the player's name (once per browser: it is remembered).
+pub async fn ask_name() -> String {
+    let mut input = TextInput::new(delve_protocol::MAX_NAME_CHARS, false);
+    loop {
+        input.feed(&super::app::typed());
+        let text = input.text.trim().to_owned();
+        if (is_key_pressed(KeyCode::Enter) || is_key_pressed(KeyCode::KpEnter)) && !text.is_empty()
+        {
+            remember_name(&text);
+            return text;
+        }
+        clear_background(BG);
+        let x = (screen_width() / 2.0 - 360.0).max(20.0);
+        draw_text("DELVE", x, 90.0, 64.0, Color::new(0.93, 0.77, 0.33, 1.0));
+        input.draw("Your name: ", x, screen_height() / 2.0, 720.0);
+        draw_text(
+            "Enter: continue (this browser remembers it)",
+            x,
+            screen_height() / 2.0 + 40.0,
+            18.0,
+            Color::new(0.6, 0.58, 0.66, 1.0),
+        );
+        publish(&Status {
+            screen: "name",
+            ..Status::default()
+        });
+        next_frame().await;
+    }
+}
+
+/// What the page shows, published as `window.delveStatus`.
+#[derive(Debug, Default)]
+pub struct Status<'a> {
+    /// `name`, `lobby` (or the lobby's question), `game` (or `chat`, `pack`, `scores` over it).
+    pub screen: &'a str,
+    /// A map is drawn.
+    pub map: bool,
+    /// Joined: the game connection is up and welcomed.
+    pub online: bool,
+    /// Where the player's character stands.
+    pub me: Option<(i32, i32)>,
+    /// Mean frame interval and the client's own work per frame, in ms.
+    pub frames: (f64, f64),
+}
+
+pub fn publish(st: &Status) {
+    let me = st
+        .me
+        .map_or("null".to_owned(), |(x, y)| format!("[{x},{y}]"));
+    delve_web_js::set_status(&format!(
+        "{{\"screen\":\"{}\",\"map\":{},\"online\":{},\"me\":{me},\"frame_ms\":{:.3},\"work_ms\":{:.3}}}",
+        st.screen, st.map, st.online, st.frames.0, st.frames.1
+    ));
+}

@@ -1,0 +1,375 @@
+//! The browser client end to end: a real server serves the page; headless Chromium loads it
+//! from a shared link (`?dungeon=..&name=Ann`), the wasm client joins and moves on keys sent
+//! over the DevTools protocol; a scripted native player in the same dungeon sees Ann arrive and
+//! move and hears her chat; a reload resumes Ann's character from the token the page kept in localStorage; and a
+//! screenshot of the page shows a drawn game, not a blank canvas.
+//!
+//! Without Chromium the test fails under CI (CI=true) and is skipped with a reason elsewhere.
+
+use std::time::Duration;
+
+use delve_protocol::{ClientMsg, Dir, Pos, ServerMsg, View};
+use delve_tests::browser::{Browser, chromium_path, png_colours};
+use delve_tests::{Bot, TestServer, test_config};
+use tokio::sync::watch;
+
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// Whether this machine can run the test; under CI, a missing piece is a failure.
+fn can_run() -> bool {
+    let missing = if chromium_path().is_none() {
+        Some("chromium is not installed (apt-get install chromium)".to_owned())
+    } else {
+        delve_server::net::web::assets()
+            .err()
+            .map(|why| format!("the server has no browser client: {why}"))
+    };
+    match missing {
+        None => true,
+        Some(why) if in_ci() => panic!("the browser test must run in CI, but {why}"),
+        Some(why) => {
+            eprintln!("skipping the browser test: {why}");
+            false
+        }
+    }
+}
+
+/// The DOM key code of the numpad key that moves in `d`.
+fn numpad(d: Dir) -> &'static str {
+    match d {
+        Dir::N => "Numpad8",
+        Dir::Ne => "Numpad9",
+        Dir::E => "Numpad6",
+        Dir::Se => "Numpad3",
+        Dir::S => "Numpad2",
+        Dir::Sw => "Numpad1",
+        Dir::W => "Numpad4",
+        Dir::Nw => "Numpad7",
+    }
+}
+
+/// Bob plays natively: he answers the turn clock with `wait` whenever the floor waits for him,
+/// and publishes every view he gets.
+fn spawn_bob(bob: Bot) -> (watch::Receiver<Option<View>>, tokio::task::JoinHandle<()>) {
+    spawn_listener(bob, None)
+}
+
+/// Like [`spawn_bob`], and every chat line Bob hears goes to `chat` as (from, text).
+fn spawn_listener(
+    mut bob: Bot,
+    chat: Option<tokio::sync::mpsc::UnboundedSender<(String, String)>>,
+) -> (watch::Receiver<Option<View>>, tokio::task::JoinHandle<()>) {
+    let (tx, rx) = watch::channel(None);
+    let task = tokio::spawn(async move {
+        while let Ok(msg) = bob.session.recv().await {
+            let mine = matches!(&msg, ServerMsg::TurnStatus { waiting_for, .. }
+                if waiting_for.iter().any(|n| n == "Bob"));
+            let handled = bob.model.handle(msg);
+            if let (Ok(h), Some(chat)) = (&handled, &chat) {
+                for e in &h.events {
+                    if let delve_protocol::Event::Chat { from, text } = e {
+                        let _ = chat.send((from.clone(), text.clone()));
+                    }
+                }
+            }
+            if handled.is_err() {
+                bob.session
+                    .send(&ClientMsg::Resync)
+                    .await
+                    .unwrap_or_else(|e| panic!("Bob cannot resync: {e}"));
+            }
+            if mine {
+                bob.session
+                    .send(&ClientMsg::Wait)
+                    .await
+                    .unwrap_or_else(|e| panic!("Bob cannot wait: {e}"));
+            }
+            let _ = tx.send(bob.model.view.clone());
+        }
+    });
+    (rx, task)
+}
+
+/// Waits until Bob's view satisfies `ok`, returning what `ok` found.
+async fn bob_sees<T>(
+    rx: &mut watch::Receiver<Option<View>>,
+    what: &str,
+    ok: impl Fn(&View) -> Option<T>,
+) -> T {
+    let found = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            if let Some(t) = rx.borrow_and_update().as_ref().and_then(&ok) {
+                return t;
+            }
+            if rx.changed().await.is_err() {
+                panic!("Bob's connection ended while waiting for {what}");
+            }
+        }
+    })
+    .await;
+    found.unwrap_or_else(|_| panic!("Bob did not see {what} within 20 s"))
+}
+
+/// Ann as Bob sees her: entity id and position.
+fn ann(v: &View) -> Option<(u32, Pos)> {
+    v.entities
+        .iter()
+        .find(|e| e.name == "Ann")
+        .map(|e| (e.id, e.pos))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_player_joins_moves_and_resumes_after_a_reload() {
+    if !can_run() {
+        return;
+    }
+    let server = TestServer::start(test_config()).await;
+    let page = format!(
+        "{}/?dungeon=webtest&name=Ann",
+        server.url.replace("ws://", "http://")
+    );
+    let bob = Bot::join(&server.url, "Bob", "webtest").await;
+    let (chat_tx, mut chat_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (mut bob_view, bob_task) = spawn_listener(bob, Some(chat_tx));
+
+    let mut browser = Browser::launch(1280, 800).await.expect("chromium starts");
+    browser.navigate(&page).await.expect("the page loads");
+    let st = browser
+        .wait_status("the map drawn in the page", Duration::from_secs(30), |st| {
+            st["map"] == true
+        })
+        .await
+        .expect("the browser client joins");
+    println!(
+        "first map drawn {} ms after navigation",
+        st["first_map_ms"].as_f64().unwrap_or(f64::NAN)
+    );
+    let (id, at) = bob_sees(&mut bob_view, "Ann arrive", ann).await;
+
+    // Ann steps onto a floor tile next to her that Bob knows is free.
+    let (dir, to) = bob_sees(&mut bob_view, "a free tile beside Ann", |v| {
+        let bob = v.me.pos;
+        Dir::ALL
+            .into_iter()
+            .map(|d| (d, at.step(d)))
+            .find(|&(_, p)| v.map.get(p).is_walkable() && p != bob)
+    })
+    .await;
+    browser
+        .press(numpad(dir))
+        .await
+        .expect("a key reaches the page");
+    bob_sees(&mut bob_view, "Ann move", |v| {
+        ann(v).filter(|&(i, p)| i == id && p == to)
+    })
+    .await;
+    browser
+        .wait_status(
+            "Ann's own view to show the step",
+            Duration::from_secs(10),
+            |st| st["me"] == serde_json::json!([to.x, to.y]),
+        )
+        .await
+        .expect("the page follows its own move");
+
+    // Ann chats: Enter opens the line, the typed text goes in, Enter sends it to everyone.
+    browser.press("Enter").await.expect("Enter");
+    browser
+        .wait_status("the chat line open", Duration::from_secs(10), |st| {
+            st["screen"] == "chat"
+        })
+        .await
+        .expect("Enter opens the chat line");
+    browser
+        .type_text("hello from the web")
+        .await
+        .expect("typing");
+    browser.press("Enter").await.expect("Enter");
+    let heard = tokio::time::timeout(Duration::from_secs(20), chat_rx.recv())
+        .await
+        .expect("Bob hears Ann within 20 s")
+        .expect("Bob is listening");
+    assert_eq!(heard, ("Ann".to_owned(), "hello from the web".to_owned()));
+
+    let shot = browser.screenshot().await.expect("a screenshot");
+    let (w, h, colours) = png_colours(&shot).expect("the screenshot is a PNG");
+    assert_eq!((w, h), (1280, 800), "the canvas fills the window");
+    assert!(
+        colours >= 16,
+        "the page shows a drawn game, not a blank canvas ({colours} colours)"
+    );
+    if let Some(path) = std::env::var_os("DELVE_BROWSER_SCREENSHOT") {
+        std::fs::write(&path, &shot).expect("the screenshot is saved");
+    }
+
+    // A reload starts the client afresh; its token, kept in localStorage, takes Ann back.
+    browser.reload().await.expect("the page reloads");
+    browser
+        .wait_status(
+            "the map drawn again, where Ann stood",
+            Duration::from_secs(30),
+            |st| st["map"] == true && st["me"] == serde_json::json!([to.x, to.y]),
+        )
+        .await
+        .expect("the reloaded page resumes Ann");
+    let (again, pos) = bob_sees(&mut bob_view, "Ann back", ann).await;
+    assert_eq!(
+        (again, pos),
+        (id, to),
+        "the same character, where she stood"
+    );
+
+    bob_task.abort();
+    drop(browser);
+    server.stop().await;
+}
+
+/// A link without a name asks it once (the browser remembers it); a private dungeon asks its
+/// password first, even from a link.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_asks_the_name_once_and_a_private_dungeon_its_password() {
+    if !can_run() {
+        return;
+    }
+    let server = TestServer::start(test_config()).await;
+    let page = format!("{}/?dungeon=vault", server.url.replace("ws://", "http://"));
+    let carol = Bot::join_private(&server.url, "Carol", "vault", "sesame").await;
+    let (mut carol_view, carol_task) = spawn_bob(carol);
+
+    let mut browser = Browser::launch(800, 600).await.expect("chromium starts");
+    browser.navigate(&page).await.expect("the page loads");
+    let long = Duration::from_secs(30);
+    browser
+        .wait_status("the name asked", long, |st| st["screen"] == "name")
+        .await
+        .expect("a new browser asks the player's name");
+    browser.type_text("Dan").await.expect("typing");
+    browser.press("Enter").await.expect("Enter");
+    browser
+        .wait_status("the password asked", long, |st| st["screen"] == "password")
+        .await
+        .expect("a private dungeon asks its password, even from a link");
+    browser.type_text("sesame").await.expect("typing");
+    browser.press("Enter").await.expect("Enter");
+    browser
+        .wait_status("the map drawn", long, |st| st["map"] == true)
+        .await
+        .expect("the right password lets Dan in");
+    bob_sees(&mut carol_view, "Dan arrive", |v| {
+        v.entities.iter().find(|e| e.name == "Dan").map(|_| ())
+    })
+    .await;
+    let shot = browser.screenshot().await.expect("a screenshot");
+    let (w, h, colours) = png_colours(&shot).expect("a PNG");
+    assert_eq!((w, h), (800, 600), "the canvas follows the window's size");
+    assert!(colours >= 16, "a drawn game at 800x600 ({colours} colours)");
+    if let Some(path) = std::env::var_os("DELVE_BROWSER_SCREENSHOT_SMALL") {
+        std::fs::write(&path, &shot).expect("the screenshot is saved");
+    }
+
+    // The canvas follows the window when it is resized.
+    browser.resize(1024, 700).await.expect("a resize");
+    let deadline = std::time::Instant::now() + long;
+    loop {
+        let size = browser
+            .eval("[canvas.width, canvas.height]")
+            .await
+            .expect("the canvas");
+        if size == serde_json::json!([1024, 700]) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the canvas stayed {size} after the window became 1024x700"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+
+    // The browser remembers the name: a reload goes straight to the password.
+    browser.reload().await.expect("the page reloads");
+    let st = browser
+        .wait_status("the lobby after a reload", long, |st| {
+            st["screen"] == "password" || st["screen"] == "name"
+        })
+        .await
+        .expect("the reloaded page asks again");
+    assert_eq!(st["screen"], "password", "the name is asked only once");
+
+    carol_task.abort();
+    drop(browser);
+    server.stop().await;
+}
+
+/// The lobby works in the page (a new dungeon made there); the page's own connection reconnects
+/// with backoff when the server goes away, and resumes the character from the server's database
+/// when it is back on the same address.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_makes_a_dungeon_and_the_page_resumes_it_after_a_server_restart() {
+    if !can_run() {
+        return;
+    }
+    let data = tempfile::tempdir().expect("a data directory");
+    let config = delve_server::net::ServerConfig {
+        data_dir: Some(data.path().to_owned()),
+        ..test_config()
+    };
+    let server = TestServer::start(config.clone()).await;
+    let addr = server.url.trim_start_matches("ws://").to_owned();
+    let mut browser = Browser::launch(1280, 800).await.expect("chromium starts");
+    // Through the lobby, as in the native game: n, the new dungeon's name, Enter, no password.
+    browser
+        .navigate(&format!("http://{addr}/?name=Eve"))
+        .await
+        .expect("the page loads");
+    let long = Duration::from_secs(30);
+    browser
+        .wait_status("the lobby", long, |st| st["screen"] == "lobby")
+        .await
+        .expect("a link without a dungeon opens the lobby");
+    browser.type_text("n").await.expect("typing");
+    browser
+        .wait_status("the new dungeon's name asked", long, |st| {
+            st["screen"] == "new-dungeon"
+        })
+        .await
+        .expect("n asks for a new dungeon");
+    browser.type_text("again").await.expect("typing");
+    browser.press("Enter").await.expect("Enter");
+    browser
+        .wait_status("the password asked", long, |st| {
+            st["screen"] == "new-password"
+        })
+        .await
+        .expect("then the new dungeon's password");
+    browser
+        .press("Enter")
+        .await
+        .expect("Enter: a public dungeon");
+    let st = browser
+        .wait_status("Eve in the game", long, |st| st["online"] == true)
+        .await
+        .expect("the browser client joins");
+    let me = st["me"].clone();
+    assert!(me.is_array(), "Eve stands somewhere: {st}");
+
+    server.stop().await;
+    browser
+        .wait_status("the page to notice", long, |st| st["online"] == false)
+        .await
+        .expect("the page sees its server go");
+    let back = TestServer::start(delve_server::net::ServerConfig {
+        bind: addr.parse().expect("the old address"),
+        ..config
+    })
+    .await;
+    browser
+        .wait_status("Eve back where she stood", long, |st| {
+            st["online"] == true && st["me"] == me
+        })
+        .await
+        .expect("the page reconnects by itself and resumes Eve");
+    drop(browser);
+    back.stop().await;
+}

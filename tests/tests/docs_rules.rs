@@ -476,7 +476,7 @@ fn the_message_colours_are_the_client_s() {
     ] {
         let name = serde_json::to_value(kind).expect("a kind encodes");
         let key = format!("`{}`", name.as_str().unwrap_or_default());
-        let color = delve_client::ui::hud::message_color(kind);
+        let color = delve_client::ui::theme::message_color(kind);
         let rgb = [color.r, color.g, color.b]
             .map(|x| ((x * 255.0).round() as u8).to_string())
             .join(", ");

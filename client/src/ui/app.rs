@@ -16,7 +16,7 @@ use super::scores as table;
 use super::screens;
 use super::screenshot;
 use super::sprites::Sprites;
-use super::text_input::TextInput;
+use super::text_input::{TextInput, typed};
 use crate::model::Model;
 use crate::net::{Link, NetEvent, Platform};
 use crate::pack::{self, PackKey, PackOutcome};
@@ -666,11 +666,6 @@ impl App {
 /// Seconds to wait in screenshot mode for the game to get going before saving whatever is on
 /// screen (a time, not a frame count: under Xvfb frames can come very fast).
 const SCREENSHOT_PATIENCE: f64 = 20.0;
-
-/// This frame's typed characters, read once and handed to whoever needs them.
-pub(crate) fn typed() -> Vec<char> {
-    std::iter::from_fn(get_char_pressed).collect()
-}
 
 /// Saves the screenshot and exits: 0 if `ok`, else 1.
 fn finish_screenshot(path: &std::path::Path, ok: bool) -> ! {

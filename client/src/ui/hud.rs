@@ -1,11 +1,11 @@
 //! Everything around the map: the side panel (character, turn status, minimap, who is in sight,
 //! controls), the message log, and full-screen notices.
 
-use delve_protocol::{Effect, EntityKind, MessageKind, Pos, Slot, Tile, View};
+use delve_protocol::{Effect, EntityKind, Pos, Slot, Tile, View};
 use macroquad::prelude::*;
 
-use super::render::player_color;
 use super::sprites::Sprites;
+use super::theme::{effect_look, message_color, player_color};
 use crate::model::Model;
 use crate::pack;
 
@@ -19,16 +19,6 @@ const DIM: Color = Color::new(0.6, 0.58, 0.66, 1.0);
 const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
 /// Chat lines, apart from the four message kinds.
 pub const CHAT: Color = Color::new(0.55, 0.95, 0.55, 1.0);
-
-/// The colour of each message kind *(given by GAME_RULES.md)*.
-pub fn message_color(kind: MessageKind) -> Color {
-    match kind {
-        MessageKind::Normal => WHITE,
-        MessageKind::Good => Color::from_rgba(40, 200, 255, 255),
-        MessageKind::Bad => Color::from_rgba(255, 64, 64, 255),
-        MessageKind::Warning => Color::from_rgba(255, 160, 0, 255),
-    }
-}
 
 /// Screen areas for this frame's window size.
 pub struct Layout {
@@ -122,15 +112,6 @@ fn bar(x: f32, y: f32, w: f32, h: f32, frac: f32, fill: Color, text: &str) {
         16.0,
         WHITE,
     );
-}
-
-/// How a status effect is shown: its word and its colour.
-pub fn effect_look(e: Effect) -> (&'static str, Color) {
-    match e {
-        Effect::Stun => ("Stunned", Color::from_rgba(250, 214, 64, 255)),
-        Effect::Poison => ("Poisoned", Color::from_rgba(120, 220, 70, 255)),
-        Effect::Confusion => ("Confused", Color::from_rgba(196, 120, 255, 255)),
-    }
 }
 
 /// A small picture of an effect, centred on (`cx`, `cy`): a star for a stun, a drop for poison,

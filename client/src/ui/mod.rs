@@ -13,6 +13,7 @@ pub mod screens;
 pub mod screenshot;
 pub mod sprites;
 pub mod text_input;
+pub mod theme;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
 

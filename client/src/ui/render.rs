@@ -6,28 +6,10 @@ use macroquad::prelude::*;
 
 use super::anim::Anims;
 use super::sprites::{Sprites, hash};
+use super::theme::{effect_look, player_color};
 
 /// Colour of remembered-but-unseen tiles: dim and bluish, like a memory.
 const MEMORY: Color = Color::new(0.24, 0.26, 0.38, 1.0);
-
-/// The colour a player is drawn in: yours is gold, friends get a palette colour by id. Red is
-/// left to monsters.
-pub fn player_color(id: u32, me: u32) -> Color {
-    if id == me {
-        return Color::from_rgba(236, 196, 84, 255);
-    }
-    const FRIENDS: [(u8, u8, u8); 7] = [
-        (80, 200, 210),
-        (230, 130, 200),
-        (160, 110, 230),
-        (110, 210, 110),
-        (240, 140, 60),
-        (90, 140, 240),
-        (230, 120, 190),
-    ];
-    let (r, g, b) = FRIENDS[id as usize % FRIENDS.len()];
-    Color::from_rgba(r, g, b, 255)
-}
 
 /// Where the map is drawn this frame.
 #[derive(Clone, Copy, Debug)]
@@ -245,7 +227,7 @@ fn draw_ailments(view: &View, cam: &Camera, anims: &Anims, now: f64) {
     let (cx, top) = (base.x + cam.tile / 2.0, base.y);
     let t = now as f32;
     for &e in &me.effects {
-        let (_, color) = super::hud::effect_look(e);
+        let (_, color) = effect_look(e);
         match e {
             Effect::Stun => {
                 // Little four-pointed stars circling the head.

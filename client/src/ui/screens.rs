@@ -4,9 +4,10 @@
 use delve_protocol::{SelfView, Slot, Stat, StatGain, View};
 use macroquad::prelude::*;
 
-use super::hud::{effect_icon, effect_look, message_color, wrap};
+use super::hud::{effect_icon, wrap};
 use super::inventory::{BETTER, WORSE};
 use super::sprites::Sprites;
+use super::theme::{effect_look, message_color};
 use crate::model::Model;
 use crate::pack;
 

@@ -3,6 +3,11 @@
 
 use macroquad::prelude::*;
 
+/// This frame's typed characters, read once and handed to whoever needs them.
+pub fn typed() -> Vec<char> {
+    std::iter::from_fn(get_char_pressed).collect()
+}
+
 #[derive(Clone, Debug)]
 pub struct TextInput {
     pub text: String,

@@ -21,7 +21,7 @@ pub fn remember_name(name: &str) {
 pub async fn ask_name() -> String {
     let mut input = TextInput::new(delve_protocol::MAX_NAME_CHARS, false);
     loop {
-        input.feed(&super::app::typed());
+        input.feed(&super::text_input::typed());
         let text = input.text.trim().to_owned();
         if (is_key_pressed(KeyCode::Enter) || is_key_pressed(KeyCode::KpEnter)) && !text.is_empty()
         {

@@ -1,0 +1,44 @@
+//! The client's palette, shared by the map, the panel and the screens: the colour of each
+//! player, of each message kind, and the look of each status effect. Kept apart so that the
+//! modules that draw can use it without reaching into each other.
+
+use delve_protocol::{Effect, MessageKind};
+use macroquad::prelude::*;
+
+/// The colour a player is drawn in: yours is gold, friends get a palette colour by id. Red is
+/// left to monsters.
+pub fn player_color(id: u32, me: u32) -> Color {
+    if id == me {
+        return Color::from_rgba(236, 196, 84, 255);
+    }
+    const FRIENDS: [(u8, u8, u8); 7] = [
+        (80, 200, 210),
+        (230, 130, 200),
+        (160, 110, 230),
+        (110, 210, 110),
+        (240, 140, 60),
+        (90, 140, 240),
+        (230, 120, 190),
+    ];
+    let (r, g, b) = FRIENDS[id as usize % FRIENDS.len()];
+    Color::from_rgba(r, g, b, 255)
+}
+
+/// The colour of each message kind *(given by GAME_RULES.md)*.
+pub fn message_color(kind: MessageKind) -> Color {
+    match kind {
+        MessageKind::Normal => WHITE,
+        MessageKind::Good => Color::from_rgba(40, 200, 255, 255),
+        MessageKind::Bad => Color::from_rgba(255, 64, 64, 255),
+        MessageKind::Warning => Color::from_rgba(255, 160, 0, 255),
+    }
+}
+
+/// How a status effect is shown: its word and its colour.
+pub fn effect_look(e: Effect) -> (&'static str, Color) {
+    match e {
+        Effect::Stun => ("Stunned", Color::from_rgba(250, 214, 64, 255)),
+        Effect::Poison => ("Poisoned", Color::from_rgba(120, 220, 70, 255)),
+        Effect::Confusion => ("Confused", Color::from_rgba(196, 120, 255, 255)),
+    }
+}

@@ -112,9 +112,8 @@ impl World {
     /// committed to the journal before returning. The commit is awaited, so the async thread
     /// serves other tasks meanwhile.
     pub async fn step(&mut self, input: Input) -> Result<Outcome, Refusal> {
-        let outcome = self.dungeon.step(&input)?;
-        if input.journaled()
-            && let Some(ack) = self.record(input)
+        let (outcome, ack) = self.take(input)?;
+        if let Some(ack) = ack
             && let Err(e) = ack.await
         {
             self.failed(&e);
@@ -125,14 +124,25 @@ impl World {
     /// [`World::step`] for code outside an async runtime (benchmarks, tools): it blocks its
     /// thread until the commit.
     pub fn step_blocking(&mut self, input: Input) -> Result<Outcome, Refusal> {
-        let outcome = self.dungeon.step(&input)?;
-        if input.journaled()
-            && let Some(ack) = self.record(input)
+        let (outcome, ack) = self.take(input)?;
+        if let Some(ack) = ack
             && let Err(e) = ack.wait()
         {
             self.failed(&e);
         }
         Ok(outcome)
+    }
+
+    /// Gives the world `input` and queues its journal entry: the outcome, and the entry's
+    /// acknowledgement when one was written.
+    fn take(&mut self, input: Input) -> Result<(Outcome, Option<Ack>), Refusal> {
+        let outcome = self.dungeon.step(&input)?;
+        let ack = if input.journaled() {
+            self.record(input)
+        } else {
+            None
+        };
+        Ok((outcome, ack))
     }
 
     /// Resolves floor `depth`'s turn with the choices made for it.

@@ -145,21 +145,19 @@ impl Session {
         }
         // A whole view goes first; the events then follow in an update of their own, so no
         // log line is lost. Each frame is kept with its sequence number.
+        let turn = view.turn;
+        let update = |seq, diff, events| {
+            let msg = ServerMsg::Update {
+                seq,
+                turn,
+                diff,
+                events,
+            };
+            (seq, msg)
+        };
         let mut frames: Vec<(u64, ServerMsg)> = Vec::new();
         match diff {
-            Some(diff) => {
-                let seq = self.seq + 1;
-                let turn = view.turn;
-                frames.push((
-                    seq,
-                    ServerMsg::Update {
-                        seq,
-                        turn,
-                        diff,
-                        events,
-                    },
-                ));
-            }
+            Some(diff) => frames.push(update(self.seq + 1, diff, events)),
             None => {
                 let seq = match welcome {
                     // A welcome restarts the numbering at 0.
@@ -175,18 +173,7 @@ impl Session {
                     }
                 };
                 if !events.is_empty() {
-                    let seq = seq + 1;
-                    let diff = Default::default();
-                    let turn = view.turn;
-                    frames.push((
-                        seq,
-                        ServerMsg::Update {
-                            seq,
-                            turn,
-                            diff,
-                            events,
-                        },
-                    ));
+                    frames.push(update(seq + 1, Default::default(), events));
                 }
             }
         }

@@ -2,6 +2,7 @@
 //! and the stat comparison shown before equipping. Pure data, no window: the inventory screen
 //! draws what these functions decide, and the tests below pin the arithmetic.
 
+use delve_protocol::Action;
 use delve_protocol::{Bonus, ClientMsg, Effect, INVENTORY_SLOTS, ItemView, SelfView, Slot};
 
 /// The letter of pack slot `index` (`a` for the first item picked up), or `None` past the 26th.
@@ -281,7 +282,7 @@ pub fn pack_outcome(key: PackKey, item: &ItemView) -> Option<PackOutcome> {
     let id = item.id;
     let name = &item.name;
     Some(match key {
-        PackKey::Use if item.usable => PackOutcome::Send(ClientMsg::Use { item: id }),
+        PackKey::Use if item.usable => PackOutcome::Send(ClientMsg::Act(Action::Use { item: id })),
         PackKey::Use if item.key == "key" => {
             PackOutcome::Note("A Key is used by walking into a locked door.".into())
         }
@@ -292,9 +293,11 @@ pub fn pack_outcome(key: PackKey, item: &ItemView) -> Option<PackOutcome> {
         PackKey::Wear if item.slot.is_none() => {
             PackOutcome::Note(format!("The {name} is not something you can wear."))
         }
-        PackKey::Wear if item.equipped => PackOutcome::Send(ClientMsg::Unequip { item: id }),
+        PackKey::Wear if item.equipped => {
+            PackOutcome::Send(ClientMsg::Act(Action::Unequip { item: id }))
+        }
         PackKey::Wear => PackOutcome::Compare,
-        PackKey::Drop => PackOutcome::Send(ClientMsg::Drop { item: id }),
+        PackKey::Drop => PackOutcome::Send(ClientMsg::Act(Action::Drop { item: id })),
         PackKey::Primary if item.slot.is_some() => return pack_outcome(PackKey::Wear, item),
         PackKey::Primary => return pack_outcome(PackKey::Use, item),
         PackKey::Select(_) | PackKey::Close => return None,
@@ -566,11 +569,11 @@ mod tests {
         let mut bar = crowbar(3);
         assert_eq!(
             pack_outcome(PackKey::Primary, &pack),
-            Some(PackOutcome::Send(ClientMsg::Use { item: 1 }))
+            Some(PackOutcome::Send(ClientMsg::Act(Action::Use { item: 1 })))
         );
         assert_eq!(
             pack_outcome(PackKey::Use, &pack),
-            Some(PackOutcome::Send(ClientMsg::Use { item: 1 }))
+            Some(PackOutcome::Send(ClientMsg::Act(Action::Use { item: 1 })))
         );
         assert!(matches!(
             pack_outcome(PackKey::Primary, &key),
@@ -595,11 +598,13 @@ mod tests {
         bar.equipped = true;
         assert_eq!(
             pack_outcome(PackKey::Primary, &bar),
-            Some(PackOutcome::Send(ClientMsg::Unequip { item: 3 }))
+            Some(PackOutcome::Send(ClientMsg::Act(Action::Unequip {
+                item: 3
+            })))
         );
         assert_eq!(
             pack_outcome(PackKey::Drop, &bar),
-            Some(PackOutcome::Send(ClientMsg::Drop { item: 3 }))
+            Some(PackOutcome::Send(ClientMsg::Act(Action::Drop { item: 3 })))
         );
         assert_eq!(pack_outcome(PackKey::Close, &bar), None);
     }

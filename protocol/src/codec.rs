@@ -2,6 +2,7 @@
 
 use serde::de::DeserializeOwned;
 
+use crate::action::Action;
 use crate::msg::{ClientMsg, ErrorCode, ServerMsg};
 
 /// Largest text frame a client may send, in bytes. Client messages are small intents; anything
@@ -39,12 +40,24 @@ impl DecodeError {
 
 /// Decodes one client frame, telling apart "not JSON", "unknown type" and "bad fields".
 pub fn decode_client(text: &str) -> Result<ClientMsg, DecodeError> {
-    decode(text, MAX_CLIENT_FRAME, ClientMsg::TYPES)
+    let value = parse(text, MAX_CLIENT_FRAME, ClientMsg::TYPES)?;
+    // An action is decoded by its own wire shape, so a bad field is reported as exactly as for
+    // any other message (the untagged variant alone would only say "no variant matched").
+    if Action::TYPES.contains(&value.ty.as_str()) {
+        let Parsed { ty, json } = value;
+        return crate::action::Wire::deserialize(json)
+            .map(ClientMsg::Act)
+            .map_err(|e| DecodeError::BadFields {
+                ty,
+                detail: e.to_string(),
+            });
+    }
+    value.decode()
 }
 
 /// Decodes one server frame (used by clients and bots).
 pub fn decode_server(text: &str) -> Result<ServerMsg, DecodeError> {
-    decode(text, MAX_SERVER_FRAME, SERVER_TYPES)
+    parse(text, MAX_SERVER_FRAME, SERVER_TYPES)?.decode()
 }
 
 const SERVER_TYPES: &[&str] = &[
@@ -58,7 +71,23 @@ const SERVER_TYPES: &[&str] = &[
     "error",
 ];
 
-fn decode<T: DeserializeOwned>(text: &str, max: usize, types: &[&str]) -> Result<T, DecodeError> {
+/// A frame that is JSON with a known `type`, not yet decoded into its message.
+struct Parsed {
+    ty: String,
+    json: serde_json::Value,
+}
+
+impl Parsed {
+    fn decode<T: DeserializeOwned>(self) -> Result<T, DecodeError> {
+        let Parsed { ty, json } = self;
+        serde_json::from_value(json).map_err(|e| DecodeError::BadFields {
+            ty,
+            detail: e.to_string(),
+        })
+    }
+}
+
+fn parse(text: &str, max: usize, types: &[&str]) -> Result<Parsed, DecodeError> {
     if text.len() > max {
         return Err(DecodeError::TooLarge {
             len: text.len(),
@@ -67,9 +96,9 @@ fn decode<T: DeserializeOwned>(text: &str, max: usize, types: &[&str]) -> Result
     }
     // Parse to a generic value first: the size is bounded, and it lets us say precisely what is
     // wrong instead of serde's one error for every case.
-    let value: serde_json::Value =
+    let json: serde_json::Value =
         serde_json::from_str(text).map_err(|e| DecodeError::NotJson(e.to_string()))?;
-    let ty = value
+    let ty = json
         .get("type")
         .and_then(|t| t.as_str())
         .ok_or(DecodeError::NoType)?
@@ -81,10 +110,7 @@ fn decode<T: DeserializeOwned>(text: &str, max: usize, types: &[&str]) -> Result
         }
         return Err(DecodeError::UnknownType(shown));
     }
-    serde_json::from_value(value).map_err(|e| DecodeError::BadFields {
-        ty,
-        detail: e.to_string(),
-    })
+    Ok(Parsed { ty, json })
 }
 
 /// Encodes a message as one JSON text frame.
@@ -118,15 +144,15 @@ mod tests {
             ClientMsg::Watch {
                 name: Some("Bob".into()),
             },
-            ClientMsg::Move { dir: Dir::Ne },
-            ClientMsg::Wait,
-            ClientMsg::Descend,
-            ClientMsg::Ascend,
-            ClientMsg::PickUp,
-            ClientMsg::Use { item: 7 },
-            ClientMsg::Equip { item: 7 },
-            ClientMsg::Unequip { item: 7 },
-            ClientMsg::Drop { item: 7 },
+            ClientMsg::Act(Action::Move { dir: Dir::Ne }),
+            ClientMsg::Act(Action::Wait),
+            ClientMsg::Act(Action::Descend),
+            ClientMsg::Act(Action::Ascend),
+            ClientMsg::Act(Action::PickUp),
+            ClientMsg::Act(Action::Use { item: 7 }),
+            ClientMsg::Act(Action::Equip { item: 7 }),
+            ClientMsg::Act(Action::Unequip { item: 7 }),
+            ClientMsg::Act(Action::Drop { item: 7 }),
             ClientMsg::LevelUp {
                 stat: crate::Stat::Defence,
             },
@@ -266,12 +292,12 @@ mod tests {
         ));
         assert_eq!(
             decode_client(r#"{"type":"move","dir":"sw"}"#),
-            Ok(ClientMsg::Move { dir: Dir::Sw })
+            Ok(ClientMsg::Act(Action::Move { dir: Dir::Sw }))
         );
         // Unknown extra fields are ignored, so clients may add their own bookkeeping.
         assert_eq!(
             decode_client(r#"{"type":"wait","note":1}"#),
-            Ok(ClientMsg::Wait)
+            Ok(ClientMsg::Act(Action::Wait))
         );
     }
 

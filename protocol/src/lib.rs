@@ -8,6 +8,8 @@
 //!
 //! This crate holds types, the codec and the diff rules only: no IO, no game logic. Its modules:
 //!
+//! - [`action`]: what a character does with a turn ([`Action`]): sent by clients, queued by the
+//!   server's engine, chosen by monsters and journaled, one type for all of them.
 //! - [`msg`]: the messages both ways ([`ClientMsg`], [`ServerMsg`]), the lobby and high-score
 //!   rows, the error codes, and the UTC date of a score.
 //! - [`codec`]: messages to JSON text frames and back, with the frame size limits both sides
@@ -19,6 +21,7 @@
 //!   four [`MessageKind`]s).
 //! - [`geom`]: positions and the eight directions of movement.
 
+pub mod action;
 pub mod close;
 pub mod codec;
 pub mod diff;
@@ -28,6 +31,7 @@ pub mod msg;
 pub mod stats;
 pub mod view;
 
+pub use action::Action;
 pub use codec::{
     DecodeError, MAX_CLIENT_FRAME, MAX_SERVER_FRAME, decode_client, decode_server, encode,
 };

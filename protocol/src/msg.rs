@@ -3,9 +3,9 @@
 use jiff::{Span, civil};
 use serde::{Deserialize, Serialize};
 
+use crate::action::Action;
 use crate::diff::ViewDiff;
 use crate::event::Event;
-use crate::geom::Dir;
 use crate::view::{Stat, View};
 
 /// Everything a client can send. The first message on a connection must be `hello`.
@@ -34,25 +34,6 @@ pub enum ClientMsg {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         limit: Option<u32>,
     },
-    /// Step (or bump) one tile in `dir`. Replaces any action already chosen this turn.
-    Move { dir: Dir },
-    /// Spend the turn doing nothing. Replaces any action already chosen this turn.
-    Wait,
-    /// Take the down-stair you stand on (`>`). Replaces any action already chosen this turn.
-    Descend,
-    /// Take the up-stair you stand on (`<`). Replaces any action already chosen this turn.
-    Ascend,
-    /// Pick up the items where you stand (walking onto an item picks it up by itself; this is
-    /// for what you dropped or left behind with a full pack). Replaces any action already chosen.
-    PickUp,
-    /// Use item `item` from your pack (a Health Pack, a Vial of Antivenom). Takes the turn.
-    Use { item: u32 },
-    /// Equip item `item` from your pack, swapping out what is in its slot. Takes the turn.
-    Equip { item: u32 },
-    /// Take off item `item` (it stays in the pack). Takes the turn.
-    Unequip { item: u32 },
-    /// Drop item `item` where you stand (taking it off first if worn). Takes the turn.
-    Drop { item: u32 },
     /// Spend a stat point, at once (it takes no turn).
     LevelUp { stat: Stat },
     /// After your character died: start a new one, with the same name, in the same dungeon.
@@ -67,10 +48,16 @@ pub enum ClientMsg {
     },
     /// Ask for a fresh snapshot (for example after missing an update).
     Resync,
+    /// What to do with this turn (`move`, `wait`, `use`, ...; see [`Action`]). Replaces any
+    /// action already chosen this turn. On the wire an action is its own message: its `type` is
+    /// the action's, so this variant adds no tag of its own.
+    #[serde(untagged)]
+    Act(#[serde(with = "crate::action::Wire")] Action),
 }
 
 impl ClientMsg {
-    /// Every `type` tag a client may send, for telling an unknown type from a malformed message.
+    /// Every `type` tag a client may send (the actions' too), for telling an unknown type from a
+    /// malformed message.
     pub const TYPES: &'static [&'static str] = &[
         "hello",
         "move",
@@ -95,15 +82,6 @@ impl ClientMsg {
     pub fn type_name(&self) -> &'static str {
         match self {
             ClientMsg::Hello { .. } => "hello",
-            ClientMsg::Move { .. } => "move",
-            ClientMsg::Wait => "wait",
-            ClientMsg::Descend => "descend",
-            ClientMsg::Ascend => "ascend",
-            ClientMsg::PickUp => "pick_up",
-            ClientMsg::Use { .. } => "use",
-            ClientMsg::Equip { .. } => "equip",
-            ClientMsg::Unequip { .. } => "unequip",
-            ClientMsg::Drop { .. } => "drop",
             ClientMsg::LevelUp { .. } => "level_up",
             ClientMsg::NewCharacter => "new_character",
             ClientMsg::Chat { .. } => "chat",
@@ -111,6 +89,7 @@ impl ClientMsg {
             ClientMsg::ListDungeons => "list_dungeons",
             ClientMsg::Scores { .. } => "scores",
             ClientMsg::Resync => "resync",
+            ClientMsg::Act(action) => action.type_name(),
         }
     }
 }

@@ -189,13 +189,28 @@ impl Run {
             0 => Action::Descend,
             1 => Action::Ascend,
             2 => Action::PickUp,
-            3 => Action::Use(item),
-            4 => Action::Equip(item),
-            5 => Action::Unequip(item),
-            6 if self.rng.random_ratio(1, 3) => Action::Drop(item),
+            3 => Action::Use { item },
+            4 => Action::Equip { item },
+            5 => Action::Unequip { item },
+            6 if self.rng.random_ratio(1, 3) => Action::Drop { item },
             7 => Action::Wait,
-            _ => Action::Move(*Dir::ALL.choose(&mut self.rng).unwrap()),
+            _ => Action::Move {
+                dir: *Dir::ALL.choose(&mut self.rng).unwrap(),
+            },
         })
+    }
+}
+
+/// An action as the hash names it: the text it was pinned with, fixed here so that a change of
+/// the type's Rust shape (not of play) leaves the hash alone.
+fn pinned_name(action: Action) -> String {
+    match action {
+        Action::Move { dir } => format!("Move({dir:?})"),
+        Action::Use { item } => format!("Use({item})"),
+        Action::Equip { item } => format!("Equip({item})"),
+        Action::Unequip { item } => format!("Unequip({item})"),
+        Action::Drop { item } => format!("Drop({item})"),
+        Action::Wait | Action::Descend | Action::Ascend | Action::PickUp => format!("{action:?}"),
     }
 }
 
@@ -343,7 +358,8 @@ fn play(seed: u64) -> (Vec<(u32, String)>, Coverage, String, String) {
             if let Err(e) = run.d.step(&Input::Choose { id, action }) {
                 run.cov.refusals += 1;
                 let told = delve_server::view::input_refusal(&e);
-                run.hash.update(format!("refused {id} {action:?}: {told}"));
+                run.hash
+                    .update(format!("refused {id} {}: {told}", pinned_name(action)));
                 let wait = Action::Wait;
                 let _ = run.d.step(&Input::Choose { id, action: wait });
             }

@@ -8,6 +8,7 @@
 
 mod common;
 
+use delve_protocol::Action;
 use std::path::Path;
 use std::process::Command;
 
@@ -111,7 +112,7 @@ async fn finished_games_enter_the_high_score_table() {
     while ann.view.me.alive {
         assert!(started.elapsed() < WAIT, "Ann outlived the mice");
         let turn = ann.view.turn + 1;
-        ann.send(&ClientMsg::Wait).await;
+        ann.send(&ClientMsg::Act(Action::Wait)).await;
         ann.until_turn(turn).await;
     }
     let cause = ann.view.me.cause.clone().expect("a cause of death");

@@ -105,7 +105,7 @@ fn busy_dungeon() -> (Dungeon, Vec<u32>) {
     for t in 0..200usize {
         for (k, &id) in ids.iter().enumerate() {
             let dir = Dir::ALL[(t / 5 + k * 3) % 8];
-            choose(&mut d, id, Action::Move(dir));
+            choose(&mut d, id, Action::Move { dir });
         }
         resolve(&mut d);
     }
@@ -120,11 +120,11 @@ fn bench_views(c: &mut Criterion) {
     let before = view_of(&d, id).expect("view");
     let dir = Dir::ALL
         .into_iter()
-        .find(|&dir| d.check(id, Action::Move(dir)).is_ok())
+        .find(|&dir| d.check(id, Action::Move { dir }).is_ok())
         .expect("a way out");
     d.step(&Input::Choose {
         id,
-        action: Action::Move(dir),
+        action: Action::Move { dir },
     })
     .expect("move");
     resolve(&mut d);
@@ -184,7 +184,7 @@ fn bench_turn(c: &mut Criterion) {
             t += 1;
             for (k, &id) in ids.iter().enumerate() {
                 let dir = Dir::ALL[(t / 5 + k * 3) % 8];
-                choose(&mut d, id, Action::Move(dir));
+                choose(&mut d, id, Action::Move { dir });
             }
             black_box(resolve(&mut d))
         });

@@ -34,7 +34,7 @@ fn turn(w: &mut World, k: usize) {
         let dir = Dir::ALL[(k + i) % Dir::ALL.len()];
         if w.step_blocking(Input::Choose {
             id,
-            action: Action::Move(dir),
+            action: Action::Move { dir },
         })
         .is_err()
         {

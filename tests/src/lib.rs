@@ -19,6 +19,7 @@ pub mod docs;
 
 pub mod browser;
 
+use delve_protocol::Action;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -194,7 +195,7 @@ impl Bot {
     }
 
     pub async fn step(&mut self, dir: Dir) {
-        self.send(ClientMsg::Move { dir }).await;
+        self.send(ClientMsg::Act(Action::Move { dir })).await;
     }
 
     /// The next message from the server, whatever it is (not applied to the model).

@@ -2,6 +2,7 @@
 //! oversized frames, impossible moves. The connection (where it should) and the dungeon go on.
 
 use delve_client::net::{NetError, Session};
+use delve_protocol::Action;
 use delve_protocol::{ClientMsg, Dir, ErrorCode, PROTOCOL_VERSION, ServerMsg};
 use delve_tests::{Bot, TestServer, test_config, within};
 use tokio_tungstenite::tungstenite::Message;
@@ -83,8 +84,8 @@ async fn junk_frames_get_errors_while_the_connection_and_the_dungeon_go_on() {
 
     // Still connected, still in the dungeon: a turn resolves for both.
     let (a0, b0) = (ann.view().turn, bob.view().turn);
-    ann.send(ClientMsg::Wait).await;
-    bob.send(ClientMsg::Wait).await;
+    ann.send(ClientMsg::Act(Action::Wait)).await;
+    bob.send(ClientMsg::Act(Action::Wait)).await;
     ann.next_view().await;
     bob.next_view().await;
     assert_eq!(ann.view().turn, a0 + 1);
@@ -120,7 +121,7 @@ async fn an_oversized_frame_closes_that_connection_with_1009_and_nothing_else() 
 
     // Bob is gone (his character waits, disconnected); Ann's turns resolve without him.
     let t0 = ann.view().turn;
-    ann.send(ClientMsg::Wait).await;
+    ann.send(ClientMsg::Act(Action::Wait)).await;
     loop {
         ann.next_view().await;
         if ann.view().turn > t0 {
@@ -150,7 +151,7 @@ async fn bad_names_are_refused_and_a_good_hello_on_the_same_connection_works() {
             other => panic!("expected an error for {name:?} / {dungeon:?}, got {other:?}"),
         }
     }
-    s.send(&ClientMsg::Wait).await.unwrap();
+    s.send(&ClientMsg::Act(Action::Wait)).await.unwrap();
     match within(s.recv()).await.unwrap() {
         ServerMsg::Error { code, .. } => assert_eq!(code, ErrorCode::BadHandshake),
         other => panic!("expected an error, got {other:?}"),
@@ -247,7 +248,7 @@ async fn walking_into_a_wall_is_refused_and_changes_nothing() {
     assert_eq!(code, ErrorCode::Rejected);
     assert!(message.contains("wall"), "{message}");
     // Nothing was queued: a wait now resolves turn 1 with Ann where she stood.
-    ann.send(ClientMsg::Wait).await;
+    ann.send(ClientMsg::Act(Action::Wait)).await;
     ann.next_view().await;
     assert_eq!(ann.view().turn, v.turn + 1);
     assert_eq!(ann.pos(), v.me.pos);

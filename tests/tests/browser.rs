@@ -6,6 +6,7 @@
 //!
 //! Without Chromium the test fails under CI (CI=true) and is skipped with a reason elsewhere.
 
+use delve_protocol::Action;
 use std::time::Duration;
 
 use delve_protocol::{ClientMsg, Dir, Pos, ServerMsg, View};
@@ -82,7 +83,7 @@ fn spawn_listener(
             }
             if mine {
                 bob.session
-                    .send(&ClientMsg::Wait)
+                    .send(&ClientMsg::Act(Action::Wait))
                     .await
                     .unwrap_or_else(|e| panic!("Bob cannot wait: {e}"));
             }

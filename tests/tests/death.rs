@@ -1,6 +1,7 @@
 //! Death through the real server: a fragile character dies to monsters, its player sees how,
 //! watches from where it fell, and starts a new character that plays on.
 
+use delve_protocol::Action;
 use std::sync::Arc;
 
 use delve_protocol::{ClientMsg, ErrorCode, ServerMsg};
@@ -25,7 +26,7 @@ async fn a_dead_player_sees_how_and_starts_a_new_character_that_plays_on() {
     let mut turns = 0;
     while ann.view().me.alive {
         assert!(turns < 500, "nothing came to kill Ann");
-        ann.send(ClientMsg::Wait).await;
+        ann.send(ClientMsg::Act(Action::Wait)).await;
         ann.next_view().await;
         turns += 1;
     }
@@ -48,7 +49,7 @@ async fn a_dead_player_sees_how_and_starts_a_new_character_that_plays_on() {
     );
 
     // The dead cannot act.
-    ann.send(ClientMsg::Wait).await;
+    ann.send(ClientMsg::Act(Action::Wait)).await;
     let (code, _) = ann.next_error().await;
     assert_eq!(code, ErrorCode::CannotAct);
 
@@ -74,7 +75,7 @@ async fn a_dead_player_sees_how_and_starts_a_new_character_that_plays_on() {
     let turn = ann.view().turn;
 
     // And it plays: its next intent resolves a turn (the connection drives the new character).
-    ann.send(ClientMsg::Wait).await;
+    ann.send(ClientMsg::Act(Action::Wait)).await;
     loop {
         ann.next_view().await;
         if ann.view().turn > turn {

@@ -2,6 +2,7 @@
 //! view, fights the monsters that come, gains experience, takes the stairs down, and climbs
 //! back to find floor 1 as it left it.
 
+use delve_protocol::Action;
 use delve_protocol::{ClientMsg, Dir, EntityKind, Event, MessageKind, Pos, Tile, View};
 use delve_server::game::path::nearest_route;
 use delve_server::sim::bot::frontier;
@@ -23,19 +24,19 @@ fn next_intent(v: &View, want_stairs: bool) -> ClientMsg {
         .find(|e| e.kind == EntityKind::Monster && e.pos.chebyshev(me) == 1)
     {
         let dir = Dir::from_delta(m.pos.x - me.x, m.pos.y - me.y).expect("adjacent");
-        return ClientMsg::Move { dir };
+        return ClientMsg::Act(Action::Move { dir });
     }
     if want_stairs {
         if v.map.get(me) == Tile::StairsDown {
-            return ClientMsg::Descend;
+            return ClientMsg::Act(Action::Descend);
         }
         if let Some(dir) = step_towards(v, |p| v.map.get(p) == Tile::StairsDown) {
-            return ClientMsg::Move { dir };
+            return ClientMsg::Act(Action::Move { dir });
         }
     }
     match step_towards(v, |p| frontier(&v.map, p)) {
-        Some(dir) => ClientMsg::Move { dir },
-        None => ClientMsg::Wait,
+        Some(dir) => ClientMsg::Act(Action::Move { dir }),
+        None => ClientMsg::Act(Action::Wait),
     }
 }
 
@@ -126,7 +127,7 @@ async fn a_scripted_client_fights_gains_xp_descends_and_returns() {
         // The turn floor 1 stopped at is the last turn Ann saw there.
         turns as u64
     };
-    ann.send(ClientMsg::Ascend).await;
+    ann.send(ClientMsg::Act(Action::Ascend)).await;
     ann.next_view().await;
     while ann.view().me.depth != 1 {
         ann.next_view().await;

@@ -3,6 +3,7 @@
 //! have impossible pack actions refused with the right codes, and open a locked door with a Key
 //! found on the floor.
 
+use delve_protocol::Action;
 use std::sync::Arc;
 
 use delve_protocol::{ClientMsg, Dir, EntityKind, ErrorCode, Event, Pos, ServerMsg, Tile, View};
@@ -105,7 +106,7 @@ async fn fetch_an_item(bot: &mut Bot) -> (Vec<String>, Vec<delve_protocol::Entit
         let dir = step_towards(v, false, |p| items.contains(&p))
             .or_else(|| step_towards(v, false, |p| frontier(v, p)))
             .expect("somewhere to go");
-        said.extend(lines(&act(bot, ClientMsg::Move { dir }).await));
+        said.extend(lines(&act(bot, ClientMsg::Act(Action::Move { dir })).await));
     }
     panic!("{} found no item", bot.name);
 }
@@ -145,7 +146,8 @@ async fn picking_up_and_equipping_shows_in_the_next_update() {
 
     // Equip: the very next update carries the new stats and the pack with the item worn.
     let turn = ann.view().turn + 1;
-    ann.send(ClientMsg::Equip { item: bar.id }).await;
+    ann.send(ClientMsg::Act(Action::Equip { item: bar.id }))
+        .await;
     let update = loop {
         match ann.recv().await.expect("the server answers") {
             ServerMsg::Update { turn: t, diff, .. } => {
@@ -172,11 +174,23 @@ async fn each_refusal_names_its_own_rule_on_the_wire() {
     fetch_an_item(&mut ann).await;
     let pack = ann.view().inventory[0].clone();
     let cases = [
-        (ClientMsg::Use { item: 424_242 }, Reason::NotCarried),
-        (ClientMsg::Equip { item: pack.id }, Reason::NotWearable),
-        (ClientMsg::Unequip { item: pack.id }, Reason::NotWorn),
-        (ClientMsg::Use { item: pack.id }, Reason::FullHealth),
-        (ClientMsg::Ascend, Reason::NoStairs),
+        (
+            ClientMsg::Act(Action::Use { item: 424_242 }),
+            Reason::NotCarried,
+        ),
+        (
+            ClientMsg::Act(Action::Equip { item: pack.id }),
+            Reason::NotWearable,
+        ),
+        (
+            ClientMsg::Act(Action::Unequip { item: pack.id }),
+            Reason::NotWorn,
+        ),
+        (
+            ClientMsg::Act(Action::Use { item: pack.id }),
+            Reason::FullHealth,
+        ),
+        (ClientMsg::Act(Action::Ascend), Reason::NoStairs),
         (
             ClientMsg::LevelUp {
                 stat: delve_protocol::Stat::Attack,
@@ -209,27 +223,27 @@ async fn impossible_pack_actions_are_refused_with_a_code_and_change_nothing() {
     assert!(pack.usable && pack.slot.is_none());
     let cases = [
         (
-            ClientMsg::Use { item: 424_242 },
+            ClientMsg::Act(Action::Use { item: 424_242 }),
             ErrorCode::NoSuchItem,
             "You have no such item.",
         ),
         (
-            ClientMsg::Drop { item: 7 },
+            ClientMsg::Act(Action::Drop { item: 7 }),
             ErrorCode::NoSuchItem,
             "You have no such item.",
         ),
         (
-            ClientMsg::Equip { item: pack.id },
+            ClientMsg::Act(Action::Equip { item: pack.id }),
             ErrorCode::Rejected,
             "The Health Pack is not something you can wear.",
         ),
         (
-            ClientMsg::Unequip { item: pack.id },
+            ClientMsg::Act(Action::Unequip { item: pack.id }),
             ErrorCode::Rejected,
             "You are not wearing the Health Pack.",
         ),
         (
-            ClientMsg::Use { item: pack.id },
+            ClientMsg::Act(Action::Use { item: pack.id }),
             ErrorCode::Rejected,
             "You are already at full health.",
         ),
@@ -250,9 +264,9 @@ async fn impossible_pack_actions_are_refused_with_a_code_and_change_nothing() {
         .unwrap();
     assert_eq!(ann.next_error().await.0, ErrorCode::BadFields);
     let dir = ann.open_dirs()[0];
-    act(&mut ann, ClientMsg::Move { dir }).await;
+    act(&mut ann, ClientMsg::Act(Action::Move { dir })).await;
     // Dropping takes the turn and leaves the item lying where Ann stands.
-    let events = act(&mut ann, ClientMsg::Drop { item: pack.id }).await;
+    let events = act(&mut ann, ClientMsg::Act(Action::Drop { item: pack.id })).await;
     assert!(lines(&events).contains(&"You drop the Health Pack.".to_string()));
     assert!(ann.view().inventory.is_empty());
     assert!(
@@ -283,7 +297,7 @@ async fn a_key_found_on_the_floor_opens_a_locked_door() {
         }
         let v = ann.view();
         let dir = step_towards(v, false, |p| frontier(v, p)).expect("more to explore");
-        act(&mut ann, ClientMsg::Move { dir }).await;
+        act(&mut ann, ClientMsg::Act(Action::Move { dir })).await;
     }
     let door = door.expect("a locked door on floor 1");
 
@@ -294,17 +308,17 @@ async fn a_key_found_on_the_floor_opens_a_locked_door() {
         }
         let v = ann.view();
         let dir = step_towards(v, false, |p| p.chebyshev(door) == 1).expect("a way to the door");
-        act(&mut ann, ClientMsg::Move { dir }).await;
+        act(&mut ann, ClientMsg::Act(Action::Move { dir })).await;
     }
     assert_eq!(ann.pos().chebyshev(door), 1);
     let into = Dir::from_delta(door.x - ann.pos().x, door.y - ann.pos().y).unwrap();
     let keys: Vec<u32> = ann.view().inventory.iter().map(|i| i.id).collect();
     let stash = ann.pos();
     for k in &keys {
-        act(&mut ann, ClientMsg::Drop { item: *k }).await;
+        act(&mut ann, ClientMsg::Act(Action::Drop { item: *k })).await;
     }
     assert!(ann.view().inventory.is_empty());
-    ann.send(ClientMsg::Move { dir: into }).await;
+    ann.send(ClientMsg::Act(Action::Move { dir: into })).await;
     let (code, message) = ann.next_error().await;
     assert_eq!(
         (code, message.as_str()),
@@ -320,18 +334,18 @@ async fn a_key_found_on_the_floor_opens_a_locked_door() {
             }
             let v = ann.view();
             let dir = step_towards(v, false, |p| p.chebyshev(door) == 1).unwrap();
-            act(&mut ann, ClientMsg::Move { dir }).await;
+            act(&mut ann, ClientMsg::Act(Action::Move { dir })).await;
         }
     } else {
         assert_eq!(ann.pos(), stash);
-        let events = act(&mut ann, ClientMsg::PickUp).await;
+        let events = act(&mut ann, ClientMsg::Act(Action::PickUp)).await;
         assert!(lines(&events).contains(&"Picked up a Key.".to_string()));
     }
     let held = ann.view().inventory.len();
     assert!(held >= 1);
     let into = Dir::from_delta(door.x - ann.pos().x, door.y - ann.pos().y).unwrap();
     let at = ann.pos();
-    let events = act(&mut ann, ClientMsg::Move { dir: into }).await;
+    let events = act(&mut ann, ClientMsg::Act(Action::Move { dir: into })).await;
     assert!(
         lines(&events).contains(&"Unlocked door. Key lost.".to_string()),
         "{events:?}"
@@ -343,7 +357,7 @@ async fn a_key_found_on_the_floor_opens_a_locked_door() {
         "the diff opened the door"
     );
     assert_eq!(ann.view().inventory.len(), held - 1, "one key is gone");
-    act(&mut ann, ClientMsg::Move { dir: into }).await;
+    act(&mut ann, ClientMsg::Act(Action::Move { dir: into })).await;
     assert_eq!(ann.pos(), door, "and the way is open");
     // What the bot built from diffs is what the server holds.
     ann.resync().await;

@@ -2,6 +2,7 @@
 //! two players: the server answers the junk with errors, the junk never reaches the other
 //! players, and their game goes on with exact views.
 
+use delve_protocol::Action;
 use std::time::Duration;
 
 use delve_protocol::{ClientMsg, ServerMsg};
@@ -142,8 +143,8 @@ async fn junk_from_one_client_disturbs_nobody_else() {
     // Meanwhile Ann and Bob play; their views stay exact and leak nothing.
     for _ in 0..40 {
         let t = ann.view().turn;
-        ann.send(ClientMsg::Wait).await;
-        bob.send(ClientMsg::Wait).await;
+        ann.send(ClientMsg::Act(Action::Wait)).await;
+        bob.send(ClientMsg::Act(Action::Wait)).await;
         while ann.view().turn <= t {
             ann.next_view().await;
         }

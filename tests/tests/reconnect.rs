@@ -1,6 +1,7 @@
 //! The game client's network thread on its own: it reconnects by itself when the server goes
 //! away and comes back, and stops for good, with a clear reason, on a protocol mismatch.
 
+use delve_protocol::Action;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -92,7 +93,7 @@ fn the_game_connection_comes_back_by_itself_after_a_server_restart() {
     assert_ne!(token, first_token);
     assert_eq!(view.me.name, "Ann");
     // And it plays on.
-    net.send(ClientMsg::Wait);
+    net.send(ClientMsg::Act(Action::Wait));
     wait_for(
         &net,
         "the next turn",

@@ -3,6 +3,7 @@
 //! watchers who see exactly what the watched player sees, the dead following a friend, private
 //! dungeons and the lobby, and chat.
 
+use delve_protocol::Action;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -38,11 +39,13 @@ fn step_towards(v: &View, goal: impl Fn(Pos) -> bool) -> Option<Dir> {
 /// Towards the down-stair if it is known, else towards the unexplored; down when on it.
 fn towards_stairs(v: &View) -> ClientMsg {
     if v.map.get(v.me.pos) == Tile::StairsDown {
-        return ClientMsg::Descend;
+        return ClientMsg::Act(Action::Descend);
     }
     step_towards(v, |p| v.map.get(p) == Tile::StairsDown)
         .or_else(|| step_towards(v, |p| frontier(&v.map, p)))
-        .map_or(ClientMsg::Wait, |dir| ClientMsg::Move { dir })
+        .map_or(ClientMsg::Act(Action::Wait), |dir| {
+            ClientMsg::Act(Action::Move { dir })
+        })
 }
 
 /// `walker` explores floor 1 by its own view and takes the stairs down while everyone in `idle`
@@ -54,7 +57,7 @@ async fn walk_down(walker: &mut Bot, idle: &mut [&mut Bot]) -> u64 {
         let intent = towards_stairs(walker.view());
         walker.send(intent).await;
         for b in idle.iter_mut() {
-            b.send(ClientMsg::Wait).await;
+            b.send(ClientMsg::Act(Action::Wait)).await;
         }
         for b in idle.iter_mut() {
             b.until_turn(turn).await;
@@ -84,8 +87,8 @@ async fn walk_down(walker: &mut Bot, idle: &mut [&mut Bot]) -> u64 {
 fn random_intent(rng: &mut ChaCha8Rng, bot: &Bot) -> ClientMsg {
     let open = bot.open_dirs();
     match open.choose(rng) {
-        Some(&dir) if rng.random_ratio(9, 10) => ClientMsg::Move { dir },
-        _ => ClientMsg::Wait,
+        Some(&dir) if rng.random_ratio(9, 10) => ClientMsg::Act(Action::Move { dir }),
+        _ => ClientMsg::Act(Action::Wait),
     }
 }
 
@@ -137,7 +140,7 @@ async fn until_closed(who: &str, s: &mut Session) -> (Vec<ServerMsg>, u16) {
 async fn all_wait(bots: &mut [&mut Bot]) -> Vec<Vec<Event>> {
     let turn = bots[0].view().turn + 1;
     for b in bots.iter_mut() {
-        b.send(ClientMsg::Wait).await;
+        b.send(ClientMsg::Act(Action::Wait)).await;
     }
     let mut out = Vec::new();
     for b in bots.iter_mut() {
@@ -150,7 +153,7 @@ async fn all_wait(bots: &mut [&mut Bot]) -> Vec<Vec<Event>> {
 async fn all_wait_without(bots: &mut [&mut Bot], absent: &str) -> Vec<Vec<Event>> {
     let turn = bots[0].view().turn + 1;
     for b in bots.iter_mut() {
-        b.send(ClientMsg::Wait).await;
+        b.send(ClientMsg::Act(Action::Wait)).await;
     }
     let mut out = Vec::new();
     for b in bots.iter_mut() {
@@ -204,7 +207,7 @@ async fn two_floors_tick_independently() {
     for k in 1..=5 {
         let intent = towards_stairs(ann.view());
         let intent = match intent {
-            ClientMsg::Descend => ClientMsg::Wait,
+            ClientMsg::Act(Action::Descend) => ClientMsg::Act(Action::Wait),
             other => other,
         };
         ann.send(intent).await;
@@ -235,7 +238,7 @@ async fn two_floors_tick_independently() {
     }
 
     // Floor 1 resolves when both of its players have chosen, without the one below.
-    bob.send(ClientMsg::Wait).await;
+    bob.send(ClientMsg::Act(Action::Wait)).await;
     match bob.recv().await.unwrap() {
         ServerMsg::TurnStatus {
             turn,
@@ -252,7 +255,7 @@ async fn two_floors_tick_independently() {
         }
         other => panic!("expected turn_status, got {other:?}"),
     }
-    cid.send(ClientMsg::Wait).await;
+    cid.send(ClientMsg::Act(Action::Wait)).await;
     bob.until_turn(floor1 + 1).await;
     cid.until_turn(floor1 + 1).await;
     // Floor 2's clock is where Ann left it, and she heard nothing of floor 1's turn.
@@ -266,7 +269,7 @@ async fn two_floors_tick_independently() {
         "{before:?}"
     );
     // And floor 2 still moves on Ann's action alone.
-    ann.send(ClientMsg::Wait).await;
+    ann.send(ClientMsg::Act(Action::Wait)).await;
     ann.next_view().await;
     assert_eq!(ann.view().turn, floor2 + 6);
     let before = bob.resync().await;
@@ -342,8 +345,8 @@ async fn a_silent_player_delays_a_turn_by_at_most_the_timer() {
     assert_eq!(ann.view().entity(cid.id()).map(|e| e.pos), Some(cid_at));
 
     // Silence does not count as gone: the next turn waits for Cid again.
-    ann.send(ClientMsg::Wait).await;
-    bob.send(ClientMsg::Wait).await;
+    ann.send(ClientMsg::Act(Action::Wait)).await;
+    bob.send(ClientMsg::Act(Action::Wait)).await;
     loop {
         match ann.recv().await.unwrap() {
             ServerMsg::TurnStatus { waiting_for, .. } if waiting_for.len() == 1 => {
@@ -355,7 +358,7 @@ async fn a_silent_player_delays_a_turn_by_at_most_the_timer() {
         }
     }
     // And Cid's own choice ends it before the timer.
-    cid.send(ClientMsg::Wait).await;
+    cid.send(ClientMsg::Act(Action::Wait)).await;
     for b in [&mut ann, &mut bob, &mut cid] {
         b.until_turn(2).await;
     }
@@ -451,7 +454,7 @@ async fn a_dropped_player_waits_fades_after_the_grace_and_comes_back() {
             let dir = Dir::from_delta(bob_at.x - ann_at.x, bob_at.y - ann_at.y)
                 .expect("Ann stands next to Bob's cell");
             ann.step(dir).await;
-            cid.send(ClientMsg::Wait).await;
+            cid.send(ClientMsg::Act(Action::Wait)).await;
             let turn = ann.view().turn + 1;
             let events = ann.until_turn(turn).await;
             cid.until_turn(turn).await;
@@ -534,8 +537,8 @@ async fn a_second_connection_with_the_token_replaces_the_first_and_nobody_notice
     let closed = Instant::now();
 
     // The first turn after the takeover waits for Bob: the new connection counts.
-    ann.send(ClientMsg::Wait).await;
-    cid.send(ClientMsg::Wait).await;
+    ann.send(ClientMsg::Act(Action::Wait)).await;
+    cid.send(ClientMsg::Act(Action::Wait)).await;
     let mut heard: Vec<Event> = Vec::new();
     loop {
         match ann.recv().await.unwrap() {
@@ -549,7 +552,7 @@ async fn a_second_connection_with_the_token_replaces_the_first_and_nobody_notice
             }
         }
     }
-    bob2.send(ClientMsg::Wait).await;
+    bob2.send(ClientMsg::Act(Action::Wait)).await;
     let turn = ann.view().turn + 1;
     heard.extend(ann.until_turn(turn).await);
     heard.extend(cid.until_turn(turn).await);
@@ -795,7 +798,7 @@ async fn a_dead_player_follows_a_living_friend_and_comes_back_to_its_own_view() 
     let mut turns = 0;
     while ann.view().me.alive {
         assert!(turns < 500, "nothing came to kill Ann");
-        ann.send(ClientMsg::Wait).await;
+        ann.send(ClientMsg::Act(Action::Wait)).await;
         ann.next_view().await;
         turns += 1;
     }
@@ -847,7 +850,7 @@ async fn a_dead_player_follows_a_living_friend_and_comes_back_to_its_own_view() 
         }
         followed += 1;
         let turn = bob.view().turn + 1;
-        bob.send(ClientMsg::Wait).await;
+        bob.send(ClientMsg::Act(Action::Wait)).await;
         let bob_events = bob.until_turn(turn).await;
         let ann_events = ann.until_turn(turn).await;
         assert_eq!(ann.view(), bob.view());
@@ -859,7 +862,7 @@ async fn a_dead_player_follows_a_living_friend_and_comes_back_to_its_own_view() 
     );
     assert!(followed > 0);
     // Still dead herself: she cannot act.
-    ann.send(ClientMsg::Wait).await;
+    ann.send(ClientMsg::Act(Action::Wait)).await;
     assert_eq!(ann.next_error().await.0, ErrorCode::CannotAct);
 
     // Back to her own ghost's view.
@@ -886,7 +889,7 @@ async fn a_dead_player_follows_a_living_friend_and_comes_back_to_its_own_view() 
         bob.model.handle(welcome).unwrap();
     }
     let turn = bob.view().turn + 1;
-    bob.send(ClientMsg::Wait).await;
+    bob.send(ClientMsg::Act(Action::Wait)).await;
     bob.until_turn(turn).await;
     ann.until_turn(turn).await;
     assert_eq!(ann.view().me.id, ann_id);
@@ -1296,7 +1299,7 @@ async fn a_watcher_cannot_pass_for_a_player_nor_act() {
     // A watcher has no character: its intents get a clear refusal, not silence.
     let mut zed = Bot::watch(&server.url, "Zed", "crypt", "Ann").await;
     for msg in [
-        ClientMsg::Wait,
+        ClientMsg::Act(Action::Wait),
         ClientMsg::NewCharacter,
         ClientMsg::LevelUp {
             stat: delve_protocol::Stat::Attack,
@@ -1325,7 +1328,7 @@ async fn wait_until_dead(bot: &mut Bot, others: &mut [&mut Bot]) {
     while bot.view().me.alive {
         assert!(turns < 1000, "nothing came to kill {}", bot.name);
         let turn = bot.view().turn + 1;
-        bot.send(ClientMsg::Wait).await;
+        bot.send(ClientMsg::Act(Action::Wait)).await;
         bot.until_turn(turn).await;
         for o in others.iter_mut() {
             o.until_turn(turn).await;
@@ -1394,7 +1397,7 @@ async fn a_new_watcher_hears_whom_the_turn_is_waiting_for() {
     let _bob = Bot::join(&server.url, "Bob", "crypt").await;
     ann.next_view().await; // "Bob enters the dungeon."
     // Ann has chosen; the turn waits for Bob.
-    ann.send(ClientMsg::Wait).await;
+    ann.send(ClientMsg::Act(Action::Wait)).await;
     loop {
         if let ServerMsg::TurnStatus { waiting_for, .. } = ann.recv().await.unwrap() {
             assert_eq!(waiting_for, vec!["Bob".to_string()]);

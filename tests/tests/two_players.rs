@@ -1,6 +1,7 @@
 //! Two players in one dungeon over real WebSockets: sight, the turn rule, and the defining
 //! property of the diff stream (first snapshot + every diff = a fresh snapshot).
 
+use delve_protocol::Action;
 use std::time::{Duration, Instant};
 
 use delve_protocol::{ClientMsg, Dir, Event, ServerMsg};
@@ -45,8 +46,8 @@ fn check_sight(me: &Bot, other: &Bot, events: &[Event]) {
 fn random_intent(rng: &mut ChaCha8Rng, bot: &Bot) -> ClientMsg {
     let open = bot.open_dirs();
     match open.choose(rng) {
-        Some(&dir) if rng.random_ratio(9, 10) => ClientMsg::Move { dir },
-        _ => ClientMsg::Wait,
+        Some(&dir) if rng.random_ratio(9, 10) => ClientMsg::Act(Action::Move { dir }),
+        _ => ClientMsg::Act(Action::Wait),
     }
 }
 
@@ -140,14 +141,14 @@ async fn a_turn_waits_for_both_players_when_there_is_no_timer() {
         other => panic!("expected turn_status, got {other:?}"),
     }
     // Ann changes her mind: the pending action is replaced, not queued.
-    ann.send(ClientMsg::Wait).await;
+    ann.send(ClientMsg::Act(Action::Wait)).await;
     match ann.recv().await.unwrap() {
         ServerMsg::TurnStatus { waiting_for, .. } => {
             assert_eq!(waiting_for, vec!["Bob".to_string()])
         }
         other => panic!("expected turn_status, got {other:?}"),
     }
-    bob.send(ClientMsg::Wait).await;
+    bob.send(ClientMsg::Act(Action::Wait)).await;
     ann.next_view().await;
     bob.next_view().await;
     assert_eq!(ann.view().turn, 1);
@@ -159,7 +160,7 @@ async fn a_turn_waits_for_both_players_when_there_is_no_timer() {
         ann.recv().await.unwrap(),
         ServerMsg::TurnStatus { turn: 2, .. }
     ));
-    bob.send(ClientMsg::Wait).await;
+    bob.send(ClientMsg::Act(Action::Wait)).await;
     ann.next_view().await;
     assert_eq!(ann.view().turn, 2);
     assert_eq!(ann.pos(), ann_from.step(dir));
@@ -213,7 +214,7 @@ async fn a_disconnected_player_never_blocks_a_turn() {
 
     // With no timer, only Bob's absence lets this turn resolve.
     for turn in 1..=3 {
-        ann.send(ClientMsg::Wait).await;
+        ann.send(ClientMsg::Act(Action::Wait)).await;
         loop {
             ann.next_view().await;
             if ann.view().turn == turn {
@@ -226,7 +227,7 @@ async fn a_disconnected_player_never_blocks_a_turn() {
     assert_eq!(bob.view().turn, 3);
     assert_eq!(bob.model.seq, 0);
     // Now he counts again: the next turn waits for him.
-    ann.send(ClientMsg::Wait).await;
+    ann.send(ClientMsg::Act(Action::Wait)).await;
     loop {
         match ann.recv().await.unwrap() {
             ServerMsg::TurnStatus { waiting_for, .. } => {
@@ -239,7 +240,7 @@ async fn a_disconnected_player_never_blocks_a_turn() {
         }
     }
     bob.step(Dir::ALL[0]).await; // may be refused by a wall; then wait instead
-    bob.send(ClientMsg::Wait).await;
+    bob.send(ClientMsg::Act(Action::Wait)).await;
     bob.next_view().await;
     assert_eq!(bob.model.seq, 1, "diffs continue from the resume snapshot");
     assert_eq!(bob.view().turn, 4);
@@ -276,8 +277,8 @@ async fn a_second_connection_with_the_token_replaces_the_first() {
     assert_eq!(code, delve_protocol::close::REPLACED);
 
     // Nobody left, so nobody is told anyone came back: Ann's next update is the next turn.
-    ann.send(ClientMsg::Wait).await;
-    bob2.send(ClientMsg::Wait).await;
+    ann.send(ClientMsg::Act(Action::Wait)).await;
+    bob2.send(ClientMsg::Act(Action::Wait)).await;
     let events = ann.next_view().await;
     assert_eq!(ann.view().turn, 1);
     assert!(

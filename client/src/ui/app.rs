@@ -1,5 +1,6 @@
 //! The game's state between frames and the frame loop: drain the network, read the keys, draw.
 
+use delve_protocol::Action;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -313,7 +314,7 @@ impl App {
                 (Screen::Game, Command::Character) => self.screen = Screen::Character,
                 (Screen::Game, Command::Inventory) => self.open_inventory(),
                 (Screen::Game, Command::Scores) => self.open_scores(),
-                (Screen::Game, Command::PickUp) => self.act(ClientMsg::PickUp, turn),
+                (Screen::Game, Command::PickUp) => self.act(ClientMsg::Act(Action::PickUp), turn),
                 (Screen::Game, Command::Messages) => self.screen = Screen::Messages { scroll: 0 },
                 (Screen::Game, Command::LevelUp) if me.points > 0 => {
                     self.screen = Screen::LevelUp { selected: 0 }
@@ -324,12 +325,12 @@ impl App {
                     // spend a round trip to be told so.
                     let k = Dir::ALL.iter().position(|d| *d == dir).unwrap_or(0);
                     if !wall[k] {
-                        self.act(ClientMsg::Move { dir }, turn);
+                        self.act(ClientMsg::Act(Action::Move { dir }), turn);
                     }
                 }
-                (Screen::Game, Command::Wait) => self.act(ClientMsg::Wait, turn),
-                (Screen::Game, Command::Descend) => self.act(ClientMsg::Descend, turn),
-                (Screen::Game, Command::Ascend) => self.act(ClientMsg::Ascend, turn),
+                (Screen::Game, Command::Wait) => self.act(ClientMsg::Act(Action::Wait), turn),
+                (Screen::Game, Command::Descend) => self.act(ClientMsg::Act(Action::Descend), turn),
+                (Screen::Game, Command::Ascend) => self.act(ClientMsg::Act(Action::Ascend), turn),
                 _ => {}
             }
         }
@@ -423,7 +424,7 @@ impl App {
         let mut send = None;
         if let Some(id) = st.compare {
             if enter || chars.iter().any(|c| matches!(c, 'y' | 'Y')) {
-                send = Some(ClientMsg::Equip { item: id });
+                send = Some(ClientMsg::Act(Action::Equip { item: id }));
             } else if esc || chars.iter().any(|c| matches!(c, 'n' | 'N')) {
                 st.compare = None;
             }

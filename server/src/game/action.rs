@@ -1,44 +1,19 @@
 //! What a character can do in a turn, and the rules that refuse an action before it is queued.
 
-use delve_protocol::{Dir, ErrorCode, Reason};
+use delve_protocol::{ErrorCode, Reason};
 
-use super::EntityId;
+pub use delve_protocol::Action;
 
-/// One character's choice for a turn. Players send these as intents; monster AI produces the
-/// same type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum Action {
-    /// Step one cell; into an enemy, attack it.
-    Move(Dir),
-    Wait,
-    /// Take the down-stair you stand on.
-    Descend,
-    /// Take the up-stair you stand on.
-    Ascend,
-    /// Pick up what lies where you stand.
-    PickUp,
-    /// Use an item from the pack (by id).
-    Use(EntityId),
-    /// Wear an item from the pack, swapping out whatever is in its slot.
-    Equip(EntityId),
-    /// Take off a worn item; it stays in the pack.
-    Unequip(EntityId),
-    /// Put an item from the pack down where you stand.
-    Drop(EntityId),
-}
-
-impl Action {
-    /// Whether the action handles the pack, which the stunned and the confused cannot do.
-    pub fn uses_pack(self) -> bool {
-        matches!(
-            self,
-            Action::PickUp
-                | Action::Use(_)
-                | Action::Equip(_)
-                | Action::Unequip(_)
-                | Action::Drop(_)
-        )
-    }
+/// Whether the action handles the pack, which the stunned and the confused cannot do.
+pub fn uses_pack(action: Action) -> bool {
+    matches!(
+        action,
+        Action::PickUp
+            | Action::Use { .. }
+            | Action::Equip { .. }
+            | Action::Unequip { .. }
+            | Action::Drop { .. }
+    )
 }
 
 /// Why an action was refused. Refusal changes nothing: the player may choose again. Each reason
@@ -125,6 +100,49 @@ impl ActionError {
             ActionError::ConfusedPack => Reason::Confused,
             ActionError::Won => Reason::Won,
             ActionError::StairsBlocked => Reason::StairsBlocked,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use delve_protocol::Dir;
+    use serde::Serialize;
+
+    use super::*;
+
+    /// The shape the engine's own action type had when journals were first written: tuple
+    /// variants in this order. Saved journals hold actions in this encoding.
+    #[derive(Serialize)]
+    enum Journaled {
+        Move(Dir),
+        Wait,
+        Descend,
+        Ascend,
+        PickUp,
+        Use(u32),
+        Equip(u32),
+        Unequip(u32),
+        Drop(u32),
+    }
+
+    #[test]
+    fn actions_keep_the_bytes_saved_journals_hold() {
+        let pairs = [
+            (Action::Move { dir: Dir::Nw }, Journaled::Move(Dir::Nw)),
+            (Action::Wait, Journaled::Wait),
+            (Action::Descend, Journaled::Descend),
+            (Action::Ascend, Journaled::Ascend),
+            (Action::PickUp, Journaled::PickUp),
+            (Action::Use { item: 300 }, Journaled::Use(300)),
+            (Action::Equip { item: 7 }, Journaled::Equip(7)),
+            (Action::Unequip { item: 8 }, Journaled::Unequip(8)),
+            (Action::Drop { item: 9 }, Journaled::Drop(9)),
+        ];
+        for (now, then) in pairs {
+            let bytes = postcard::to_stdvec(&then).unwrap();
+            assert_eq!(postcard::to_stdvec(&now).unwrap(), bytes, "{now:?}");
+            assert_eq!(postcard::from_bytes::<Action>(&bytes).unwrap(), now);
         }
     }
 }

@@ -86,7 +86,7 @@ pub fn think(
             route: Vec::new(),
             stuck: 0,
         };
-        return dir_to(m.pos, p).map_or(Action::Wait, Action::Move);
+        return dir_to(m.pos, p).map_or(Action::Wait, |dir| Action::Move { dir });
     }
     if let Some((_, target)) = ctx.seen_player(m, sight) {
         m.ai = Ai::Hunt {
@@ -177,7 +177,7 @@ fn chase(from: Pos, ctx: &Ctx, field: &[u32], rng: &mut GameRng) -> Action {
     } else {
         pick(&best, rng)
     };
-    choice.map_or(Action::Wait, |&d| Action::Move(d))
+    choice.map_or(Action::Wait, |&d| Action::Move { dir: d })
 }
 
 /// A step along `route` (cells left to walk, next last) towards `goal`, replanning when the
@@ -208,7 +208,7 @@ fn follow(
         return (Action::Wait, route, stuck + 1);
     }
     match dir_to(from, next) {
-        Some(d) => (Action::Move(d), route, 0),
+        Some(d) => (Action::Move { dir: d }, route, 0),
         None => (Action::Wait, Vec::new(), stuck),
     }
 }

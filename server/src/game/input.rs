@@ -239,7 +239,7 @@ mod tests {
                     let action = if rng.random_ratio(1, 30) {
                         Action::Descend
                     } else {
-                        Action::Move(dir)
+                        Action::Move { dir }
                     };
                     if d.submit(id, action).is_err() {
                         let _ = d.submit(id, Action::Wait);

@@ -31,7 +31,6 @@ use super::dungeon_task::{Command, ConnId, Outgoing};
 use super::limits::{ConnectionSlot, RateLimiter, SlotRefused};
 use super::registry::OpenError;
 use super::validate::{check_dungeon, check_name};
-use crate::game::Action;
 
 /// The socket: hyper answered the HTTP upgrade, tungstenite speaks WebSocket over what it
 /// handed over.
@@ -384,15 +383,7 @@ impl Connection {
                         Incoming::Stop => break,
                     };
                     let cmd = match msg {
-                        ClientMsg::Move { dir } => Command::Act { conn, action: Action::Move(dir) },
-                        ClientMsg::Wait => Command::Act { conn, action: Action::Wait },
-                        ClientMsg::Descend => Command::Act { conn, action: Action::Descend },
-                        ClientMsg::Ascend => Command::Act { conn, action: Action::Ascend },
-                        ClientMsg::PickUp => Command::Act { conn, action: Action::PickUp },
-                        ClientMsg::Use { item } => Command::Act { conn, action: Action::Use(item) },
-                        ClientMsg::Equip { item } => Command::Act { conn, action: Action::Equip(item) },
-                        ClientMsg::Unequip { item } => Command::Act { conn, action: Action::Unequip(item) },
-                        ClientMsg::Drop { item } => Command::Act { conn, action: Action::Drop(item) },
+                        ClientMsg::Act(action) => Command::Act { conn, action },
                         ClientMsg::LevelUp { stat } => Command::LevelUp { conn, stat },
                         ClientMsg::NewCharacter => Command::NewCharacter { conn },
                         ClientMsg::Chat { text } => Command::Chat { conn, text },

@@ -121,7 +121,7 @@ impl Bot {
                 && let Some(dir) = dir_to(me.pos, next)
             {
                 self.route.clear();
-                return Move::Act(Action::Move(dir));
+                return Move::Act(Action::Move { dir });
             }
         }
         // Fight whatever stands next to us, the weakest first.
@@ -131,8 +131,9 @@ impl Bot {
             .min_by_key(|(_, hp)| *hp)
         {
             self.route.clear();
-            return dir_to(me.pos, *p)
-                .map_or(Move::Act(Action::Wait), |dir| Move::Act(Action::Move(dir)));
+            return dir_to(me.pos, *p).map_or(Move::Act(Action::Wait), |dir| {
+                Move::Act(Action::Move { dir })
+            });
         }
         if hp < REST_BELOW {
             self.resting = true;
@@ -178,7 +179,7 @@ impl Bot {
             {
                 Some(dir) => {
                     self.route.clear();
-                    return Move::Act(Action::Move(dir));
+                    return Move::Act(Action::Move { dir });
                 }
                 None => {
                     self.unreachable.push(t);
@@ -209,7 +210,7 @@ impl Bot {
             .unwrap_or_default();
         }
         match self.route.last().and_then(|n| dir_to(me.pos, *n)) {
-            Some(dir) => Move::Act(Action::Move(dir)),
+            Some(dir) => Move::Act(Action::Move { dir }),
             None => {
                 if map.get(me.pos) == Tile::StairsDown {
                     Move::Act(Action::Descend)
@@ -234,12 +235,12 @@ fn pack_choice(me: &Player, c: &Content, hp: f64) -> Option<Action> {
     if me.has(Effect::Poison)
         && let Some(vial) = find(ItemUse::CurePoison)
     {
-        return Some(Action::Use(vial));
+        return Some(Action::Use { item: vial });
     }
     if hp < HEAL_BELOW
         && let Some(pack) = find(ItemUse::Heal)
     {
-        return Some(Action::Use(pack));
+        return Some(Action::Use { item: pack });
     }
     // The best thing for each slot, by a rough worth of its bonus.
     me.inventory
@@ -250,7 +251,7 @@ fn pack_choice(me: &Player, c: &Content, hp: f64) -> Option<Action> {
             let worn = me.worn_in(*slot, c).map_or(0.0, |w| worth(w.bonus));
             worth(i.bonus) > worn && worth(i.bonus) > 0.0
         })
-        .map(|(i, _)| Action::Equip(i.id))
+        .map(|(i, _)| Action::Equip { item: i.id })
 }
 
 /// How much the bot values a bonus: attack and defence above all.

@@ -3,6 +3,7 @@
 
 #![allow(dead_code, clippy::unwrap_used)] // each test file uses some; a broken helper should stop the test
 
+use delve_protocol::Action;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -179,8 +180,8 @@ impl Client {
             })
             .collect();
         match open.choose(rng) {
-            Some(&dir) if rng.random_ratio(9, 10) => ClientMsg::Move { dir },
-            _ => ClientMsg::Wait,
+            Some(&dir) if rng.random_ratio(9, 10) => ClientMsg::Act(Action::Move { dir }),
+            _ => ClientMsg::Act(Action::Wait),
         }
     }
 }

@@ -10,6 +10,7 @@
 //! plays the same dungeon in a window of the same size under Xvfb for the same time, with
 //! `--frame-stats`, and the ratios browser/native are printed.
 
+use delve_protocol::Action;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -47,7 +48,11 @@ async fn main() -> anyhow::Result<()> {
         while let Ok(msg) = bob.session.recv().await {
             if let ServerMsg::TurnStatus { waiting_for, .. } = &msg
                 && waiting_for.iter().any(|n| n == "Bob")
-                && bob.session.send(&ClientMsg::Wait).await.is_err()
+                && bob
+                    .session
+                    .send(&ClientMsg::Act(Action::Wait))
+                    .await
+                    .is_err()
             {
                 return;
             }

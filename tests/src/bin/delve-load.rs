@@ -4,6 +4,7 @@
 //! Without `--server` it starts a server in-process (turn timer off, limits raised) so a run
 //! measures the server and the network path on this machine. See docs/BENCHMARKS.md.
 
+use delve_protocol::Action;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
@@ -121,9 +122,9 @@ async fn bot(
             .filter(|&d| view.map.get(me.step(d)).is_walkable())
             .collect();
         let msg = match (foe, open.choose(&mut rng)) {
-            (Some(dir), _) => ClientMsg::Move { dir },
-            (None, Some(&dir)) if rng.random_ratio(9, 10) => ClientMsg::Move { dir },
-            _ => ClientMsg::Wait,
+            (Some(dir), _) => ClientMsg::Act(Action::Move { dir }),
+            (None, Some(&dir)) if rng.random_ratio(9, 10) => ClientMsg::Act(Action::Move { dir }),
+            _ => ClientMsg::Act(Action::Wait),
         };
         let target = view.turn + 1;
         let sent = Instant::now();

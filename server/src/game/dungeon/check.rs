@@ -5,7 +5,7 @@ use delve_protocol::{Effect, Tile};
 
 use super::*;
 use crate::game::EntityId;
-use crate::game::action::{Action, ActionError};
+use crate::game::action::{Action, ActionError, uses_pack};
 use crate::game::event::Event;
 use crate::game::floor::Floor;
 use crate::game::stats::Stat;
@@ -37,7 +37,7 @@ impl Dungeon {
             return Err(ActionError::NotPresent);
         }
         let floor = self.floor(p.depth).ok_or(ActionError::NotPresent)?;
-        if action.uses_pack() {
+        if uses_pack(action) {
             if p.has(Effect::Stun) {
                 return Err(ActionError::StunnedPack);
             }
@@ -47,7 +47,7 @@ impl Dungeon {
         }
         match action {
             Action::Wait => Ok(()),
-            Action::Move(dir) => {
+            Action::Move { dir } => {
                 let to = p.pos.step(dir);
                 let tile = floor.tile(to);
                 if !floor.map.in_bounds(to) {
@@ -70,10 +70,10 @@ impl Dungeon {
                 _ => Err(ActionError::NoStairs),
             },
             Action::PickUp
-            | Action::Use(_)
-            | Action::Equip(_)
-            | Action::Unequip(_)
-            | Action::Drop(_) => self.check_pack(p, floor, action),
+            | Action::Use { item: _ }
+            | Action::Equip { item: _ }
+            | Action::Unequip { item: _ }
+            | Action::Drop { item: _ } => self.check_pack(p, floor, action),
         }
     }
 

@@ -52,7 +52,7 @@ impl Dungeon {
     pub(super) fn stagger(&mut self, depth: u8, id: EntityId, out: &mut Vec<Event>) -> Action {
         let k = self.floor_mut(depth).rng.random_range(0..=Dir::ALL.len());
         match Dir::ALL.get(k) {
-            Some(&dir) => Action::Move(dir),
+            Some(&dir) => Action::Move { dir },
             None => {
                 self.emit(Event::Stumbled { id }, out);
                 Action::Wait
@@ -233,15 +233,15 @@ mod tests {
         set_save(&mut d, ann, -1000);
         let pack = d.give_for_test(ann, "health_pack");
         d.afflict_for_test(ann, Effect::Stun);
-        let events = turn(&mut d, ann, Action::Move(Dir::E));
+        let events = turn(&mut d, ann, Action::Move { dir: Dir::E });
         assert_eq!(d.player(ann).unwrap().pos, p, "the move is lost");
         assert!(said(&events, ann).contains(&"You are stunned and lose the turn.".to_string()));
         d.players.get_mut(&ann).unwrap().hp = 5;
         for a in [
-            Action::Use(pack),
-            Action::Drop(pack),
+            Action::Use { item: pack },
+            Action::Drop { item: pack },
             Action::PickUp,
-            Action::Equip(pack),
+            Action::Equip { item: pack },
         ] {
             assert_eq!(d.submit(ann, a), Err(ActionError::StunnedPack), "{a:?}");
         }
@@ -256,7 +256,7 @@ mod tests {
         d.afflict_for_test(ann, Effect::Confusion);
         d.afflict_for_test(ann, Effect::Poison);
         assert_eq!(
-            d.submit(ann, Action::Use(vial)),
+            d.submit(ann, Action::Use { item: vial }),
             Err(ActionError::ConfusedPack)
         );
         // Ask to go east (or the first open way) 90 times: the steps go every which way, or
@@ -267,9 +267,9 @@ mod tests {
             let from = d.player(ann).unwrap().pos;
             let want = std::iter::once(Dir::E)
                 .chain(Dir::ALL)
-                .find(|&dir| d.check(ann, Action::Move(dir)).is_ok())
+                .find(|&dir| d.check(ann, Action::Move { dir }).is_ok())
                 .unwrap();
-            turn(&mut d, ann, Action::Move(want));
+            turn(&mut d, ann, Action::Move { dir: want });
             let to = d.player(ann).unwrap().pos;
             if to == from {
                 stood += 1;
@@ -297,7 +297,7 @@ mod tests {
 
         // The Vial of Antivenom cures it, and healing comes back.
         let vial = d.give_for_test(ann, "antivenom");
-        let events = turn(&mut d, ann, Action::Use(vial));
+        let events = turn(&mut d, ann, Action::Use { item: vial });
         assert!(!d.player(ann).unwrap().has(Effect::Poison));
         assert!(d.player(ann).unwrap().carried(vial).is_none());
         assert!(events.iter().any(|e| matches!(
@@ -321,7 +321,7 @@ mod tests {
         set_save(&mut d, ann, 100);
         d.afflict_for_test(ann, Effect::Stun);
         d.afflict_for_test(ann, Effect::Poison);
-        let events = turn(&mut d, ann, Action::Move(Dir::E));
+        let events = turn(&mut d, ann, Action::Move { dir: Dir::E });
         assert_eq!(d.player(ann).unwrap().pos, p, "still stunned this turn");
         assert!(d.player(ann).unwrap().effects.is_empty());
         let lines = said(&events, ann);
@@ -387,7 +387,7 @@ mod tests {
                 break;
             }
             d.players.get_mut(&ann).unwrap().hp = 10_000;
-            events = turn(&mut d, ann, Action::Move(Dir::E));
+            events = turn(&mut d, ann, Action::Move { dir: Dir::E });
             // Bob's floor does not wait for him to be resolved.
         }
         let victory = events

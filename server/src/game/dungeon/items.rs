@@ -44,14 +44,15 @@ impl Dungeon {
                 }
                 return Ok(());
             }
-            Action::Use(i) | Action::Equip(i) | Action::Unequip(i) | Action::Drop(i) => {
-                p.carried(i).ok_or(ActionError::NotCarried)?
-            }
+            Action::Use { item: i }
+            | Action::Equip { item: i }
+            | Action::Unequip { item: i }
+            | Action::Drop { item: i } => p.carried(i).ok_or(ActionError::NotCarried)?,
             _ => return Ok(()),
         };
         let name = || item.kind(c).name.clone();
         match action {
-            Action::Use(_) => match item.use_(c) {
+            Action::Use { item: _ } => match item.use_(c) {
                 ItemUse::Heal if p.hp >= p.stats(c).max_hp => Err(ActionError::FullHealth),
                 ItemUse::CurePoison if !p.has(delve_protocol::Effect::Poison) => {
                     Err(ActionError::NotPoisoned)
@@ -60,9 +61,11 @@ impl Dungeon {
                 ItemUse::Unlock => Err(ActionError::KeyNotUsable),
                 ItemUse::None => Err(ActionError::NotUsable(name())),
             },
-            Action::Equip(_) if item.slot(c).is_none() => Err(ActionError::NotWearable(name())),
-            Action::Equip(_) if item.equipped => Err(ActionError::AlreadyWorn(name())),
-            Action::Unequip(_) if !item.equipped => Err(ActionError::NotWorn(name())),
+            Action::Equip { item: _ } if item.slot(c).is_none() => {
+                Err(ActionError::NotWearable(name()))
+            }
+            Action::Equip { item: _ } if item.equipped => Err(ActionError::AlreadyWorn(name())),
+            Action::Unequip { item: _ } if !item.equipped => Err(ActionError::NotWorn(name())),
             _ => Ok(()),
         }
     }
@@ -92,7 +95,7 @@ impl Dungeon {
         let name = it.kind(&c).name.clone();
         let pos = p.pos;
         match action {
-            Action::Use(_) => match it.use_(&c) {
+            Action::Use { item: _ } => match it.use_(&c) {
                 ItemUse::Heal => {
                     let max = p.stats(&c).max_hp;
                     let amount = (max * it.kind(&c).heal_percent / 100)
@@ -115,7 +118,7 @@ impl Dungeon {
                 }
                 ItemUse::Unlock | ItemUse::None => {}
             },
-            Action::Equip(_) => {
+            Action::Equip { item: _ } => {
                 let slot = it.slot(&c);
                 let old = slot
                     .and_then(|s| p.worn_in(s, &c))
@@ -133,10 +136,10 @@ impl Dungeon {
                 }
                 self.emit(Event::Equipped { id, item, name }, out);
             }
-            Action::Unequip(_) => {
+            Action::Unequip { item: _ } => {
                 self.emit(Event::Unequipped { id, item, name }, out);
             }
-            Action::Drop(_) => {
+            Action::Drop { item: _ } => {
                 let fell = false;
                 self.emit(
                     Event::Dropped {
@@ -276,7 +279,7 @@ mod tests {
         let (mut d, ann, p) = ann_in_a_room(3);
         let east = p.step(Dir::E);
         let bar = d.lay_for_test(1, "crowbar", east);
-        let events = turn(&mut d, ann, Action::Move(Dir::E));
+        let events = turn(&mut d, ann, Action::Move { dir: Dir::E });
         let me = d.player(ann).unwrap();
         assert_eq!(me.pos, east);
         assert!(me.carried(bar).is_some(), "the Crowbar is in the pack");
@@ -285,7 +288,7 @@ mod tests {
         assert_eq!(me.xp, 1, "picking up gives 1 XP (given)");
 
         // Dropped and taken again: no second XP.
-        turn(&mut d, ann, Action::Drop(bar));
+        turn(&mut d, ann, Action::Drop { item: bar });
         assert!(d.player(ann).unwrap().carried(bar).is_none());
         assert_eq!(
             d.floor(1).unwrap().items.get(&bar).map(|(q, _)| *q),
@@ -305,7 +308,7 @@ mod tests {
         }
         let east = p.step(Dir::E);
         let pack = d.lay_for_test(1, "health_pack", east);
-        let events = turn(&mut d, ann, Action::Move(Dir::E));
+        let events = turn(&mut d, ann, Action::Move { dir: Dir::E });
         assert_eq!(d.player(ann).unwrap().pos, east, "the step itself happens");
         assert_eq!(d.player(ann).unwrap().inventory.len(), 26);
         assert!(d.floor(1).unwrap().items.contains_key(&pack));
@@ -323,7 +326,7 @@ mod tests {
         // A dropped key makes room for one: `pick_up` takes what lies here in id order (the key
         // first), and the pack is full again before the Health Pack.
         let key = d.player(ann).unwrap().inventory[0].id;
-        turn(&mut d, ann, Action::Drop(key));
+        turn(&mut d, ann, Action::Drop { item: key });
         assert_eq!(d.player(ann).unwrap().inventory.len(), 25);
         let events = turn(&mut d, ann, Action::PickUp);
         let me = d.player(ann).unwrap();
@@ -347,18 +350,24 @@ mod tests {
         let vial = d.give_for_test(ann, "antivenom");
         let before = d.player(ann).unwrap().inventory.clone();
         let cases = [
-            (Action::Use(999), ActionError::NotCarried),
-            (Action::Equip(999), ActionError::NotCarried),
-            (Action::Drop(999), ActionError::NotCarried),
+            (Action::Use { item: 999 }, ActionError::NotCarried),
+            (Action::Equip { item: 999 }, ActionError::NotCarried),
+            (Action::Drop { item: 999 }, ActionError::NotCarried),
             (
-                Action::Equip(pack),
+                Action::Equip { item: pack },
                 ActionError::NotWearable("Health Pack".into()),
             ),
-            (Action::Unequip(bar), ActionError::NotWorn("Crowbar".into())),
-            (Action::Use(bar), ActionError::NotUsable("Crowbar".into())),
-            (Action::Use(key), ActionError::KeyNotUsable),
-            (Action::Use(pack), ActionError::FullHealth),
-            (Action::Use(vial), ActionError::NotPoisoned),
+            (
+                Action::Unequip { item: bar },
+                ActionError::NotWorn("Crowbar".into()),
+            ),
+            (
+                Action::Use { item: bar },
+                ActionError::NotUsable("Crowbar".into()),
+            ),
+            (Action::Use { item: key }, ActionError::KeyNotUsable),
+            (Action::Use { item: pack }, ActionError::FullHealth),
+            (Action::Use { item: vial }, ActionError::NotPoisoned),
             (Action::PickUp, ActionError::NothingHere),
         ];
         for (action, want) in cases {
@@ -366,15 +375,15 @@ mod tests {
         }
         assert_eq!(d.player(ann).unwrap().inventory, before);
         assert_eq!(d.floor(1).unwrap().pending(ann), None);
-        turn(&mut d, ann, Action::Equip(bar));
+        turn(&mut d, ann, Action::Equip { item: bar });
         assert_eq!(
-            d.submit(ann, Action::Equip(bar)),
+            d.submit(ann, Action::Equip { item: bar }),
             Err(ActionError::AlreadyWorn("Crowbar".into()))
         );
         // Another character's item is not yours.
         let (bob, _) = d.join("Bob").unwrap();
         assert_eq!(
-            d.submit(bob, Action::Drop(bar)),
+            d.submit(bob, Action::Drop { item: bar }),
             Err(ActionError::NotCarried)
         );
     }
@@ -388,7 +397,7 @@ mod tests {
         let baton = d.give_for_test(ann, "stun_baton");
         let jacket = d.give_for_test(ann, "biker_jacket");
 
-        let events = turn(&mut d, ann, Action::Equip(bar));
+        let events = turn(&mut d, ann, Action::Equip { item: bar });
         assert!(said(&events, ann).contains(&"You equip the Crowbar.".to_string()));
         let s = d.player(ann).unwrap().stats(&c);
         let cb = c.item("crowbar").unwrap().bonus;
@@ -401,7 +410,7 @@ mod tests {
         );
 
         // The baton takes the weapon slot; the crowbar comes off.
-        let events = turn(&mut d, ann, Action::Equip(baton));
+        let events = turn(&mut d, ann, Action::Equip { item: baton });
         assert_eq!(
             said(&events, ann),
             vec![
@@ -423,7 +432,7 @@ mod tests {
         );
 
         // Armour adds to max HP and defence, beside the weapon.
-        turn(&mut d, ann, Action::Equip(jacket));
+        turn(&mut d, ann, Action::Equip { item: jacket });
         let jb = c.item("biker_jacket").unwrap().bonus;
         let s = d.player(ann).unwrap().stats(&c);
         assert_eq!(
@@ -449,7 +458,7 @@ mod tests {
             save: -500,
             sight: 0,
         };
-        turn(&mut d, ann, Action::Equip(chip));
+        turn(&mut d, ann, Action::Equip { item: chip });
         let me = d.player(ann).unwrap();
         let s = me.stats(&c);
         assert_eq!(
@@ -460,7 +469,7 @@ mod tests {
 
         // Taking it all off gives back the base stats; HP stays low (natural healing only).
         for item in [chip, jacket, baton] {
-            turn(&mut d, ann, Action::Unequip(item));
+            turn(&mut d, ann, Action::Unequip { item });
         }
         let me = d.player(ann).unwrap();
         assert_eq!(me.stats(&c), base);
@@ -473,7 +482,7 @@ mod tests {
         let (mut d, ann, _) = ann_in_a_room(7);
         let pack = d.give_for_test(ann, "health_pack");
         d.players.get_mut(&ann).unwrap().hp = 3;
-        let events = turn(&mut d, ann, Action::Use(pack));
+        let events = turn(&mut d, ann, Action::Use { item: pack });
         let me = d.player(ann).unwrap();
         let max = me.stats(d.content()).max_hp;
         let heal = max * d.content().item("health_pack").unwrap().heal_percent / 100;
@@ -490,7 +499,7 @@ mod tests {
         let door = p.step(Dir::E);
         d.set_tile_for_test(1, door, Tile::DoorLocked);
         // No key: refused before queueing, with the given sentence.
-        let e = d.submit(ann, Action::Move(Dir::E)).unwrap_err();
+        let e = d.submit(ann, Action::Move { dir: Dir::E }).unwrap_err();
         assert_eq!(e, ActionError::Locked);
         assert_eq!(
             crate::view::refusal(&e),
@@ -499,7 +508,7 @@ mod tests {
 
         let key = d.give_for_test(ann, "key");
         let spare = d.give_for_test(ann, "key");
-        let events = turn(&mut d, ann, Action::Move(Dir::E));
+        let events = turn(&mut d, ann, Action::Move { dir: Dir::E });
         let me = d.player(ann).unwrap();
         assert_eq!(me.pos, p, "opening the door is the turn: Ann stays");
         assert_eq!(d.floor(1).unwrap().tile(door), Tile::DoorOpen);
@@ -514,7 +523,7 @@ mod tests {
                 .any(|e| matches!(e, Event::DoorOpened { key: Some(k), .. } if *k == key))
         );
         // Now it is an open door: walk through.
-        turn(&mut d, ann, Action::Move(Dir::E));
+        turn(&mut d, ann, Action::Move { dir: Dir::E });
         assert_eq!(d.player(ann).unwrap().pos, door);
     }
 
@@ -532,7 +541,7 @@ mod tests {
             !d.player(ann).unwrap().sees(i),
             "a closed door blocks sight"
         );
-        let events = turn(&mut d, ann, Action::Move(Dir::E));
+        let events = turn(&mut d, ann, Action::Move { dir: Dir::E });
         assert_eq!(d.player(ann).unwrap().pos, p);
         assert!(said(&events, ann).contains(&"You open the door.".to_string()));
         assert!(
@@ -554,7 +563,7 @@ mod tests {
         let p = room(&mut d);
         d.place_for_test(ann, 1, p);
         let bar = d.give_for_test(ann, "crowbar");
-        turn(&mut d, ann, Action::Equip(bar));
+        turn(&mut d, ann, Action::Equip { item: bar });
         d.players.get_mut(&ann).unwrap().hp = 1;
         let m = d.add_monster_for_test(1, "meta_mouse", 5, p.step(Dir::W));
         for _ in 0..20 {

@@ -35,7 +35,7 @@ fn open_area(d: &mut Dungeon, depth: u8, len: i32) -> Pos {
 fn walls_free_dir(d: &Dungeon, id: EntityId) -> Dir {
     Dir::ALL
         .into_iter()
-        .find(|&dir| d.check(id, Action::Move(dir)).is_ok())
+        .find(|&dir| d.check(id, Action::Move { dir }).is_ok())
         .expect("a way out")
 }
 
@@ -77,7 +77,7 @@ fn moves_step_onto_floor_and_walls_are_refused_before_queueing() {
     let (id, _) = d.join("Ann").unwrap();
     let start = open_area(&mut d, 1, 3);
     place(&mut d, id, start);
-    d.submit(id, Action::Move(Dir::E)).unwrap();
+    d.submit(id, Action::Move { dir: Dir::E }).unwrap();
     assert!(d.is_ready(1));
     let report = d.resolve_pending(1);
     assert_eq!(report.turn, 1);
@@ -97,11 +97,14 @@ fn moves_step_onto_floor_and_walls_are_refused_before_queueing() {
         .tile(d.player(id).unwrap().pos.step(Dir::W))
         .is_walkable()
     {
-        d.submit(id, Action::Move(Dir::W)).unwrap();
+        d.submit(id, Action::Move { dir: Dir::W }).unwrap();
         d.resolve_pending(1);
     }
     let before = d.player(id).unwrap().pos;
-    assert_eq!(d.submit(id, Action::Move(Dir::W)), Err(ActionError::Wall));
+    assert_eq!(
+        d.submit(id, Action::Move { dir: Dir::W }),
+        Err(ActionError::Wall)
+    );
     assert!(
         !d.floor(1).unwrap().has_choices(),
         "a refused action queues nothing"
@@ -117,7 +120,7 @@ fn a_player_in_the_way_blocks_the_step_with_a_message() {
     let p = open_area(&mut d, 1, 3);
     place(&mut d, ann, p);
     place(&mut d, bob, p.step(Dir::E));
-    d.submit(ann, Action::Move(Dir::E)).unwrap();
+    d.submit(ann, Action::Move { dir: Dir::E }).unwrap();
     d.submit(bob, Action::Wait).unwrap();
     let report = d.resolve_pending(1);
     assert_eq!(d.player(ann).unwrap().pos, p);
@@ -144,13 +147,13 @@ fn the_turn_waits_for_every_connected_living_player_and_choices_are_replaceable(
     assert!(!d.is_ready(1));
     assert_eq!(d.waiting_for(1), vec![bob]);
     let dir = walls_free_dir(&d, ann);
-    d.submit(ann, Action::Move(dir)).unwrap();
-    assert_eq!(d.floor(1).unwrap().pending(ann), Some(Action::Move(dir)));
+    d.submit(ann, Action::Move { dir }).unwrap();
+    assert_eq!(d.floor(1).unwrap().pending(ann), Some(Action::Move { dir }));
     d.submit(bob, Action::Wait).unwrap();
     assert!(d.is_ready(1));
     assert_eq!(
         d.choices(1),
-        vec![(ann, Action::Move(dir)), (bob, Action::Wait)]
+        vec![(ann, Action::Move { dir }), (bob, Action::Wait)]
     );
     d.resolve_pending(1);
     assert!(!d.floor(1).unwrap().has_choices());
@@ -177,9 +180,9 @@ fn a_timed_out_turn_resolves_with_the_silent_player_waiting() {
     let (bob, _) = d.join("Bob").unwrap();
     let bob_at = d.player(bob).unwrap().pos;
     let dir = walls_free_dir(&d, ann);
-    d.submit(ann, Action::Move(dir)).unwrap();
+    d.submit(ann, Action::Move { dir }).unwrap();
     assert!(!d.is_ready(1));
-    assert_eq!(d.choices(1), vec![(ann, Action::Move(dir))]);
+    assert_eq!(d.choices(1), vec![(ann, Action::Move { dir })]);
     d.resolve_pending(1);
     assert_eq!(d.player(bob).unwrap().pos, bob_at);
     assert_eq!(d.floor(1).unwrap().turn, 1);
@@ -196,8 +199,8 @@ fn resolution_order_is_drawn_fairly_not_by_join_order() {
     for _ in 0..200 {
         place(&mut d, ann, left);
         place(&mut d, bob, right);
-        d.submit(ann, Action::Move(Dir::E)).unwrap();
-        d.submit(bob, Action::Move(Dir::W)).unwrap();
+        d.submit(ann, Action::Move { dir: Dir::E }).unwrap();
+        d.submit(bob, Action::Move { dir: Dir::W }).unwrap();
         d.resolve_pending(1);
         let (a, b) = (d.player(ann).unwrap().pos, d.player(bob).unwrap().pos);
         assert!((a == mid) ^ (b == mid), "exactly one gets the cell");
@@ -222,12 +225,13 @@ fn seen_tiles_stay_remembered_and_nothing_unseen_is_known() {
         }
         let open: Vec<Dir> = Dir::ALL
             .into_iter()
-            .filter(|&dir| d.check(id, Action::Move(dir)).is_ok())
+            .filter(|&dir| d.check(id, Action::Move { dir }).is_ok())
             .collect();
         k = (k * 7 + 3) % open.len().max(1);
         d.submit(
             id,
-            open.get(k).map_or(Action::Wait, |&dir| Action::Move(dir)),
+            open.get(k)
+                .map_or(Action::Wait, |&dir| Action::Move { dir }),
         )
         .unwrap();
         d.resolve_pending(1);
@@ -263,7 +267,7 @@ fn play(d: &mut Dungeon, turns: usize) -> Vec<EntityId> {
     for t in 0..turns {
         for (k, &id) in ids.iter().enumerate() {
             let dir = Dir::ALL[(t / 7 + k * 3) % 8];
-            if d.submit(id, Action::Move(dir)).is_err() {
+            if d.submit(id, Action::Move { dir }).is_err() {
                 let _ = d.submit(id, Action::Wait);
             }
         }
@@ -321,7 +325,7 @@ fn replaying_the_reported_actions_reproduces_the_world() {
     for t in 0..200usize {
         for (k, &id) in ids.iter().enumerate() {
             let dir = Dir::ALL[(t / 3 + k * 3) % 8];
-            if live.submit(id, Action::Move(dir)).is_err() {
+            if live.submit(id, Action::Move { dir }).is_err() {
                 let _ = live.submit(id, Action::Wait);
             }
         }
@@ -416,7 +420,7 @@ fn killing_a_monster_gives_its_xp_and_counts_the_kill() {
         if !d.floor(1).unwrap().monsters.contains_key(&mouse) {
             break;
         }
-        d.submit(ann, Action::Move(Dir::E)).unwrap();
+        d.submit(ann, Action::Move { dir: Dir::E }).unwrap();
         events.extend(d.resolve_pending(1).events);
     }
     assert!(
@@ -454,7 +458,7 @@ fn kill_xp_is_split_among_the_players_who_see_it() {
         if !d.floor(1).unwrap().monsters.contains_key(&mouse) {
             break;
         }
-        d.submit(ann, Action::Move(Dir::E)).unwrap();
+        d.submit(ann, Action::Move { dir: Dir::E }).unwrap();
         d.submit(bob, Action::Wait).unwrap();
         d.resolve_pending(1);
     }
@@ -708,7 +712,7 @@ fn walk_to(d: &mut Dungeon, id: EntityId, target: Pos) {
         let map = &d.floor(p.depth).unwrap().map;
         let route = crate::game::path::astar(map, p.pos, target, 400, |_| false).expect("a way");
         let dir = Dir::from_delta(route[0].x - p.pos.x, route[0].y - p.pos.y).unwrap();
-        d.submit(id, Action::Move(dir)).unwrap();
+        d.submit(id, Action::Move { dir }).unwrap();
         let depth = d.player(id).unwrap().depth;
         d.resolve_pending(depth);
     }

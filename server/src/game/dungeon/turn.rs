@@ -85,7 +85,7 @@ impl Dungeon {
                 self.emit(Event::LostTurn { id, cause }, out);
                 return;
             }
-            if matches!(action, Action::Move(_)) && p.has(Effect::Confusion) {
+            if matches!(action, Action::Move { dir: _ }) && p.has(Effect::Confusion) {
                 let staggered = self.stagger(depth, id, out);
                 return self.carry_out(depth, id, staggered, out, floors);
             }
@@ -106,7 +106,7 @@ impl Dungeon {
         };
         match action {
             Action::Wait => {}
-            Action::Move(dir) => self.step_into(depth, id, from, from.step(dir), out),
+            Action::Move { dir } => self.step_into(depth, id, from, from.step(dir), out),
             Action::PickUp => {
                 if self
                     .floor(depth)
@@ -118,10 +118,10 @@ impl Dungeon {
                     self.pick_up_all(depth, id, out);
                 }
             }
-            Action::Use(item)
-            | Action::Equip(item)
-            | Action::Unequip(item)
-            | Action::Drop(item) => self.pack_act(depth, id, action, item, out),
+            Action::Use { item }
+            | Action::Equip { item }
+            | Action::Unequip { item }
+            | Action::Drop { item } => self.pack_act(depth, id, action, item, out),
             Action::Descend | Action::Ascend => {
                 let to = if action == Action::Descend {
                     depth + 1
@@ -284,7 +284,9 @@ impl Dungeon {
             };
             let action = think(m, sight, &ctx, &mut flow, rng);
             let from = m.pos;
-            let Action::Move(dir) = action else { continue };
+            let Action::Move { dir } = action else {
+                continue;
+            };
             let Some(ti) = map.index(from.step(dir)) else {
                 continue;
             };

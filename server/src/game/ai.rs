@@ -70,35 +70,37 @@ fn dir_to(from: Pos, to: Pos) -> Option<Dir> {
     Dir::from_delta(to.x - from.x, to.y - from.y)
 }
 
-/// Decides `m`'s action for this turn, updating its AI state. `flow` is the floor's flow field
-/// towards the players, computed by the first monster that needs it.
+/// Decides `m`'s action for this turn and the plan it holds afterwards (the dungeon applies the
+/// plan as an event; the AI changes nothing itself). `flow` is the floor's flow field towards
+/// the players, computed by the first monster that needs it.
 pub fn think(
-    m: &mut Monster,
+    m: &Monster,
     sight: i32,
     ctx: &Ctx,
     flow: &mut Option<Vec<u32>>,
     rng: &mut GameRng,
-) -> Action {
+) -> (Action, Ai) {
     // Next to a living player: attack it (the weakest first would need HP; the nearest will do).
     if let Some(&(_, p)) = ctx.players.iter().find(|(_, p)| p.chebyshev(m.pos) == 1) {
-        m.ai = Ai::Hunt {
+        let plan = Ai::Hunt {
             target: p,
             route: Vec::new(),
             stuck: 0,
         };
-        return dir_to(m.pos, p).map_or(Action::Wait, |dir| Action::Move { dir });
+        let action = dir_to(m.pos, p).map_or(Action::Wait, |dir| Action::Move { dir });
+        return (action, plan);
     }
     if let Some((_, target)) = ctx.seen_player(m, sight) {
-        m.ai = Ai::Hunt {
+        let plan = Ai::Hunt {
             target,
             route: Vec::new(),
             stuck: 0,
         };
         let field =
             flow.get_or_insert_with(|| flow_field(ctx.map, ctx.players.iter().map(|(_, p)| *p)));
-        return chase(m.pos, ctx, field, rng);
+        return (chase(m.pos, ctx, field, rng), plan);
     }
-    match std::mem::take(&mut m.ai) {
+    match m.ai.clone() {
         Ai::Hunt {
             target,
             route,
@@ -106,11 +108,10 @@ pub fn think(
         } => {
             if m.pos == target || stuck >= PATIENCE {
                 // Lost them: back to patrolling.
-                m.ai = Ai::Patrol;
-                return Action::Wait;
+                return (Action::Wait, Ai::Patrol);
             }
             let (action, route, stuck) = follow(m.pos, target, route, stuck, ctx);
-            m.ai = if route.is_empty() && action == Action::Wait {
+            let plan = if route.is_empty() && action == Action::Wait {
                 Ai::Patrol
             } else {
                 Ai::Hunt {
@@ -119,25 +120,24 @@ pub fn think(
                     stuck,
                 }
             };
-            action
+            (action, plan)
         }
         Ai::Wander { route, stuck } if !route.is_empty() && stuck < PATIENCE => {
             let goal = route[0];
             let (action, route, stuck) = follow(m.pos, goal, route, stuck, ctx);
-            m.ai = Ai::Wander { route, stuck };
-            action
+            (action, Ai::Wander { route, stuck })
         }
         Ai::Patrol | Ai::Wander { .. } => {
             // Pick somewhere to go; the walk starts next turn.
-            if let Some(&goal) = pick(ctx.open_cells, rng)
+            let plan = if let Some(&goal) = pick(ctx.open_cells, rng)
                 && let Some(mut route) = astar(ctx.map, m.pos, goal, MAX_ROUTE, |_| false)
             {
                 route.reverse();
-                m.ai = Ai::Wander { route, stuck: 0 };
+                Ai::Wander { route, stuck: 0 }
             } else {
-                m.ai = Ai::Patrol;
-            }
-            Action::Wait
+                Ai::Patrol
+            };
+            (Action::Wait, plan)
         }
     }
 }

@@ -1,12 +1,14 @@
 //! What happens in the world. Executing an action yields events; `Dungeon::apply` is the only
-//! code that changes the world's visible state, one event at a time. Events are facts, never
+//! code that changes the world's state, one event at a time (the floors' dice are the one
+//! exception: rolling them is how the rules draw chance). Events are facts, never
 //! sentences: the view layer turns the events each player could see into protocol events and
 //! the log lines that tell them in that player's words.
 
 use delve_protocol::{Effect, Pos};
 
 use super::EntityId;
-use super::action::ActionError;
+use super::action::{Action, ActionError};
+use super::monster::Ai;
 use super::stats::Stat;
 
 /// Who took part in an event, as they were at that moment (names and places are kept so the
@@ -190,5 +192,19 @@ pub enum Event {
     LeftBehind {
         id: EntityId,
         name: String,
+    },
+    /// `id` chose `action` for the coming turn of floor `depth`, replacing any earlier choice.
+    /// Nobody is told what: a choice shows when its turn resolves.
+    Chose {
+        id: EntityId,
+        depth: u8,
+        action: Action,
+    },
+    /// Monster `id` on floor `depth` changed its plan (whom it hunts, the route it walks). Never
+    /// told: nobody sees what a mouse intends, only where it goes.
+    Planned {
+        depth: u8,
+        id: EntityId,
+        plan: Ai,
     },
 }

@@ -150,10 +150,10 @@ impl Dungeon {
                     Err(Refusal::Unchanged)
                 }
             }
-            Input::Choose { id, action } => {
-                self.submit(*id, *action)?;
-                Ok(Outcome::default())
-            }
+            Input::Choose { id, action } => Ok(Outcome {
+                events: vec![self.submit(*id, *action)?],
+                ..Outcome::default()
+            }),
         }
     }
 

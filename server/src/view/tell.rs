@@ -397,7 +397,9 @@ pub fn events_for(
             | Event::Blocked { .. }
             | Event::Stumbled { .. }
             | Event::Refused { .. }
-            | Event::LeftBehind { .. } => {}
+            | Event::LeftBehind { .. }
+            | Event::Chose { .. }
+            | Event::Planned { .. } => {}
         }
     }
     if hurt && me.alive {

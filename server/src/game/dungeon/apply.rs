@@ -10,6 +10,19 @@ use crate::game::player::{Death, Player};
 use crate::game::stats::Stat;
 
 impl Dungeon {
+    /// Applies an event the caller has no further use for, moving what it carries instead of
+    /// copying it (a monster's new plan holds its route).
+    pub(super) fn apply_owned(&mut self, event: Event) {
+        match event {
+            Event::Planned { depth, id, plan } => {
+                if let Some(m) = self.floor_mut(depth).monsters.get_mut(&id) {
+                    m.ai = plan;
+                }
+            }
+            other => self.apply(&other),
+        }
+    }
+
     /// The only place the world changes.
     pub(super) fn apply(&mut self, event: &Event) {
         let content = Arc::clone(&self.content);
@@ -81,6 +94,14 @@ impl Dungeon {
             | Event::Stumbled { .. }
             | Event::Refused { .. }
             | Event::LeftBehind { .. } => {}
+            Event::Chose { id, depth, action } => {
+                self.floor_mut(*depth).pending.insert(*id, *action);
+            }
+            Event::Planned { depth, id, plan } => {
+                if let Some(m) = self.floor_mut(*depth).monsters.get_mut(id) {
+                    m.ai = plan.clone();
+                }
+            }
             Event::Died {
                 victim,
                 killer,
@@ -243,7 +264,10 @@ impl Dungeon {
                 }
             }
             Event::TurnEnded { depth, players } => {
-                self.floor_mut(*depth).turn += 1;
+                let floor = self.floor_mut(*depth);
+                floor.turn += 1;
+                // The choices made for this turn are spent.
+                floor.pending.clear();
                 // Everyone who took part, even if they left by the stairs during the turn.
                 for id in players {
                     if let Some(p) = self.players.get_mut(id).filter(|p| p.alive) {

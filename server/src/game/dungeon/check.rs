@@ -17,11 +17,12 @@ impl Dungeon {
         &mut self,
         id: EntityId,
         action: Action,
-    ) -> Result<(), ActionError> {
+    ) -> Result<Event, ActionError> {
         self.check(id, action)?;
         let depth = self.players[&id].depth;
-        self.floor_mut(depth).pending.insert(id, action);
-        Ok(())
+        let chose = Event::Chose { id, depth, action };
+        self.apply(&chose);
+        Ok(chose)
     }
 
     /// The rules an action must pass before it is queued.

@@ -19,16 +19,14 @@ impl Dungeon {
     /// Resolves the turn of floor `depth` with `actions` (in id order): they are carried out in
     /// an order drawn from the floor's dice (nobody is favoured for joining first), characters
     /// that did not choose wait, then every monster on the floor acts, then the turn ends.
-    /// Choices still pending on the floor are spent: the turn they were made for is over.
+    /// Choices still pending on the floor are spent when the turn ends (`TurnEnded`).
     pub(in crate::game) fn resolve_turn(
         &mut self,
         depth: u8,
         actions: &[(EntityId, Action)],
     ) -> Outcome {
-        let floor = self.floor_mut(depth);
-        floor.pending.clear();
         let mut order = actions.to_vec();
-        order.shuffle(&mut floor.rng);
+        order.shuffle(&mut self.floor_mut(depth).rng);
 
         let mut out = Vec::new();
         let mut floors = vec![depth];
@@ -271,7 +269,7 @@ impl Dungeon {
                 rng,
                 ..
             } = floor;
-            let Some(m) = monsters.get_mut(&mid) else {
+            let Some(m) = monsters.get(&mid) else {
                 continue;
             };
             let sight = m.stats(&content).sight;
@@ -282,12 +280,20 @@ impl Dungeon {
                 awareness: &awareness,
                 occupant: &occupant,
             };
-            let action = think(m, sight, &ctx, &mut flow, rng);
+            let (action, plan) = think(m, sight, &ctx, &mut flow, rng);
             let from = m.pos;
-            let Action::Move { dir } = action else {
-                continue;
+            let step = match action {
+                Action::Move { dir } => map.index(from.step(dir)),
+                _ => None,
             };
-            let Some(ti) = map.index(from.step(dir)) else {
+            if plan != m.ai {
+                self.apply_owned(Event::Planned {
+                    depth,
+                    id: mid,
+                    plan,
+                });
+            }
+            let Some(ti) = step else {
                 continue;
             };
             let target = occupant[ti].filter(|t| self.players.contains_key(t));

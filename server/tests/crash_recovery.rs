@@ -148,7 +148,7 @@ async fn a_killed_server_loses_no_acknowledged_turn_and_replays_to_the_same_worl
         let input: Input = postcard::from_bytes(entry).unwrap();
         reference.replay(&input);
     }
-    let turns = reference.floor(1).unwrap().turn;
+    let turns = reference.floor(1).unwrap().turn();
     assert_eq!(turns, 360, "300 turns before the kill and 60 after");
     assert_eq!(
         reference.state_hash(),

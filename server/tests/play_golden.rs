@@ -122,7 +122,7 @@ impl Run {
         for e in events {
             self.cov.count(e);
         }
-        let ids: Vec<EntityId> = self.d.players().map(|p| p.id).collect();
+        let ids: Vec<EntityId> = self.d.players().map(|p| p.id()).collect();
         for id in ids {
             let told = events_for(&self.d, id, depth, events);
             if !told.is_empty() {
@@ -137,16 +137,16 @@ impl Run {
     fn checkpoint(&mut self) -> String {
         for p in self.d.players() {
             self.hash
-                .update(serde_json::to_vec(&view_of(&self.d, p.id)).unwrap());
+                .update(serde_json::to_vec(&view_of(&self.d, p.id())).unwrap());
             let record = (
-                p.alive,
-                p.present,
-                p.connected,
-                p.victory,
-                p.kills,
-                p.turns,
-                p.deepest,
-                p.unspent,
+                p.alive(),
+                p.present(),
+                p.connected(),
+                p.victory(),
+                p.kills(),
+                p.turns(),
+                p.deepest(),
+                p.unspent(),
             );
             self.hash.update(format!("{record:?}"));
         }
@@ -155,12 +155,20 @@ impl Run {
             let Some(f) = self.d.floor(depth) else {
                 continue;
             };
-            let mut line = format!("floor {depth} turn {}:", f.turn);
-            for m in f.monsters.values() {
+            let mut line = format!("floor {depth} turn {}:", f.turn());
+            for m in f.monsters().values() {
                 let key = &m.kind(self.d.content()).key;
-                write!(line, " {}={key}@{:?}/{}hp/L{}", m.id, m.pos, m.hp, m.level).unwrap();
+                write!(
+                    line,
+                    " {}={key}@{:?}/{}hp/L{}",
+                    m.id(),
+                    m.pos(),
+                    m.hp(),
+                    m.level()
+                )
+                .unwrap();
             }
-            for (id, (pos, it)) in &f.items {
+            for (id, (pos, it)) in f.items() {
                 let key = &it.kind(self.d.content()).key;
                 write!(line, " {id}={key}@{pos:?}").unwrap();
             }
@@ -182,7 +190,7 @@ impl Run {
         let pack: Vec<EntityId> = self
             .d
             .player(id)
-            .map(|p| p.inventory.iter().map(|i| i.id).collect())
+            .map(|p| p.inventory().iter().map(|i| i.id).collect())
             .unwrap_or_default();
         let item = pack.choose(&mut self.rng).copied().unwrap_or(9999);
         Some(match self.rng.random_range(0..12) {
@@ -248,14 +256,18 @@ fn play(seed: u64) -> (Vec<(u32, String)>, Coverage, String, String) {
                     let events = run.input(Input::Join {
                         name: NAMES[k].into(),
                     });
-                    seat.id = run.d.players().find(|p| p.name == NAMES[k]).map(|p| p.id);
+                    seat.id = run
+                        .d
+                        .players()
+                        .find(|p| p.name() == NAMES[k])
+                        .map(|p| p.id());
                     run.cov.joins += u32::from(seat.id.is_some());
                     run.tell(1, &events);
                 }
                 None => {}
                 Some(id) => {
                     let Some(p) = run.d.player(id) else { continue };
-                    if !p.alive || p.victory {
+                    if !p.alive() || p.victory() {
                         seat.finished_for += 1;
                         // Now and then the player of a finished character leaves for a while:
                         // its record stays until it is forgotten to make room.
@@ -276,8 +288,8 @@ fn play(seed: u64) -> (Vec<(u32, String)>, Coverage, String, String) {
                             let new = run
                                 .d
                                 .players()
-                                .find(|p| p.name == NAMES[k] && p.alive && !p.victory)
-                                .map(|p| p.id);
+                                .find(|p| p.name() == NAMES[k] && p.alive() && !p.victory())
+                                .map(|p| p.id());
                             if let Some(new) = new {
                                 seat.id = Some(new);
                                 seat.bot = Bot::default();
@@ -298,13 +310,13 @@ fn play(seed: u64) -> (Vec<(u32, String)>, Coverage, String, String) {
                             run.cov.disconnects += 1;
                         }
                         Some(since) if round - since == 12 => {
-                            let depth = p.depth;
+                            let depth = p.depth();
                             let events = run.input(Input::Lift { id });
                             run.cov.lifts += u32::from(!events.is_empty());
                             run.tell(depth, &events);
                         }
                         Some(since) if round - since >= 30 => {
-                            let depth = p.depth;
+                            let depth = p.depth();
                             let events = run.input(Input::Return { id });
                             run.cov.returns += u32::from(!events.is_empty());
                             run.tell(depth, &events);
@@ -329,10 +341,10 @@ fn play(seed: u64) -> (Vec<(u32, String)>, Coverage, String, String) {
         for seat in &mut seats {
             let Some(id) = seat.id else { continue };
             let Some(p) = run.d.player(id) else { continue };
-            if !p.alive || !p.present || p.victory {
+            if !p.alive() || !p.present() || p.victory() {
                 continue;
             }
-            floors.insert(p.depth, ());
+            floors.insert(p.depth(), ());
             if seat.away_since.is_some() {
                 continue;
             }
@@ -341,7 +353,7 @@ fn play(seed: u64) -> (Vec<(u32, String)>, Coverage, String, String) {
             for _ in 0..8 {
                 match seat.bot.decide(&run.d, id) {
                     Move::Spend(stat) => {
-                        let depth = run.d.player(id).map_or(1, |p| p.depth);
+                        let depth = run.d.player(id).map_or(1, |p| p.depth());
                         let events = run.input(Input::SpendPoint { id, stat });
                         run.cov.points += u32::from(!events.is_empty());
                         run.tell(depth, &events);
@@ -367,7 +379,7 @@ fn play(seed: u64) -> (Vec<(u32, String)>, Coverage, String, String) {
         // A spent point on the sight stat now and then, which the bot never picks.
         if round % 97 == 0
             && let Some(id) = seats[0].id
-            && run.d.player(id).is_some_and(|p| p.unspent > 0)
+            && run.d.player(id).is_some_and(|p| p.unspent() > 0)
         {
             run.input(Input::SpendPoint {
                 id,

@@ -109,7 +109,7 @@ fn busy_dungeon() -> (Dungeon, Vec<u32>) {
         }
         resolve(&mut d);
     }
-    let left = d.floor(1).map_or(0, |f| f.monsters.len());
+    let left = d.floor(1).map_or(0, |f| f.monsters().len());
     println!("busy dungeon: 4 players and {left} monsters on floor 1 after 200 turns");
     (d, ids)
 }

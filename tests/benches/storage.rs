@@ -29,7 +29,7 @@ fn world(journal: Option<Journal>) -> World {
 
 /// One turn: everyone steps the first way open to it (or waits), then the floor resolves.
 fn turn(w: &mut World, k: usize) {
-    let ids: Vec<u32> = w.players().map(|p| p.id).collect();
+    let ids: Vec<u32> = w.players().map(|p| p.id()).collect();
     for (i, id) in ids.into_iter().enumerate() {
         let dir = Dir::ALL[(k + i) % Dir::ALL.len()];
         if w.step_blocking(Input::Choose {

@@ -16,17 +16,17 @@ use super::rng::{GameRng, Stream, floor_rng};
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Floor {
-    pub depth: u8,
-    pub map: TileGrid,
-    pub rooms: Vec<Rect>,
-    pub up: Pos,
-    pub down: Option<Pos>,
+    pub(in crate::game) depth: u8,
+    pub(in crate::game) map: TileGrid,
+    pub(in crate::game) rooms: Vec<Rect>,
+    pub(in crate::game) up: Pos,
+    pub(in crate::game) down: Option<Pos>,
     /// Turns resolved on this floor. Floors keep their own clocks, and a floor nobody stands on
     /// does not move at all.
-    pub turn: u64,
-    pub monsters: BTreeMap<EntityId, Monster>,
+    pub(in crate::game) turn: u64,
+    pub(in crate::game) monsters: BTreeMap<EntityId, Monster>,
     /// Items lying on the floor, by id, with where they lie. Several may share a cell.
-    pub items: BTreeMap<EntityId, (Pos, Item)>,
+    pub(in crate::game) items: BTreeMap<EntityId, (Pos, Item)>,
     /// Every floor cell, for monsters picking patrol goals. Derived from the map, so not saved.
     #[serde(skip)]
     pub(super) open_cells: Vec<Pos>,
@@ -138,4 +138,42 @@ fn derived(map: &TileGrid) -> (Vec<bool>, Vec<Pos>) {
         .map(|i| map.pos_of(i))
         .collect();
     (opaque, open_cells)
+}
+
+/// What the rest of the server may read of a floor. Only the engine writes it, through events.
+impl Floor {
+    /// Which floor this is (1 is the top).
+    pub fn depth(&self) -> u8 {
+        self.depth
+    }
+
+    /// The terrain.
+    pub fn map(&self) -> &TileGrid {
+        &self.map
+    }
+
+    /// The up-stair.
+    pub fn up(&self) -> Pos {
+        self.up
+    }
+
+    /// The down-stair; none on the last floor.
+    pub fn down(&self) -> Option<Pos> {
+        self.down
+    }
+
+    /// Turns resolved on this floor.
+    pub fn turn(&self) -> u64 {
+        self.turn
+    }
+
+    /// The living monsters, by id.
+    pub fn monsters(&self) -> &BTreeMap<EntityId, Monster> {
+        &self.monsters
+    }
+
+    /// Items lying on the floor, by id, with where they lie.
+    pub fn items(&self) -> &BTreeMap<EntityId, (Pos, Item)> {
+        &self.items
+    }
 }

@@ -28,17 +28,17 @@ pub enum Ai {
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Monster {
-    pub id: EntityId,
+    pub(in crate::game) id: EntityId,
     /// Index into `Content::monsters`.
-    pub kind: usize,
-    pub pos: Pos,
-    pub hp: i32,
+    pub(in crate::game) kind: usize,
+    pub(in crate::game) pos: Pos,
+    pub(in crate::game) hp: i32,
     /// Max HP rolled when it was made, before stat points.
-    pub rolled_hp: i32,
-    pub level: u32,
-    pub xp: u32,
-    pub points: Points,
-    pub ai: Ai,
+    pub(in crate::game) rolled_hp: i32,
+    pub(in crate::game) level: u32,
+    pub(in crate::game) xp: u32,
+    pub(in crate::game) points: Points,
+    pub(in crate::game) ai: Ai,
 }
 
 impl Monster {
@@ -153,4 +153,27 @@ pub fn spawn(
         ));
     }
     out
+}
+
+/// What the rest of the server may read of a monster. Only the engine writes it, through events.
+impl Monster {
+    /// This monster's id in its dungeon.
+    pub fn id(&self) -> EntityId {
+        self.id
+    }
+
+    /// Where it stands.
+    pub fn pos(&self) -> Pos {
+        self.pos
+    }
+
+    /// Hit points now.
+    pub fn hp(&self) -> i32 {
+        self.hp
+    }
+
+    /// Its level.
+    pub fn level(&self) -> u32 {
+        self.level
+    }
 }

@@ -20,40 +20,40 @@ pub struct Death {
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Player {
-    pub id: EntityId,
-    pub name: String,
-    pub depth: u8,
-    pub pos: Pos,
-    pub hp: i32,
-    pub level: u32,
+    pub(in crate::game) id: EntityId,
+    pub(in crate::game) name: String,
+    pub(in crate::game) depth: u8,
+    pub(in crate::game) pos: Pos,
+    pub(in crate::game) hp: i32,
+    pub(in crate::game) level: u32,
     /// Total experience.
-    pub xp: u32,
+    pub(in crate::game) xp: u32,
     /// Stat points spent so far.
-    pub points: Points,
+    pub(in crate::game) points: Points,
     /// Stat points earned by levelling and not spent yet.
-    pub unspent: u32,
-    pub alive: bool,
+    pub(in crate::game) unspent: u32,
+    pub(in crate::game) alive: bool,
     /// `false` while lifted out of its floor: its player has been away longer than the grace
     /// period. It takes no room, no turns and no blows until it returns.
-    pub present: bool,
-    pub death: Option<Death>,
+    pub(in crate::game) present: bool,
+    pub(in crate::game) death: Option<Death>,
     /// Whether a connection drives this character. A disconnected character never holds up a
     /// turn: it simply waits.
-    pub connected: bool,
-    pub kills: u32,
+    pub(in crate::game) connected: bool,
+    pub(in crate::game) kills: u32,
     /// Turns this character has lived through.
-    pub turns: u64,
+    pub(in crate::game) turns: u64,
     /// The deepest floor it reached.
-    pub deepest: u8,
+    pub(in crate::game) deepest: u8,
     /// The pack, in pick-up order; worn items are in it, marked `equipped`.
-    pub inventory: Vec<Item>,
+    pub(in crate::game) inventory: Vec<Item>,
     /// Status effects suffered now.
-    pub effects: BTreeSet<Effect>,
+    pub(in crate::game) effects: BTreeSet<Effect>,
     /// Effects struck this turn: no saving throw against them until the next turn ends.
-    pub fresh_effects: BTreeSet<Effect>,
+    pub(in crate::game) fresh_effects: BTreeSet<Effect>,
     /// The Mouse King fell while this character lived: its game ended in victory. It has left
     /// the floor and acts no more.
-    pub victory: bool,
+    pub(in crate::game) victory: bool,
     /// Remembered tiles of every floor visited, by depth.
     pub(super) memory: BTreeMap<u8, TileGrid>,
     /// What the character sees now on its floor, one flag per cell (row-major). A dead
@@ -155,5 +155,98 @@ impl Player {
     /// Whether the character sees cell `index` of its floor now.
     pub fn sees(&self, index: usize) -> bool {
         self.fov.get(index).copied().unwrap_or(false)
+    }
+}
+
+/// What the rest of the server may read of a player. Only the engine writes it, through events.
+impl Player {
+    /// This character's id in its dungeon.
+    pub fn id(&self) -> EntityId {
+        self.id
+    }
+
+    /// The name the player chose.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The floor the character is on (or was on, if lifted out).
+    pub fn depth(&self) -> u8 {
+        self.depth
+    }
+
+    /// Where the character stands.
+    pub fn pos(&self) -> Pos {
+        self.pos
+    }
+
+    /// Hit points now.
+    pub fn hp(&self) -> i32 {
+        self.hp
+    }
+
+    /// Character level.
+    pub fn level(&self) -> u32 {
+        self.level
+    }
+
+    /// Experience points.
+    pub fn xp(&self) -> u32 {
+        self.xp
+    }
+
+    /// Stat points not yet spent.
+    pub fn unspent(&self) -> u32 {
+        self.unspent
+    }
+
+    /// Whether the character lives.
+    pub fn alive(&self) -> bool {
+        self.alive
+    }
+
+    /// Whether the character stands on its floor (not lifted out).
+    pub fn present(&self) -> bool {
+        self.present
+    }
+
+    /// How and where the character died, once dead.
+    pub fn death(&self) -> Option<&Death> {
+        self.death.as_ref()
+    }
+
+    /// Whether its player is connected.
+    pub fn connected(&self) -> bool {
+        self.connected
+    }
+
+    /// Monsters killed.
+    pub fn kills(&self) -> u32 {
+        self.kills
+    }
+
+    /// Turns lived through.
+    pub fn turns(&self) -> u64 {
+        self.turns
+    }
+
+    /// The deepest floor reached.
+    pub fn deepest(&self) -> u8 {
+        self.deepest
+    }
+
+    /// The pack, in the order items were picked up.
+    pub fn inventory(&self) -> &[Item] {
+        &self.inventory
+    }
+
+    /// Status effects in force.
+    pub fn effects(&self) -> &BTreeSet<Effect> {
+        &self.effects
+    }
+
+    /// Whether the character's game ended in victory.
+    pub fn victory(&self) -> bool {
+        self.victory
     }
 }

@@ -58,35 +58,35 @@ impl Bot {
             return Move::Act(Action::Wait);
         };
         let content = d.content();
-        if me.unspent > 0 {
+        if me.unspent() > 0 {
             let stat = POINT_ORDER[self.points_spent % POINT_ORDER.len()];
             self.points_spent += 1;
             return Move::Spend(stat);
         }
-        if self.floor != me.depth {
-            self.floor = me.depth;
+        if self.floor != me.depth() {
+            self.floor = me.depth();
             self.floor_turns = 0;
             self.route.clear();
             self.loot = None;
             self.unreachable.clear();
         }
         self.floor_turns += 1;
-        let Some(floor) = d.floor(me.depth) else {
+        let Some(floor) = d.floor(me.depth()) else {
             return Move::Act(Action::Wait);
         };
-        let Some(map) = me.memory(me.depth) else {
+        let Some(map) = me.memory(me.depth()) else {
             return Move::Act(Action::Wait);
         };
         let sees = |p: Pos| map.index(p).is_some_and(|i| me.sees(i));
         let visible: Vec<(Pos, i32)> = floor
-            .monsters
+            .monsters()
             .values()
-            .filter(|m| sees(m.pos))
-            .map(|m| (m.pos, m.hp))
+            .filter(|m| sees(m.pos()))
+            .map(|m| (m.pos(), m.hp()))
             .collect();
 
         let max = me.stats(content).max_hp;
-        let hp = f64::from(me.hp) / f64::from(max.max(1));
+        let hp = f64::from(me.hp()) / f64::from(max.max(1));
         if let Some(action) = pack_choice(me, content, hp)
             && d.check(id, action).is_ok()
         {
@@ -99,14 +99,14 @@ impl Bot {
         // Doors are ways through for the bot (walking into one opens it), locked ones only
         // while it holds a Key.
         let key = me
-            .inventory
+            .inventory()
             .iter()
             .any(|i| i.use_(content) == ItemUse::Unlock);
         let nav = nav_map(map, key);
         let map: &TileGrid = &nav;
         // Badly hurt with monsters about: up the stairs to rest in peace, if there is a way up.
-        if hp < FLEE_BELOW && !visible.is_empty() && me.depth > 1 {
-            if map.get(me.pos) == Tile::StairsUp {
+        if hp < FLEE_BELOW && !visible.is_empty() && me.depth() > 1 {
+            if map.get(me.pos()) == Tile::StairsUp {
                 return Move::Act(Action::Ascend);
             }
             let up = map
@@ -115,10 +115,10 @@ impl Bot {
                 .position(|t| *t == Tile::StairsUp)
                 .map(|i| map.pos_of(i));
             let blocked = |p: Pos| visible.iter().any(|(m, _)| *m == p);
-            if let Some(route) = up.and_then(|u| nearest_route(map, me.pos, |p| p == u))
+            if let Some(route) = up.and_then(|u| nearest_route(map, me.pos(), |p| p == u))
                 && let Some(&next) = route.last()
                 && !blocked(next)
-                && let Some(dir) = dir_to(me.pos, next)
+                && let Some(dir) = dir_to(me.pos(), next)
             {
                 self.route.clear();
                 return Move::Act(Action::Move { dir });
@@ -127,11 +127,11 @@ impl Bot {
         // Fight whatever stands next to us, the weakest first.
         if let Some((p, _)) = visible
             .iter()
-            .filter(|(p, _)| p.chebyshev(me.pos) == 1)
+            .filter(|(p, _)| p.chebyshev(me.pos()) == 1)
             .min_by_key(|(_, hp)| *hp)
         {
             self.route.clear();
-            return dir_to(me.pos, *p).map_or(Move::Act(Action::Wait), |dir| {
+            return dir_to(me.pos(), *p).map_or(Move::Act(Action::Wait), |dir| {
                 Move::Act(Action::Move { dir })
             });
         }
@@ -149,33 +149,33 @@ impl Bot {
             self.route.clear();
             return Move::Act(Action::Wait);
         }
-        if map.get(me.pos) == Tile::StairsDown && self.done_here(map) {
+        if map.get(me.pos()) == Tile::StairsDown && self.done_here(map) {
             return Move::Act(Action::Descend);
         }
         // Loot in sight: go and take it, one item at a time.
-        let lies = |p: Pos| floor.items.values().any(|(q, _)| *q == p);
+        let lies = |p: Pos| floor.items().values().any(|(q, _)| *q == p);
         if let Some(t) = self.loot
-            && (t == me.pos || (sees(t) && !lies(t)))
+            && (t == me.pos() || (sees(t) && !lies(t)))
         {
             self.loot = None;
         }
-        if me.inventory.len() >= delve_protocol::INVENTORY_SLOTS {
+        if me.inventory().len() >= delve_protocol::INVENTORY_SLOTS {
             self.loot = None;
         } else if self.loot.is_none() {
             let seen: Vec<Pos> = floor
-                .items
+                .items()
                 .values()
                 .map(|(p, _)| *p)
-                .filter(|p| sees(*p) && *p != me.pos && !self.unreachable.contains(p))
+                .filter(|p| sees(*p) && *p != me.pos() && !self.unreachable.contains(p))
                 .collect();
             if !seen.is_empty() {
-                self.loot = nearest_route(map, me.pos, |p| seen.contains(&p))
+                self.loot = nearest_route(map, me.pos(), |p| seen.contains(&p))
                     .and_then(|r| r.first().copied());
             }
         }
         if let Some(t) = self.loot {
-            match nearest_route(map, me.pos, |p| p == t)
-                .and_then(|r| r.last().and_then(|n| dir_to(me.pos, *n)))
+            match nearest_route(map, me.pos(), |p| p == t)
+                .and_then(|r| r.last().and_then(|n| dir_to(me.pos(), *n)))
             {
                 Some(dir) => {
                     self.route.clear();
@@ -188,13 +188,13 @@ impl Bot {
             }
         }
         // Follow the current route while it holds.
-        while self.route.last() == Some(&me.pos) {
+        while self.route.last() == Some(&me.pos()) {
             self.route.pop();
         }
         let stale = self
             .route
             .last()
-            .is_none_or(|n| n.chebyshev(me.pos) != 1 || !map.get(*n).is_walkable());
+            .is_none_or(|n| n.chebyshev(me.pos()) != 1 || !map.get(*n).is_walkable());
         if stale {
             let goal = if self.done_here(map) {
                 find_stairs(map)
@@ -202,17 +202,17 @@ impl Bot {
                 None
             };
             self.route = match goal {
-                Some(stairs) => nearest_route(map, me.pos, |p| p == stairs),
-                None => nearest_route(map, me.pos, |p| frontier(map, p)).or_else(|| {
-                    find_stairs(map).and_then(|s| nearest_route(map, me.pos, |p| p == s))
+                Some(stairs) => nearest_route(map, me.pos(), |p| p == stairs),
+                None => nearest_route(map, me.pos(), |p| frontier(map, p)).or_else(|| {
+                    find_stairs(map).and_then(|s| nearest_route(map, me.pos(), |p| p == s))
                 }),
             }
             .unwrap_or_default();
         }
-        match self.route.last().and_then(|n| dir_to(me.pos, *n)) {
+        match self.route.last().and_then(|n| dir_to(me.pos(), *n)) {
             Some(dir) => Move::Act(Action::Move { dir }),
             None => {
-                if map.get(me.pos) == Tile::StairsDown {
+                if map.get(me.pos()) == Tile::StairsDown {
                     Move::Act(Action::Descend)
                 } else {
                     Move::Act(Action::Wait)
@@ -231,7 +231,7 @@ impl Bot {
 /// What to do with the pack this turn, if anything: cure poison, heal when low, wear better
 /// things.
 fn pack_choice(me: &Player, c: &Content, hp: f64) -> Option<Action> {
-    let find = |u: ItemUse| me.inventory.iter().find(|i| i.use_(c) == u).map(|i| i.id);
+    let find = |u: ItemUse| me.inventory().iter().find(|i| i.use_(c) == u).map(|i| i.id);
     if me.has(Effect::Poison)
         && let Some(vial) = find(ItemUse::CurePoison)
     {
@@ -243,7 +243,7 @@ fn pack_choice(me: &Player, c: &Content, hp: f64) -> Option<Action> {
         return Some(Action::Use { item: pack });
     }
     // The best thing for each slot, by a rough worth of its bonus.
-    me.inventory
+    me.inventory()
         .iter()
         .filter(|i| !i.equipped)
         .filter_map(|i| Some((i, i.slot(c)?)))

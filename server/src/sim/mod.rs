@@ -112,10 +112,10 @@ pub fn play(content: Arc<Content>, seed: u64, max_turns: u64) -> GameResult {
     let mut turns = 0;
     while turns < max_turns {
         let Some(p) = d.player(id) else { break };
-        if !p.alive {
+        if !p.alive() {
             break;
         }
-        let depth = p.depth;
+        let depth = p.depth();
         match bot.decide(&d, id) {
             Move::Spend(stat) => {
                 let _ = d.step(&Input::SpendPoint { id, stat });
@@ -146,9 +146,9 @@ pub fn play(content: Arc<Content>, seed: u64, max_turns: u64) -> GameResult {
     let p = d.player(id);
     let outcome = match p {
         _ if won => Outcome::Won,
-        Some(p) if !p.alive => {
+        Some(p) if !p.alive() => {
             let cause = p
-                .death
+                .death()
                 .as_ref()
                 .map(|d| d.cause.clone())
                 .unwrap_or_default();
@@ -170,10 +170,10 @@ pub fn play(content: Arc<Content>, seed: u64, max_turns: u64) -> GameResult {
     GameResult {
         seed,
         outcome,
-        deepest: p.map_or(1, |p| p.deepest),
-        level: p.map_or(1, |p| p.level),
+        deepest: p.map_or(1, |p| p.deepest()),
+        level: p.map_or(1, |p| p.level()),
         turns,
-        kills: p.map_or(0, |p| p.kills),
+        kills: p.map_or(0, |p| p.kills()),
         tally,
     }
 }

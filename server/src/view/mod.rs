@@ -24,36 +24,42 @@ pub use tell::{events_for, own_lines};
 /// watching the floor from where it fell.
 pub fn view_of(dungeon: &Dungeon, id: EntityId) -> Option<View> {
     let me = dungeon.player(id)?;
-    let floor = dungeon.floor(me.depth)?;
+    let floor = dungeon.floor(me.depth())?;
     let content = dungeon.content();
     let map = me
-        .memory(me.depth)
+        .memory(me.depth())
         .cloned()
-        .unwrap_or_else(|| proto::TileGrid::new(floor.map.width(), floor.map.height()));
+        .unwrap_or_else(|| proto::TileGrid::new(floor.map().width(), floor.map().height()));
     let visible = CellSet::from_flags(me.fov().iter().copied());
     let sees = |p: proto::Pos| map.index(p).is_some_and(|i| me.sees(i));
     let mut entities: Vec<EntityView> = dungeon
-        .living_on(me.depth)
-        .filter(|p| p.id == id || sees(p.pos))
+        .living_on(me.depth())
+        .filter(|p| p.id() == id || sees(p.pos()))
         .map(|p| player_entity(p, content))
         .collect();
-    entities.extend(floor.monsters.values().filter(|m| sees(m.pos)).map(|m| {
-        let kind = m.kind(content);
-        EntityView {
-            id: m.id,
-            kind: EntityKind::Monster,
-            name: kind.name.clone(),
-            pos: m.pos,
-            hp: m.hp,
-            max_hp: m.stats(content).max_hp,
-            level: m.level,
-            monster: Some(kind.key.clone()),
-            item: None,
-        }
-    }));
     entities.extend(
         floor
-            .items
+            .monsters()
+            .values()
+            .filter(|m| sees(m.pos()))
+            .map(|m| {
+                let kind = m.kind(content);
+                EntityView {
+                    id: m.id(),
+                    kind: EntityKind::Monster,
+                    name: kind.name.clone(),
+                    pos: m.pos(),
+                    hp: m.hp(),
+                    max_hp: m.stats(content).max_hp,
+                    level: m.level(),
+                    monster: Some(kind.key.clone()),
+                    item: None,
+                }
+            }),
+    );
+    entities.extend(
+        floor
+            .items()
             .values()
             .filter(|(pos, _)| sees(*pos))
             .map(|(pos, it)| {
@@ -73,8 +79,8 @@ pub fn view_of(dungeon: &Dungeon, id: EntityId) -> Option<View> {
     );
     entities.sort_by_key(|e| e.id);
     Some(View {
-        turn: floor.turn,
-        depth: me.depth,
+        turn: floor.turn(),
+        depth: me.depth(),
         map,
         visible,
         entities,
@@ -82,7 +88,11 @@ pub fn view_of(dungeon: &Dungeon, id: EntityId) -> Option<View> {
         // Party and watchers are the shell's to fill: they are about connections, not the world.
         party: Vec::new(),
         watchers: Vec::new(),
-        inventory: me.inventory.iter().map(|i| item_view(i, content)).collect(),
+        inventory: me
+            .inventory()
+            .iter()
+            .map(|i| item_view(i, content))
+            .collect(),
     })
 }
 
@@ -105,13 +115,13 @@ fn item_view(it: &Item, content: &Content) -> ItemView {
 
 fn player_entity(p: &Player, content: &Content) -> EntityView {
     EntityView {
-        id: p.id,
+        id: p.id(),
         kind: EntityKind::Player,
-        name: p.name.clone(),
-        pos: p.pos,
-        hp: p.hp,
+        name: p.name().to_owned(),
+        pos: p.pos(),
+        hp: p.hp(),
         max_hp: p.stats(content).max_hp,
-        level: p.level,
+        level: p.level(),
         monster: None,
         item: None,
     }
@@ -121,29 +131,29 @@ fn self_of(p: &Player, content: &Content) -> SelfView {
     let stats = p.stats(content);
     let (xp_level, xp_next) = p.xp_band(content);
     SelfView {
-        id: p.id,
-        name: p.name.clone(),
-        pos: p.pos,
-        depth: p.depth,
-        hp: p.hp,
+        id: p.id(),
+        name: p.name().to_owned(),
+        pos: p.pos(),
+        depth: p.depth(),
+        hp: p.hp(),
         max_hp: stats.max_hp,
-        level: p.level,
-        xp: p.xp,
+        level: p.level(),
+        xp: p.xp(),
         xp_level,
         xp_next,
-        points: p.unspent,
+        points: p.unspent(),
         attack_min: stats.attack_min,
         attack_max: stats.attack_max,
         defence: stats.defence,
         save: stats.save,
         sight: stats.sight,
-        kills: p.kills,
-        turns: p.turns,
-        deepest: p.deepest,
-        alive: p.alive,
-        cause: p.death.as_ref().map(|d| d.cause.clone()),
-        effects: p.effects.iter().copied().collect(),
-        victory: p.victory,
+        kills: p.kills(),
+        turns: p.turns(),
+        deepest: p.deepest(),
+        alive: p.alive(),
+        cause: p.death().as_ref().map(|d| d.cause.clone()),
+        effects: p.effects().iter().copied().collect(),
+        victory: p.victory(),
         score: score(p, content),
     }
 }
@@ -167,7 +177,7 @@ mod tests {
     fn scene(d: &mut Dungeon) -> ((Pos, Pos), (Pos, Pos)) {
         // Joining makes floor 1.
         let (a, _) = joined(d, "Probe");
-        let map = d.floor(1).unwrap().map.clone();
+        let map = d.floor(1).unwrap().map().clone();
         let floor: Vec<Pos> = (0..map.cells().len())
             .map(|i| map.pos_of(i))
             .filter(|p| map.get(*p) == Tile::Floor)
@@ -233,7 +243,7 @@ mod tests {
         let (bob, _) = joined(&mut d, "Bob");
         d.place_for_test(ann, 1, s1);
         d.place_for_test(bob, 1, s2);
-        let map = d.floor(1).unwrap().map.clone();
+        let map = d.floor(1).unwrap().map().clone();
         let ann_sees = |q: Pos| d.player(ann).unwrap().sees(map.index(q).unwrap());
         let dark = (0..map.cells().len())
             .map(|i| map.pos_of(i))

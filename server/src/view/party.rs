@@ -12,14 +12,14 @@ pub fn party(dungeon: &Dungeon) -> Vec<PartyMember> {
         .players()
         .filter(|p| p.in_party())
         .map(|p| PartyMember {
-            id: p.id,
-            name: p.name.clone(),
-            level: p.level,
-            hp: p.hp,
+            id: p.id(),
+            name: p.name().to_owned(),
+            level: p.level(),
+            hp: p.hp(),
             max_hp: p.stats(dungeon.content()).max_hp,
-            depth: p.depth,
-            alive: p.alive,
-            connected: p.connected,
+            depth: p.depth(),
+            alive: p.alive(),
+            connected: p.connected(),
         })
         .collect()
 }
@@ -34,7 +34,7 @@ pub fn watchers<'a>(
         .filter_map(|(name, id)| {
             Some(Watcher {
                 name: name.to_owned(),
-                watching: dungeon.player(id)?.name.clone(),
+                watching: dungeon.player(id)?.name().to_owned(),
             })
         })
         .collect();
@@ -51,10 +51,10 @@ pub fn turn_status(dungeon: &Dungeon, depth: u8, timeout_ms: Option<u64>) -> Opt
     let waiting_for = dungeon
         .waiting_for(depth)
         .into_iter()
-        .filter_map(|id| dungeon.player(id).map(|p| p.name.clone()))
+        .filter_map(|id| dungeon.player(id).map(|p| p.name().to_owned()))
         .collect();
     Some(ServerMsg::TurnStatus {
-        turn: floor.turn + 1,
+        turn: floor.turn() + 1,
         waiting_for,
         timeout_ms,
     })

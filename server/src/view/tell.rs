@@ -138,12 +138,12 @@ pub fn events_for(
     let Some(me) = dungeon.player(viewer) else {
         return Vec::new();
     };
-    let Some(floor) = dungeon.floor(me.depth) else {
+    let Some(floor) = dungeon.floor(me.depth()) else {
         return Vec::new();
     };
     // Cells of the floor the events happened on that the viewer sees now.
-    let here = me.depth == depth;
-    let sees = |p: Pos| here && floor.map.index(p).is_some_and(|i| me.sees(i));
+    let here = me.depth() == depth;
+    let sees = |p: Pos| here && floor.map().index(p).is_some_and(|i| me.sees(i));
     let mut out = Vec::new();
     let say = |out: &mut Vec<proto::Event>, kind, text: String| {
         out.push(proto::Event::message(kind, text))
@@ -185,7 +185,7 @@ pub fn events_for(
                     say(
                         &mut out,
                         MessageKind::Normal,
-                        format!("{} {verb} a door.", who.name),
+                        format!("{} {verb} a door.", who.name()),
                     );
                 }
             }
@@ -201,7 +201,7 @@ pub fn events_for(
                     say(
                         &mut out,
                         MessageKind::Normal,
-                        format!("{} picks up the {name}.", who.name),
+                        format!("{} picks up the {name}.", who.name()),
                     );
                 }
             }
@@ -223,9 +223,9 @@ pub fn events_for(
                     continue;
                 };
                 let text = if matches!(e, Event::Lifted { .. }) {
-                    format!("{} fades away until their player returns.", who.name)
+                    format!("{} fades away until their player returns.", who.name())
                 } else {
-                    format!("{} is back among us.", who.name)
+                    format!("{} is back among us.", who.name())
                 };
                 say(&mut out, MessageKind::Normal, text);
             }
@@ -243,19 +243,19 @@ pub fn events_for(
                     continue;
                 };
                 let down = to > from;
-                if me.depth == *from && floor.map.index(*from_pos).is_some_and(|i| me.sees(i)) {
+                if me.depth() == *from && floor.map().index(*from_pos).is_some_and(|i| me.sees(i)) {
                     let verb = if down { "descends" } else { "climbs" };
                     say(
                         &mut out,
                         MessageKind::Normal,
-                        format!("{} {verb} the staircase.", who.name),
+                        format!("{} {verb} the staircase.", who.name()),
                     );
-                } else if me.depth == *to && floor.map.index(*pos).is_some_and(|i| me.sees(i)) {
+                } else if me.depth() == *to && floor.map().index(*pos).is_some_and(|i| me.sees(i)) {
                     let whence = if down { "above" } else { "below" };
                     say(
                         &mut out,
                         MessageKind::Normal,
-                        format!("{} arrives from {whence}.", who.name),
+                        format!("{} arrives from {whence}.", who.name()),
                     );
                 }
             }
@@ -374,10 +374,10 @@ pub fn events_for(
                         MessageKind::Good,
                         format!("You are now level {level}!"),
                     );
-                } else if let Some(m) = floor.monsters.get(id)
-                    && sees(m.pos)
+                } else if let Some(m) = floor.monsters().get(id)
+                    && sees(m.pos())
                 {
-                    let name = &dungeon.content().monsters[m.kind].name;
+                    let name = &m.kind(dungeon.content()).name;
                     say(
                         &mut out,
                         MessageKind::Warning,
@@ -402,9 +402,9 @@ pub fn events_for(
             | Event::Planned { .. } => {}
         }
     }
-    if hurt && me.alive {
+    if hurt && me.alive() {
         let max = me.stats(dungeon.content()).max_hp;
-        if me.hp * 4 <= max {
+        if me.hp() * 4 <= max {
             say(&mut out, MessageKind::Warning, "Your HP is low!".into());
         }
     }

@@ -18,7 +18,9 @@ impl DungeonTask {
     pub(super) async fn remember_token(&mut self, id: EntityId, token: String) {
         let hash = self.roster.keep(id, token);
         if let (Some(j), Some(p)) = (self.dungeon.journal(), self.dungeon.player(id)) {
-            let ack = j.store.put_character(j.dungeon, id, p.name.clone(), hash);
+            let ack = j
+                .store
+                .put_character(j.dungeon, id, p.name().to_owned(), hash);
             if let Err(e) = ack.await {
                 error!(dungeon = %self.name, player = id, error = %e, "cannot store a character");
             }
@@ -161,7 +163,7 @@ impl DungeonTask {
         let name = self
             .dungeon
             .player(player)
-            .map(|p| p.name.clone())
+            .map(|p| p.name().to_owned())
             .unwrap_or_default();
         self.sessions.insert(
             conn,
@@ -209,7 +211,7 @@ impl DungeonTask {
         let alive = self
             .dungeon
             .player(player)
-            .is_some_and(|p| p.alive && !p.victory);
+            .is_some_and(|p| p.alive() && !p.victory());
         info!(dungeon = %self.name, player, alive, "player disconnected");
         let line = if alive {
             // It waits, never holding up a turn, until the grace period ends.

@@ -144,10 +144,10 @@ impl DungeonTask {
         let now = Instant::now();
         // (They are marked disconnected in the journal when the task starts: see `run`.)
         let mut lifts = HashMap::new();
-        for p in dungeon.players().filter(|p| p.alive && p.present) {
-            lifts.insert(p.id, now + config.grace);
+        for p in dungeon.players().filter(|p| p.alive() && p.present()) {
+            lifts.insert(p.id(), now + config.grace);
         }
-        let deepest = dungeon.players().map(|p| p.deepest).max().unwrap_or(1);
+        let deepest = dungeon.players().map(|p| p.deepest()).max().unwrap_or(1);
         stats.deepest.fetch_max(deepest, Ordering::Relaxed);
         DungeonTask {
             name,
@@ -165,7 +165,7 @@ impl DungeonTask {
     /// Runs until every sender of `rx` is gone, or nobody has been connected for the unload
     /// time (with a data directory); then saves the world.
     pub async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
-        let away: Vec<EntityId> = self.dungeon.players().map(|p| p.id).collect();
+        let away: Vec<EntityId> = self.dungeon.players().map(|p| p.id()).collect();
         for id in away {
             self.set_connected(id, false).await;
         }
@@ -367,7 +367,7 @@ impl DungeonTask {
     }
 
     fn depth_of(&self, id: EntityId) -> u8 {
-        self.dungeon.player(id).map_or(1, |p| p.depth)
+        self.dungeon.player(id).map_or(1, |p| p.depth())
     }
 
     fn refresh_online(&self) {
@@ -519,7 +519,12 @@ impl DungeonTask {
             });
             self.push_view(c, news, false);
         }
-        let deepest = self.dungeon.players().map(|p| p.deepest).max().unwrap_or(1);
+        let deepest = self
+            .dungeon
+            .players()
+            .map(|p| p.deepest())
+            .max()
+            .unwrap_or(1);
         let before = self.stats.deepest.fetch_max(deepest, Ordering::Relaxed);
         if deepest > before
             && let Some(j) = self.dungeon.journal()

@@ -28,21 +28,21 @@ impl DungeonTask {
             let Some(p) = self.dungeon.player(id) else {
                 continue;
             };
-            let outcome = match (&p.death, p.victory) {
+            let outcome = match (&p.death(), p.victory()) {
                 (_, true) => "won".to_string(),
                 (Some(d), _) => d.cause.clone(),
                 (None, false) => continue,
             };
-            info!(dungeon = %self.name, player = id, name = %p.name, %outcome, "game over");
+            info!(dungeon = %self.name, player = id, name = %p.name(), %outcome, "game over");
             // Waited for like the journal: the player is about to see the death or victory,
             // and a replay of the journal would not bring a lost entry back.
             let ack = j.store.add_score(ScoreRow {
-                name: p.name.clone(),
+                name: p.name().to_owned(),
                 score: u64::from(score(p, self.dungeon.content())),
-                level: p.level,
-                deepest: u32::from(p.deepest),
-                kills: p.kills,
-                turns: p.turns,
+                level: p.level(),
+                deepest: u32::from(p.deepest()),
+                kills: p.kills(),
+                turns: p.turns(),
                 outcome,
                 dungeon: self.name.clone(),
                 ended_at: now,

@@ -18,10 +18,10 @@ impl DungeonTask {
         let mut found: Vec<_> = self
             .dungeon
             .players()
-            .filter(|p| p.in_party() && p.name.to_lowercase() == name)
+            .filter(|p| p.in_party() && p.name().to_lowercase() == name)
             .collect();
-        found.sort_by_key(|p| (!p.alive, p.id));
-        found.first().map(|p| p.id)
+        found.sort_by_key(|p| (!p.alive(), p.id()));
+        found.first().map(|p| p.id())
     }
 
     pub(super) fn join_watching(
@@ -53,7 +53,7 @@ impl DungeonTask {
         let watched = self
             .dungeon
             .player(subject)
-            .map(|p| p.name.clone())
+            .map(|p| p.name().to_owned())
             .unwrap_or_default();
         let Some(first) = self.view_for(subject) else {
             return Err((ErrorCode::Internal, "That character has no view.".into()));
@@ -98,7 +98,7 @@ impl DungeonTask {
         if own.is_some_and(|id| {
             self.dungeon
                 .player(id)
-                .is_some_and(|p| p.alive && !p.victory)
+                .is_some_and(|p| p.alive() && !p.victory())
         }) {
             self.send_error(
                 conn,
@@ -132,7 +132,7 @@ impl DungeonTask {
         let target = target.filter(|t| Some(*t) != own);
         let shown = target
             .and_then(|t| self.dungeon.player(t))
-            .map(|p| p.name.clone());
+            .map(|p| p.name().to_owned());
         if let Some(s) = self.sessions.get_mut(&conn) {
             s.watching = target;
             s.send(&ServerMsg::Watching { name: shown });
@@ -162,7 +162,7 @@ impl DungeonTask {
             .players()
             .filter(|p| p.in_party())
             // Those still playing first.
-            .map(|p| (!p.alive || p.victory, p.id, p.name.clone()))
+            .map(|p| (!p.alive() || p.victory(), p.id(), p.name().to_owned()))
             .collect();
         people.sort();
         let next = people.first().map(|(_, id, name)| (*id, name.clone()));
@@ -173,7 +173,7 @@ impl DungeonTask {
             let gone = s
                 .watching
                 .and_then(|t| self.dungeon.player(t))
-                .map(|p| p.name.clone())
+                .map(|p| p.name().to_owned())
                 .unwrap_or_default();
             let (target, shown) = match (s.player, &next) {
                 (Some(_), _) => (None, None),

@@ -75,11 +75,10 @@ pub enum Event {
         target: Actor,
         damage: Option<i32>,
     },
-    /// Something died. `cause` says how, for a player's record.
+    /// Something died, at `killer`'s hand if anyone's.
     Died {
         victim: Actor,
         killer: Option<Actor>,
-        cause: String,
     },
     GainedXp {
         id: EntityId,

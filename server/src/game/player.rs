@@ -10,11 +10,13 @@ use super::content::Content;
 use super::item::{Item, with_bonus};
 use super::stats::{Points, Stats, player_base, xp_for_level};
 
-/// How a character's game ended.
+/// How a character's game ended: facts, told in words by the view
+/// ([`crate::view::cause_of_death`]).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Death {
-    /// "killed by a Rabid Mouse on floor 6".
-    pub cause: String,
+    /// The name of what killed the character ("Rabid Mouse"); empty if nothing did.
+    pub killer: String,
+    /// The floor where it fell.
     pub depth: u8,
 }
 

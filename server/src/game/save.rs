@@ -18,8 +18,12 @@ use super::floor::Floor;
 use super::mapgen::GenParams;
 use super::player::Player;
 
-/// Bumped when the saved shape changes; an older save is refused with a clear error.
-pub const SAVE_FORMAT: u32 = 1;
+/// Bumped when the saved shape or meaning changes. Format 1 is still read (see
+/// [`from_format_1`]); anything else older or newer is refused with a clear error.
+///
+/// - 1: a death held its cause as a sentence ("killed by a Rabid Mouse on floor 6").
+/// - 2: a death holds the killer's name; the view words it.
+pub const SAVE_FORMAT: u32 = 2;
 
 #[derive(Serialize)]
 struct SaveRef<'a> {
@@ -71,8 +75,11 @@ impl Dungeon {
     pub fn load(bytes: &[u8], content: Arc<Content>) -> Result<Dungeon, LoadError> {
         let s: SaveOwned =
             postcard::from_bytes(bytes).map_err(|e| LoadError::Damaged(e.to_string()))?;
-        if s.format != SAVE_FORMAT {
-            return Err(LoadError::Format(s.format));
+        let mut players = s.players;
+        match s.format {
+            SAVE_FORMAT => {}
+            1 => from_format_1(&mut players),
+            other => return Err(LoadError::Format(other)),
         }
         if s.floors.len() != usize::from(content.dungeon.floors) {
             return Err(LoadError::Floors {
@@ -85,13 +92,30 @@ impl Dungeon {
             f.rebuild_derived();
         }
         Ok(Dungeon::from_parts(
-            s.seed, s.params, content, floors, s.players, s.next_id,
+            s.seed, s.params, content, floors, players, s.next_id,
         ))
     }
 
     /// SHA-256 of the save, in hex: equal hashes, equal worlds.
     pub fn state_hash(&self) -> String {
         hash_of_save(&self.save())
+    }
+}
+
+/// Format 1 saved the same shape, with a death's sentence where format 2 keeps the killer's
+/// name: "killed by a Rabid Mouse on floor 6" becomes "Rabid Mouse".
+fn from_format_1(players: &mut BTreeMap<EntityId, Player>) {
+    for death in players.values_mut().filter_map(|p| p.death.as_mut()) {
+        let cause = death.killer.as_str();
+        let who = cause
+            .strip_prefix("killed by ")
+            .and_then(|c| c.rsplit_once(" on floor "))
+            .map_or(cause, |(who, _)| who);
+        let name = ["a ", "an ", "the "]
+            .iter()
+            .find_map(|article| who.strip_prefix(article))
+            .unwrap_or(who);
+        death.killer = name.to_owned();
     }
 }
 
@@ -102,4 +126,67 @@ pub fn hash_of_save(save: &[u8]) -> String {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::player::Death;
+
+    /// A world whose characters died in format 1's words, saved as format 1 would have.
+    fn format_1_save(causes: &[&str]) -> (Vec<u8>, Vec<EntityId>, Arc<Content>) {
+        let content = Arc::new(Content::builtin());
+        let mut d = Dungeon::new(7, Arc::clone(&content));
+        let mut ids = Vec::new();
+        for k in 0..causes.len() {
+            ids.push(d.join(&format!("p{k}")).unwrap().0);
+        }
+        let (seed, params, floors, players, next_id) = d.parts();
+        let mut players = players.clone();
+        for (id, cause) in ids.iter().zip(causes) {
+            let p = players.get_mut(id).unwrap();
+            p.alive = false;
+            p.death = Some(Death {
+                killer: (*cause).to_owned(),
+                depth: 3,
+            });
+        }
+        let (params, floors) = (params.clone(), floors.to_vec());
+        let d = Dungeon::from_parts(seed, params, Arc::clone(&content), floors, players, next_id);
+        let mut bytes = d.save();
+        // The format is the first field, a one-byte varint.
+        assert_eq!(bytes[0], SAVE_FORMAT as u8);
+        bytes[0] = 1;
+        (bytes, ids, content)
+    }
+
+    #[test]
+    fn a_format_1_save_loads_with_its_deaths_told_as_before() {
+        let causes = [
+            "killed by a Rabid Mouse on floor 3",
+            "killed by an Owl on floor 3",
+            "killed by the Mouse King on floor 3",
+        ];
+        let (bytes, ids, content) = format_1_save(&causes);
+        let d = Dungeon::load(&bytes, Arc::clone(&content)).unwrap();
+        let killers: Vec<&str> = ids
+            .iter()
+            .map(|id| d.player(*id).unwrap().death().unwrap().killer.as_str())
+            .collect();
+        assert_eq!(killers, ["Rabid Mouse", "Owl", "Mouse King"]);
+        for (id, cause) in ids.iter().zip(causes) {
+            let death = d.player(*id).unwrap().death().unwrap();
+            assert_eq!(crate::view::cause_of_death(&content, death), cause);
+        }
+    }
+
+    #[test]
+    fn an_unknown_format_is_refused() {
+        let (mut bytes, _, content) = format_1_save(&[]);
+        bytes[0] = 9;
+        assert!(matches!(
+            Dungeon::load(&bytes, content),
+            Err(LoadError::Format(9))
+        ));
+    }
 }

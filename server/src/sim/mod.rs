@@ -147,23 +147,7 @@ pub fn play(content: Arc<Content>, seed: u64, max_turns: u64) -> GameResult {
     let outcome = match p {
         _ if won => Outcome::Won,
         Some(p) if !p.alive() => {
-            let cause = p
-                .death()
-                .as_ref()
-                .map(|d| d.cause.clone())
-                .unwrap_or_default();
-            // "killed by a Rabid Mouse on floor 6" -> "Rabid Mouse" (and "the Mouse King")
-            let name = cause
-                .strip_prefix("killed by ")
-                .and_then(|c| c.split(" on floor").next())
-                .map(|n| {
-                    n.trim_start_matches("a ")
-                        .trim_start_matches("an ")
-                        .trim_start_matches("the ")
-                        .to_string()
-                })
-                .unwrap_or(cause);
-            Outcome::Killed(name)
+            Outcome::Killed(p.death().map(|d| d.killer.clone()).unwrap_or_default())
         }
         _ => Outcome::TimedOut,
     };

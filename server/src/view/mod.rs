@@ -18,7 +18,7 @@ use crate::game::{Content, Dungeon, EntityId, Player};
 
 pub use party::{party, turn_status, watchers};
 pub use refusal::{input_refusal, join_refusal, refusal};
-pub use tell::{events_for, own_lines};
+pub use tell::{cause_of_death, events_for, own_lines};
 
 /// The view of character `id`, or `None` if it is not in the dungeon. A dead character keeps
 /// watching the floor from where it fell.
@@ -151,7 +151,7 @@ fn self_of(p: &Player, content: &Content) -> SelfView {
         turns: p.turns(),
         deepest: p.deepest(),
         alive: p.alive(),
-        cause: p.death().as_ref().map(|d| d.cause.clone()),
+        cause: p.death().map(|d| cause_of_death(content, d)),
         effects: p.effects().iter().copied().collect(),
         victory: p.victory(),
         score: score(p, content),
@@ -358,7 +358,6 @@ mod tests {
             Event::Died {
                 victim: mouse.clone(),
                 killer: Some(ann_a.clone()),
-                cause: String::new(),
             },
             Event::GainedXp {
                 id: ann,

@@ -11,11 +11,39 @@ use delve_protocol as proto;
 use delve_protocol::{Effect, MessageKind, Pos, Stat};
 
 use crate::game::ActionError;
-use crate::game::dungeon::with_article;
+use crate::game::Content;
 use crate::game::event::Actor;
+use crate::game::player::Death;
 use crate::game::{Dungeon, EntityId, Event};
 
 /// "the Micro Mouse" for monsters, the name for players; capitalised to start a sentence.
+/// "a Tough Mouse", "an Owl".
+pub(crate) fn with_article(name: &str) -> String {
+    let vowel = name
+        .chars()
+        .next()
+        .is_some_and(|c| "AEIOUaeiou".contains(c));
+    format!("{} {name}", if vowel { "an" } else { "a" })
+}
+
+/// How a character died, for its record, its death screen and the score table: "killed by a
+/// Rabid Mouse on floor 6", "killed by the Mouse King on floor 10" (the boss is the one of his
+/// kind).
+pub fn cause_of_death(content: &Content, death: &Death) -> String {
+    let depth = death.depth;
+    let name = death.killer.as_str();
+    if name.is_empty() {
+        return format!("died on floor {depth}");
+    }
+    let boss = content.monsters.iter().any(|k| k.boss && k.name == name);
+    let who = if boss {
+        format!("the {name}")
+    } else {
+        with_article(name)
+    };
+    format!("killed by {who} on floor {depth}")
+}
+
 fn called(a: &Actor, start: bool) -> String {
     match (a.player, start) {
         (true, _) => a.name.clone(),
@@ -313,11 +341,7 @@ pub fn events_for(
                 };
                 say(&mut out, kind, text);
             }
-            Event::Died {
-                victim,
-                killer,
-                cause,
-            } => {
+            Event::Died { victim, killer } => {
                 let mine = victim.id == viewer || killer.as_ref().is_some_and(|k| k.id == viewer);
                 if !mine && !sees(victim.pos) {
                     continue;
@@ -327,6 +351,11 @@ pub fn events_for(
                     pos: victim.pos,
                 });
                 let (kind, text) = if victim.id == viewer {
+                    let death = Death {
+                        killer: killer.as_ref().map(|k| k.name.clone()).unwrap_or_default(),
+                        depth,
+                    };
+                    let cause = cause_of_death(dungeon.content(), &death);
                     (MessageKind::Bad, format!("You die... ({cause})"))
                 } else if killer.as_ref().is_some_and(|k| k.id == viewer) {
                     (

@@ -102,11 +102,7 @@ impl Dungeon {
                     m.ai = plan.clone();
                 }
             }
-            Event::Died {
-                victim,
-                killer,
-                cause,
-            } => {
+            Event::Died { victim, killer } => {
                 if let Some(k) = killer.as_ref().and_then(|k| self.players.get_mut(&k.id)) {
                     k.kills += 1;
                 }
@@ -119,7 +115,7 @@ impl Dungeon {
                     let here = p.depth;
                     p.memory.retain(|d, _| *d == here);
                     p.death = Some(Death {
-                        cause: cause.clone(),
+                        killer: killer.as_ref().map(|k| k.name.clone()).unwrap_or_default(),
                         depth: p.depth,
                     });
                     p.effects.clear();

@@ -90,19 +90,11 @@ impl Dungeon {
         killer: Fighter,
         out: &mut Vec<Event>,
     ) {
-        // The boss is the one of his kind: "killed by the Mouse King".
-        let who = if killer.boss {
-            format!("the {}", killer.actor.name)
-        } else {
-            with_article(&killer.actor.name)
-        };
-        let cause = format!("killed by {who} on floor {depth}");
         let (victim_actor, killer_actor) = (victim.actor.clone(), killer.actor.clone());
         self.emit(
             Event::Died {
                 victim: victim_actor,
                 killer: Some(killer_actor),
-                cause,
             },
             out,
         );

@@ -89,15 +89,6 @@ struct Fighter {
     boss: bool,
 }
 
-/// "a Tough Mouse", "an Owl": for causes of death.
-pub(crate) fn with_article(name: &str) -> String {
-    let vowel = name
-        .chars()
-        .next()
-        .is_some_and(|c| "AEIOUaeiou".contains(c));
-    format!("{} {name}", if vowel { "an" } else { "a" })
-}
-
 /// Which floor a monster lives on, from its id (see `monster::monster_id`).
 fn monster_depth(id: EntityId) -> Option<u8> {
     u8::try_from(id / 1_000_000).ok().filter(|d| *d > 0)

@@ -642,8 +642,10 @@ fn monsters_that_kill_players_gain_xp_and_level_up() {
     let report = report.expect("the Meta Mouse killed Ann");
     let c = d.content().clone();
     let ann_p = d.player(ann).unwrap();
+    let death = ann_p.death.as_ref().unwrap();
+    assert_eq!((death.killer.as_str(), death.depth), ("Meta Mouse", 1));
     assert_eq!(
-        ann_p.death.as_ref().unwrap().cause,
+        crate::view::cause_of_death(&c, death),
         "killed by a Meta Mouse on floor 1"
     );
     // A level-3 player is worth 3 * player_value_per_level, scaled up for the level gap.
@@ -845,7 +847,6 @@ fn a_dead_player_keeps_the_name_while_here_and_old_records_make_room() {
         Event::Died {
             victim: actor(ann),
             killer: None,
-            cause: "test".into(),
         },
         &mut out,
     );
@@ -865,7 +866,6 @@ fn a_dead_player_keeps_the_name_while_here_and_old_records_make_room() {
         Event::Died {
             victim: actor(again),
             killer: None,
-            cause: "test".into(),
         },
         &mut out,
     );

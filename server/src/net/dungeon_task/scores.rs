@@ -30,7 +30,7 @@ impl DungeonTask {
             };
             let outcome = match (&p.death(), p.victory()) {
                 (_, true) => "won".to_string(),
-                (Some(d), _) => d.cause.clone(),
+                (Some(d), _) => crate::view::cause_of_death(self.dungeon.content(), d),
                 (None, false) => continue,
             };
             info!(dungeon = %self.name, player = id, name = %p.name(), %outcome, "game over");

@@ -78,6 +78,8 @@ pub struct Model {
     pub view: Option<View>,
     pub log: VecDeque<LogLine>,
     pub turn_status: Option<TurnStatus>,
+    /// Why the dungeon is paused (the server cannot save), while it is.
+    pub paused: Option<String>,
 }
 
 impl Model {
@@ -167,6 +169,16 @@ impl Model {
             }
             ServerMsg::Dungeons { dungeons } => self.dungeons = dungeons,
             ServerMsg::Watching { name } => self.watching = name,
+            ServerMsg::Pause { paused, message } => {
+                let turn = self.view.as_ref().map_or(0, |v| v.turn);
+                let kind = if paused {
+                    MessageKind::Warning
+                } else {
+                    MessageKind::Good
+                };
+                self.push_log(kind, message.clone(), turn);
+                self.paused = paused.then_some(message);
+            }
             ServerMsg::Error { code, message, .. } => {
                 let turn = self.view.as_ref().map_or(0, |v| v.turn);
                 self.push_log(MessageKind::Warning, message.clone(), turn);
@@ -398,5 +410,25 @@ mod tests {
         assert!(m.turn_status.is_some());
         m.handle(update(1, 1, "x")).unwrap();
         assert!(m.turn_status.is_none());
+    }
+
+    #[test]
+    fn a_pause_is_held_and_told_until_it_ends() {
+        let mut m = Model::new();
+        m.handle(snapshot(0)).unwrap();
+        m.handle(ServerMsg::Pause {
+            paused: true,
+            message: "cannot save".into(),
+        })
+        .unwrap();
+        assert_eq!(m.paused.as_deref(), Some("cannot save"));
+        assert_eq!(m.log.back().unwrap().text, "cannot save");
+        m.handle(ServerMsg::Pause {
+            paused: false,
+            message: "saving again".into(),
+        })
+        .unwrap();
+        assert_eq!(m.paused, None);
+        assert_eq!(m.log.back().unwrap().kind, MessageKind::Good);
     }
 }

@@ -68,6 +68,7 @@ const SERVER_TYPES: &[&str] = &[
     "dungeons",
     "scores",
     "watching",
+    "pause",
     "error",
 ];
 
@@ -254,6 +255,10 @@ mod tests {
                 }],
             },
             ServerMsg::Watching { name: None },
+            ServerMsg::Pause {
+                paused: true,
+                message: "The server cannot save; the game is paused.".into(),
+            },
             ServerMsg::Error {
                 code: ErrorCode::Rejected,
                 message: "no".into(),

@@ -145,6 +145,12 @@ pub enum ServerMsg {
         /// Milliseconds until the turn resolves anyway; `null` when it waits for everyone.
         timeout_ms: Option<u64>,
     },
+    /// The server cannot save this dungeon's turns (a full disk, a database locked by another
+    /// program), so the dungeon waits (`paused: true`): no turn resolves and nothing you do
+    /// takes effect until it can save again, which it keeps trying by itself. Then the same
+    /// message comes with `paused: false` and play goes on. No turn is ever shown that is not
+    /// saved.
+    Pause { paused: bool, message: String },
     /// Something the server could not do. The connection stays open unless a close follows.
     /// `reason` says which rule refused an action or a character, when one did.
     Error {

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use delve_protocol::DungeonInfo;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
-use tracing::{info, warn};
+use tracing::{error, info, warn};
 
 use super::config::ServerConfig;
 use super::dungeon_task::{Command, DungeonStats, DungeonTask};
@@ -17,6 +17,7 @@ use super::password::PasswordHash;
 use super::world::{Journal, World};
 use crate::game::Dungeon;
 use crate::game::input::Input;
+use crate::game::save::hash_of_save;
 use crate::store::Store;
 
 /// How to reach a running dungeon.
@@ -283,7 +284,7 @@ fn read_saved(
     store: &Store,
 ) -> Result<Option<Saved>, OpenError> {
     let broken = |why: String| {
-        warn!(dungeon = %name, error = %why, "cannot load dungeon");
+        error!(dungeon = %name, error = %why, "cannot load dungeon; it is left as it is on disk");
         OpenError::Broken(name.to_owned())
     };
     let Some(row) = store
@@ -296,12 +297,23 @@ fn read_saved(
         warn!(dungeon = %row.name, "this dungeon was played with another content file; its world goes on with this one");
     }
     let saved = store.load(row.id).map_err(|e| broken(e.to_string()))?;
+    // A world that cannot be rebuilt exactly is refused and left on disk as it is, for its
+    // operator: never rebuilt from its seed, never saved over.
+    saved.check().map_err(&broken)?;
     let content = Arc::clone(&config.content);
     let (mut dungeon, mut seq) = match &saved.snapshot {
-        Some((seq, data, _)) => (
-            Dungeon::load(data, content).map_err(|e| broken(e.to_string()))?,
-            *seq,
-        ),
+        Some((seq, data, hash)) => {
+            let found = hash_of_save(data);
+            if found != *hash {
+                return Err(broken(format!(
+                    "its snapshot at entry {seq} is damaged: its state hash is {found}, {hash} was saved"
+                )));
+            }
+            (
+                Dungeon::load(data, content).map_err(|e| broken(e.to_string()))?,
+                *seq,
+            )
+        }
         None => (Dungeon::new(row.seed, content), 0),
     };
     for (s, entry) in &saved.journal {

@@ -2,13 +2,19 @@
 //! the database before the method returns — so before the dungeon task sends anyone the
 //! outcome. That is the write-ahead rule: no client ever sees a turn a crash could lose.
 //!
+//! A write that fails (a full disk, a database locked by another program) is written again,
+//! and again, until it is stored: the dungeon waits meanwhile, its players told why
+//! ([`Stalls`]). A write that is only slow is waited for the same way, and told once it has
+//! taken long enough for a player to wonder. The dungeon goes on by itself once storage works.
+//!
 //! Reads go straight to the [`Dungeon`] (`World` derefs to it); every input goes through
 //! [`World::step`], which records exactly the [`Input`] that replays it. Every `snapshot_every` entries the
 //! whole world is saved too, and the journal before it compacted, so loading never replays much.
 
 use std::ops::Deref;
+use std::time::Duration;
 
-use tracing::error;
+use tracing::{error, info, warn};
 
 use crate::game::Dungeon;
 use crate::game::input::{Input, Outcome, Refusal};
@@ -27,6 +33,8 @@ pub struct Journal {
     /// Keep the journal entries a snapshot covers (for replays from the seed).
     pub keep: bool,
     since_snapshot: u64,
+    /// The newest entry until its write is acknowledged, to write it again if it fails.
+    unstored: Option<(u64, Vec<u8>)>,
 }
 
 impl Journal {
@@ -44,9 +52,33 @@ impl Journal {
             snapshot_every,
             keep,
             since_snapshot: 0,
+            unstored: None,
         }
     }
 }
+
+/// Told when a dungeon starts waiting for storage and when it goes on (the dungeon task tells
+/// its players).
+pub trait Stalls {
+    /// The newest input is not stored yet, for `why`; nothing more happens until it is.
+    fn paused(&mut self, why: &str);
+    /// It is stored; play goes on.
+    fn resumed(&mut self);
+}
+
+/// Nobody to tell (tools, benchmarks, tests of the engine's shell).
+impl Stalls for () {
+    fn paused(&mut self, _: &str) {}
+    fn resumed(&mut self) {}
+}
+
+/// How long a write may take before players are told the dungeon is waiting for it.
+const SLOW_WRITE: Duration = Duration::from_secs(2);
+/// The wait before writing a failed entry again, doubling up to [`RETRY_MAX`].
+const RETRY_FIRST: Duration = Duration::from_millis(250);
+const RETRY_MAX: Duration = Duration::from_secs(5);
+/// What players are told while their dungeon waits.
+pub const STALLED: &str = "The server cannot save the game right now, so it is paused. It goes on by itself as soon as it can save again.";
 
 #[derive(Debug)]
 pub struct World {
@@ -77,6 +109,7 @@ impl World {
         let j = self.journal.as_mut()?;
         j.seq += 1;
         let entry = postcard::to_stdvec(&input).unwrap_or_default();
+        j.unstored = Some((j.seq, entry.clone()));
         let ack = j.store.append_journal(j.dungeon, j.seq, entry);
         j.since_snapshot += 1;
         if j.snapshot_every > 0 && j.since_snapshot >= j.snapshot_every {
@@ -85,14 +118,6 @@ impl World {
             drop(self.snapshot());
         }
         Some(ack)
-    }
-
-    /// Logs a journal write that failed. The game goes on: players keep playing what the
-    /// server can no longer keep (issue 13 pauses the dungeon instead).
-    fn failed(&self, e: &crate::store::StoreError) {
-        if let Some(j) = &self.journal {
-            error!(dungeon = j.dungeon, seq = j.seq, error = %e, "journal write failed");
-        }
     }
 
     /// Saves the whole world now (compacting the journal before it): the write's ack, and the
@@ -108,27 +133,100 @@ impl World {
         Some((ack, hash))
     }
 
-    /// Tells the world `input` (the one way in) and, if it changed the world, has it
-    /// committed to the journal before returning. The commit is awaited, so the async thread
-    /// serves other tasks meanwhile.
-    pub async fn step(&mut self, input: Input) -> Result<Outcome, Refusal> {
+    /// Tells the world `input` (the one way in) and, if it changed the world, has it stored
+    /// in the journal before returning: written again for as long as writing fails, with
+    /// `stalls` told while the dungeon waits. The commit is awaited, so the async thread serves
+    /// other tasks meanwhile.
+    pub async fn step(
+        &mut self,
+        input: Input,
+        stalls: &mut impl Stalls,
+    ) -> Result<Outcome, Refusal> {
         let (outcome, ack) = self.take(input)?;
-        if let Some(ack) = ack
-            && let Err(e) = ack.await
-        {
-            self.failed(&e);
+        if let Some(ack) = ack {
+            self.store(ack, stalls).await;
         }
         Ok(outcome)
     }
 
+    /// Waits until the newest entry is stored, writing it again after each failure.
+    async fn store(&mut self, mut ack: Ack, stalls: &mut impl Stalls) {
+        let mut paused = false;
+        let mut retry = RETRY_FIRST;
+        let mut failures = 0u32;
+        loop {
+            let result = if paused {
+                (&mut ack).await
+            } else {
+                tokio::select! {
+                    result = &mut ack => result,
+                    () = tokio::time::sleep(SLOW_WRITE) => {
+                        self.log_stall("the database is slow to answer");
+                        stalls.paused(STALLED);
+                        paused = true;
+                        (&mut ack).await
+                    }
+                }
+            };
+            match result {
+                Ok(()) => break,
+                Err(e) => {
+                    failures += 1;
+                    // The first failure and then every tenth, so a long outage does not flood
+                    // the log.
+                    if failures == 1 || failures % 10 == 0 {
+                        self.log_stall(&format!("{e} (try {failures})"));
+                    }
+                    if !paused {
+                        stalls.paused(STALLED);
+                        paused = true;
+                    }
+                    tokio::time::sleep(retry).await;
+                    retry = (retry * 2).min(RETRY_MAX);
+                    match self.write_again() {
+                        Some(again) => ack = again,
+                        None => break,
+                    }
+                }
+            }
+        }
+        if let Some(j) = self.journal.as_mut() {
+            j.unstored = None;
+            if paused {
+                info!(
+                    dungeon = j.dungeon,
+                    seq = j.seq,
+                    failures,
+                    "journal stored again; the dungeon goes on"
+                );
+            }
+        }
+        if paused {
+            stalls.resumed();
+        }
+    }
+
+    fn log_stall(&self, why: &str) {
+        if let Some(j) = &self.journal {
+            error!(dungeon = j.dungeon, seq = j.seq, error = %why, "cannot store the journal; the dungeon waits until it can");
+        }
+    }
+
+    /// Queues the entry that is not stored yet once more.
+    fn write_again(&mut self) -> Option<Ack> {
+        let j = self.journal.as_mut()?;
+        let (seq, entry) = j.unstored.clone()?;
+        Some(j.store.append_journal(j.dungeon, seq, entry))
+    }
+
     /// [`World::step`] for code outside an async runtime (benchmarks, tools): it blocks its
-    /// thread until the commit.
+    /// thread until the commit, and only logs a failed write (nobody plays there).
     pub fn step_blocking(&mut self, input: Input) -> Result<Outcome, Refusal> {
         let (outcome, ack) = self.take(input)?;
         if let Some(ack) = ack
             && let Err(e) = ack.wait()
         {
-            self.failed(&e);
+            warn!(error = %e, "journal write failed");
         }
         Ok(outcome)
     }
@@ -146,9 +244,9 @@ impl World {
     }
 
     /// Resolves floor `depth`'s turn with the choices made for it.
-    pub async fn resolve_turn(&mut self, depth: u8) -> Outcome {
+    pub async fn resolve_turn(&mut self, depth: u8, stalls: &mut impl Stalls) -> Outcome {
         let actions = self.dungeon.choices(depth);
-        self.step(Input::Turn { depth, actions })
+        self.step(Input::Turn { depth, actions }, stalls)
             .await
             .unwrap_or_default()
     }

@@ -427,8 +427,20 @@ impl Store {
                 })?;
                 rows.collect::<rusqlite::Result<Vec<_>>>()?
             };
+            let saved_seq = tx
+                .query_row(
+                    "SELECT saved_seq FROM dungeons WHERE id = ?1",
+                    [dungeon],
+                    |row| get_u64(row, 0),
+                )
+                .optional()?
+                .unwrap_or(0);
             tx.commit()?;
-            Ok(Saved { snapshot, journal })
+            Ok(Saved {
+                snapshot,
+                journal,
+                saved_seq,
+            })
         })
     }
 

@@ -32,6 +32,44 @@ pub struct Saved {
     pub snapshot: Option<(u64, Vec<u8>, String)>,
     /// `(seq, entry)` for every entry with a `seq` above the snapshot's, in ascending order.
     pub journal: Vec<(u64, Vec<u8>)>,
+    /// The seq of the newest snapshot ever saved for the dungeon (0: none yet), as recorded
+    /// beside the dungeon: `snapshot` must be that one.
+    pub saved_seq: u64,
+}
+
+impl Saved {
+    /// Whether what was read can be trusted to rebuild the world: the snapshot is the newest
+    /// one saved, and the journal goes on from it with no entry missing. The reason if not.
+    /// (The snapshot's own hash is the engine's to check.)
+    pub fn check(&self) -> Result<(), String> {
+        let from = match &self.snapshot {
+            Some((seq, _, _)) if *seq != self.saved_seq => {
+                return Err(format!(
+                    "its newest snapshot is at entry {seq}, but one at entry {} was saved",
+                    self.saved_seq
+                ));
+            }
+            Some((seq, _, _)) => *seq,
+            None if self.saved_seq > 0 => {
+                return Err(format!(
+                    "its snapshot at entry {} is missing",
+                    self.saved_seq
+                ));
+            }
+            None => 0,
+        };
+        let mut want = from + 1;
+        for (seq, _) in &self.journal {
+            if *seq != want {
+                return Err(format!(
+                    "its journal jumps from entry {} to entry {seq}",
+                    want - 1
+                ));
+            }
+            want += 1;
+        }
+        Ok(())
+    }
 }
 
 /// One row of `characters`: a player of a dungeon and the hash of its resume token.

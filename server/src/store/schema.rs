@@ -74,6 +74,13 @@ pub const MIGRATIONS: &[&str] = &[
     "
     ALTER TABLE dungeons ADD COLUMN deepest INTEGER NOT NULL DEFAULT 1;
     ",
+    // Version 3: the seq of each dungeon's newest snapshot, kept beside the dungeon so that a
+    // snapshot gone missing is noticed at load instead of the world being rebuilt from its seed.
+    "
+    ALTER TABLE dungeons ADD COLUMN saved_seq INTEGER NOT NULL DEFAULT 0;
+    UPDATE dungeons SET saved_seq =
+        COALESCE((SELECT MAX(seq) FROM snapshots WHERE dungeon_id = dungeons.id), 0);
+    ",
 ];
 
 /// The schema version this server writes and understands.

@@ -116,6 +116,7 @@ fn creates_the_directory_and_reopening_keeps_every_kind_of_row() {
         Saved {
             snapshot: Some((1, vec![9; 10], "h1".into())),
             journal: vec![(2, vec![4])],
+            saved_seq: 1,
         }
     );
     assert_eq!(
@@ -663,7 +664,43 @@ fn an_older_schema_is_migrated_and_keeps_its_rows() {
     let version: i64 = raw(tmp.path())
         .pragma_query_one(None, "user_version")
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, latest_version());
+}
+
+#[test]
+fn a_version_2_database_learns_which_snapshot_is_its_newest() {
+    let tmp = TempDir::new().unwrap();
+    let db = db_path(tmp.path());
+    {
+        let conn = Connection::open(&db).unwrap();
+        conn.execute_batch(MIGRATIONS[0]).unwrap();
+        conn.execute_batch(MIGRATIONS[1]).unwrap();
+        conn.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        conn.pragma_update(None, "user_version", 2).unwrap();
+        conn.execute_batch(
+            "INSERT INTO dungeons (id, key, name, seed, settings, content_hash, created_at)
+             VALUES (1, 'a', 'A', 5, '{}', 'c', 1), (2, 'b', 'B', 6, '{}', 'c', 1);
+             INSERT INTO snapshots VALUES (1, 40, x'00', 'h', 1), (1, 80, x'01', 'h', 2);
+             INSERT INTO journal VALUES (1, 81, x'02');",
+        )
+        .unwrap();
+    }
+    let store = open(tmp.path());
+    let a = store.load(1).unwrap();
+    assert_eq!(
+        (a.saved_seq, a.snapshot.as_ref().map(|s| s.0)),
+        (80, Some(80))
+    );
+    assert_eq!(a.check(), Ok(()));
+    let b = store.load(2).unwrap();
+    assert_eq!(b.saved_seq, 0, "a dungeon that never saved a snapshot");
+    // A snapshot saved from now on is recorded beside its dungeon.
+    store
+        .save_snapshot(2, 3, vec![7], "h3".into(), true)
+        .wait()
+        .unwrap();
+    assert_eq!(store.load(2).unwrap().saved_seq, 3);
 }
 
 #[test]
@@ -690,17 +727,18 @@ fn a_newer_schema_is_refused_and_left_untouched() {
             err,
             StoreError::TooNew {
                 found: 99,
-                supported: 2,
+                supported,
                 ..
-            }
+            } if supported == latest_version()
         ),
         "{err:?}"
     );
     let message = err.to_string();
     assert!(
         message.contains(&format!(
-            "the database at {} has schema version 99, newer than this server's 2: upgrade the server",
-            db.display()
+            "the database at {} has schema version 99, newer than this server's {}: upgrade the server",
+            db.display(),
+            latest_version()
         )),
         "{message}"
     );
@@ -774,4 +812,74 @@ fn a_second_server_on_the_same_data_dir_is_refused_until_the_first_closes() {
     drop(reader);
     drop(first);
     drop(open(tmp.path()));
+}
+
+#[test]
+fn a_saved_dungeon_is_trusted_only_whole() {
+    let snap = |seq: u64| Some((seq, vec![1], "h".to_string()));
+    let entries = |seqs: &[u64]| seqs.iter().map(|s| (*s, vec![0])).collect::<Vec<_>>();
+    let whole = [
+        Saved::default(),
+        Saved {
+            snapshot: None,
+            journal: entries(&[1, 2, 3]),
+            saved_seq: 0,
+        },
+        Saved {
+            snapshot: snap(40),
+            journal: entries(&[41, 42]),
+            saved_seq: 40,
+        },
+    ];
+    for saved in whole {
+        assert_eq!(saved.check(), Ok(()), "{saved:?}");
+    }
+    let broken = [
+        // The snapshot row was deleted: without the record beside the dungeon this would be
+        // rebuilt from the seed.
+        (
+            Saved {
+                snapshot: None,
+                journal: entries(&[41]),
+                saved_seq: 40,
+            },
+            "missing",
+        ),
+        (
+            Saved {
+                snapshot: snap(40),
+                journal: entries(&[41, 43]),
+                saved_seq: 40,
+            },
+            "jumps from entry 41 to entry 43",
+        ),
+        (
+            Saved {
+                snapshot: snap(40),
+                journal: entries(&[42]),
+                saved_seq: 40,
+            },
+            "jumps from entry 40 to entry 42",
+        ),
+        (
+            Saved {
+                snapshot: snap(40),
+                journal: Vec::new(),
+                saved_seq: 80,
+            },
+            "one at entry 80 was saved",
+        ),
+        (
+            Saved {
+                snapshot: None,
+                journal: entries(&[2, 3]),
+                saved_seq: 0,
+            },
+            "jumps from entry 0 to entry 2",
+        ),
+    ];
+    for (saved, why) in broken {
+        let err = saved.check().unwrap_err();
+        assert!(err.contains(why), "{err}");
+    }
 }

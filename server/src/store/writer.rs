@@ -142,6 +142,7 @@ struct Writer<'c> {
     insert_snapshot: Statement<'c>,
     compact_journal: Statement<'c>,
     compact_snapshots: Statement<'c>,
+    mark_saved: Statement<'c>,
     put_character: Statement<'c>,
     delete_character: Statement<'c>,
     set_deepest: Statement<'c>,
@@ -172,6 +173,9 @@ impl<'c> Writer<'c> {
             )?,
             compact_journal: prepare("DELETE FROM journal WHERE dungeon_id = ?1 AND seq <= ?2")?,
             compact_snapshots: prepare("DELETE FROM snapshots WHERE dungeon_id = ?1 AND seq < ?2")?,
+            mark_saved: prepare(
+                "UPDATE dungeons SET saved_seq = MAX(saved_seq, ?2) WHERE id = ?1",
+            )?,
             put_character: prepare(
                 "INSERT INTO characters (dungeon_id, player_id, name, token_hash)
                  VALUES (?1, ?2, ?3, ?4)
@@ -337,6 +341,7 @@ impl<'c> Writer<'c> {
                         }
                     })
                     .and_then(|_| self.compact_snapshots.execute(params![dungeon, seq]))
+                    .and_then(|_| self.mark_saved.execute(params![dungeon, seq]))
                     .map_err(|e| StoreError::sqlite(path, action(), e))?;
             }
             Op::PutCharacter {

@@ -7,6 +7,7 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tracing::{error, info};
 
+use super::outbox::Everyone;
 use super::{ConnId, DungeonTask, Outgoing, Refusal};
 use crate::game::{EntityId, Input, JoinError, Outcome, Refusal as EngineRefusal};
 use crate::net::validate::new_token;
@@ -78,7 +79,7 @@ impl DungeonTask {
                 self.lifts.remove(&player);
                 let events = self
                     .dungeon
-                    .step(Input::Return { id: player })
+                    .step(Input::Return { id: player }, &mut Everyone(&self.sessions))
                     .await
                     .map(|done| done.events)
                     .unwrap_or_default();
@@ -108,7 +109,11 @@ impl DungeonTask {
                     ));
                 }
                 while self.dungeon.character_count() >= self.config.max_characters_per_dungeon
-                    && self.dungeon.step(Input::EvictDead).await.is_ok()
+                    && self
+                        .dungeon
+                        .step(Input::EvictDead, &mut Everyone(&self.sessions))
+                        .await
+                        .is_ok()
                 {}
                 if self.dungeon.character_count() >= self.config.max_characters_per_dungeon {
                     return Err((
@@ -118,7 +123,10 @@ impl DungeonTask {
                 }
                 let done = self
                     .dungeon
-                    .step(Input::Join { name: name.clone() })
+                    .step(
+                        Input::Join { name: name.clone() },
+                        &mut Everyone(&self.sessions),
+                    )
                     .await
                     .map_err(|e| match &e {
                         EngineRefusal::Join(JoinError::NameTaken(_)) => {
@@ -232,7 +240,11 @@ impl DungeonTask {
         if self.conn_of(id).is_some() {
             return;
         }
-        let Ok(done) = self.dungeon.step(Input::Lift { id }).await else {
+        let Ok(done) = self
+            .dungeon
+            .step(Input::Lift { id }, &mut Everyone(&self.sessions))
+            .await
+        else {
             return;
         };
         let events = done.events;
@@ -245,7 +257,11 @@ impl DungeonTask {
     /// A dead character's player starts a new one: same connection, same name and token, a new
     /// id, and a welcome with its first view.
     pub(super) async fn new_character(&mut self, conn: ConnId, old: EntityId) {
-        let (id, events) = match self.dungeon.step(Input::NewCharacter { old }).await {
+        let (id, events) = match self
+            .dungeon
+            .step(Input::NewCharacter { old }, &mut Everyone(&self.sessions))
+            .await
+        {
             Ok(Outcome {
                 character: Some(id),
                 events,

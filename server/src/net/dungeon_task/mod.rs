@@ -43,7 +43,7 @@ mod scores;
 mod watchers;
 
 pub use outbox::Outgoing;
-use outbox::Session;
+use outbox::{Everyone, Session};
 use roster::Roster;
 
 use super::config::ServerConfig;
@@ -290,7 +290,10 @@ impl DungeonTask {
                 };
                 match self
                     .dungeon
-                    .step(Input::Choose { id: player, action })
+                    .step(
+                        Input::Choose { id: player, action },
+                        &mut Everyone(&self.sessions),
+                    )
                     .await
                 {
                     Ok(_) => self.after_choice(player).await,
@@ -303,7 +306,10 @@ impl DungeonTask {
                 };
                 match self
                     .dungeon
-                    .step(Input::SpendPoint { id: player, stat })
+                    .step(
+                        Input::SpendPoint { id: player, stat },
+                        &mut Everyone(&self.sessions),
+                    )
                     .await
                 {
                     Ok(done) => {
@@ -328,7 +334,13 @@ impl DungeonTask {
 
     /// Whether a connection drives `id` now (journaled when it changes).
     async fn set_connected(&mut self, id: EntityId, connected: bool) {
-        let _ = self.dungeon.step(Input::Connected { id, connected }).await;
+        let _ = self
+            .dungeon
+            .step(
+                Input::Connected { id, connected },
+                &mut Everyone(&self.sessions),
+            )
+            .await;
     }
 
     /// Tells `conn` why the engine refused what it asked.
@@ -491,7 +503,10 @@ impl DungeonTask {
 
     async fn resolve(&mut self, depth: u8) {
         self.deadlines.remove(&depth);
-        let report = self.dungeon.resolve_turn(depth).await;
+        let report = self
+            .dungeon
+            .resolve_turn(depth, &mut Everyone(&self.sessions))
+            .await;
         self.record_scores(&report.events).await;
         debug!(dungeon = %self.name, depth, turn = report.turn, events = report.events.len(), "turn resolved");
         // Everyone following a character on the resolved floor gets its turn; those on a floor

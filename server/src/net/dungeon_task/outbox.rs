@@ -4,6 +4,8 @@
 //! how it gets there (a diff, or a snapshot when the baseline cannot be trusted) without ever
 //! waiting on a socket.
 
+use std::collections::HashMap;
+
 use delve_protocol::{ErrorCode, Event as ProtoEvent, Reason, ServerMsg, View, encode};
 use tokio::sync::mpsc;
 use tracing::debug;
@@ -11,6 +13,7 @@ use tracing::debug;
 use super::ConnId;
 use crate::game::EntityId;
 use crate::net::limits::RateLimiter;
+use crate::net::world::Stalls;
 
 /// What the dungeon task hands a connection to write.
 #[derive(Debug)]
@@ -206,5 +209,30 @@ impl Session {
     /// A chat line is allowed now by this session's chat budget.
     pub fn may_chat(&mut self) -> bool {
         self.chat.allow()
+    }
+}
+
+/// Every session of a dungeon, told when the dungeon waits for storage and when it goes on.
+pub(super) struct Everyone<'a>(pub &'a HashMap<ConnId, Session>);
+
+impl Stalls for Everyone<'_> {
+    fn paused(&mut self, why: &str) {
+        self.tell(true, why);
+    }
+
+    fn resumed(&mut self) {
+        self.tell(false, "The server can save again; the game goes on.");
+    }
+}
+
+impl Everyone<'_> {
+    fn tell(&self, paused: bool, message: &str) {
+        let msg = ServerMsg::Pause {
+            paused,
+            message: message.to_owned(),
+        };
+        for s in self.0.values() {
+            s.send(&msg);
+        }
     }
 }

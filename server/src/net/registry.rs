@@ -58,6 +58,11 @@ pub enum OpenError {
     Full,
     #[error("Dungeon {0} could not be loaded; the server's log says why.")]
     Broken(String),
+    /// What is saved of the dungeon cannot rebuild it exactly, for the reason given.
+    #[error(
+        "Dungeon {name} cannot be loaded: {why}. It is kept as it was, for the server's operator."
+    )]
+    Damaged { name: String, why: String },
     #[error("Dungeon {0} could not be stored; the server's log says why.")]
     Storage(String),
 }
@@ -284,8 +289,16 @@ fn read_saved(
     store: &Store,
 ) -> Result<Option<Saved>, OpenError> {
     let broken = |why: String| {
-        error!(dungeon = %name, error = %why, "cannot load dungeon; it is left as it is on disk");
+        error!(dungeon = %name, error = %why, "cannot load dungeon");
         OpenError::Broken(name.to_owned())
+    };
+    // Told to its players too: nothing in it is secret, and "try later" would not help.
+    let damaged = |why: String| {
+        error!(dungeon = %name, error = %why, "cannot load dungeon; it is left as it is on disk");
+        OpenError::Damaged {
+            name: name.to_owned(),
+            why,
+        }
     };
     let Some(row) = store
         .find_dungeon(name)
@@ -299,26 +312,26 @@ fn read_saved(
     let saved = store.load(row.id).map_err(|e| broken(e.to_string()))?;
     // A world that cannot be rebuilt exactly is refused and left on disk as it is, for its
     // operator: never rebuilt from its seed, never saved over.
-    saved.check().map_err(&broken)?;
+    saved.check().map_err(&damaged)?;
     let content = Arc::clone(&config.content);
     let (mut dungeon, mut seq) = match &saved.snapshot {
         Some((seq, data, hash)) => {
             let found = hash_of_save(data);
             if found != *hash {
-                return Err(broken(format!(
+                return Err(damaged(format!(
                     "its snapshot at entry {seq} is damaged: its state hash is {found}, {hash} was saved"
                 )));
             }
             (
-                Dungeon::load(data, content).map_err(|e| broken(e.to_string()))?,
+                Dungeon::load(data, content).map_err(|e| damaged(e.to_string()))?,
                 *seq,
             )
         }
         None => (Dungeon::new(row.seed, content), 0),
     };
     for (s, entry) in &saved.journal {
-        let input: Input =
-            postcard::from_bytes(entry).map_err(|e| broken(format!("journal entry {s}: {e}")))?;
+        let input: Input = postcard::from_bytes(entry)
+            .map_err(|e| damaged(format!("its journal entry {s} is damaged: {e}")))?;
         dungeon.replay(&input);
         seq = *s;
     }

@@ -174,7 +174,7 @@ impl World {
                     failures += 1;
                     // The first failure and then every tenth, so a long outage does not flood
                     // the log.
-                    if failures == 1 || failures % 10 == 0 {
+                    if failures == 1 || failures.is_multiple_of(10) {
                         self.log_stall(&format!("{e} (try {failures})"));
                     }
                     if !paused {

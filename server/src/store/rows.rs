@@ -58,15 +58,13 @@ impl Saved {
             }
             None => 0,
         };
-        let mut want = from + 1;
-        for (seq, _) in &self.journal {
+        for (want, (seq, _)) in (from + 1..).zip(&self.journal) {
             if *seq != want {
                 return Err(format!(
                     "its journal jumps from entry {} to entry {seq}",
                     want - 1
                 ));
             }
-            want += 1;
         }
         Ok(())
     }

@@ -111,6 +111,18 @@ pub async fn next_msg(ws: &mut WebSocketStream<MaybeTlsStream<TcpStream>>) -> Se
 
 impl Client {
     pub async fn join(port: u16, name: &str, token: Option<String>) -> Client {
+        match Client::try_join(port, name, token).await {
+            Ok(c) => c,
+            Err((code, message)) => panic!("{name}: {code:?} {message}"),
+        }
+    }
+
+    /// Joins, or returns the error the server answered the hello with.
+    pub async fn try_join(
+        port: u16,
+        name: &str,
+        token: Option<String>,
+    ) -> Result<Client, (delve_protocol::ErrorCode, String)> {
         let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}"))
             .await
             .expect("connects");
@@ -128,15 +140,15 @@ impl Client {
                 ServerMsg::Welcome {
                     token, seq, view, ..
                 } => {
-                    return Client {
+                    return Ok(Client {
                         ws,
                         name: name.into(),
                         token: token.expect("a player gets a token"),
                         view,
                         seq,
-                    };
+                    });
                 }
-                ServerMsg::Error { code, message, .. } => panic!("{name}: {code:?} {message}"),
+                ServerMsg::Error { code, message, .. } => return Err((code, message)),
                 _ => {}
             }
         }

@@ -1,0 +1,223 @@
+//! Storage that fails under the real `delve-server` process: a database locked by another
+//! program, and saved dungeons damaged on disk. Each test checks that every turn a client saw is
+//! there after a restart, or that the refusal is clean and leaves the damaged dungeon untouched.
+
+#![cfg(unix)]
+#![allow(clippy::unwrap_used)] // a test that cannot go on should stop right there
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{Client, Proc, free_port, next_msg};
+use delve_protocol::{Action, ClientMsg, ServerMsg, View};
+use delve_server::game::content::BUILTIN;
+use delve_server::store::db_path;
+use rusqlite::Connection;
+
+/// The parts of a view that belong to the world (not who is connected right now).
+fn world_part(v: &View) -> impl PartialEq + std::fmt::Debug {
+    (
+        v.turn,
+        v.depth,
+        v.map.clone(),
+        v.entities.clone(),
+        v.me.clone(),
+        v.inventory.clone(),
+    )
+}
+
+/// A content file with characters too tough to die, so a short walk never ends in death.
+fn tough_content(dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("content.toml");
+    let text = BUILTIN.replacen("hp = 25\n", "hp = 100000\n", 1);
+    assert_ne!(text, BUILTIN);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Ann waits `turns` turns alone (a lone player's turn resolves as soon as she chooses).
+async fn wait_turns(ann: &mut Client, turns: u64) {
+    for _ in 0..turns {
+        let turn = ann.view.turn + 1;
+        ann.send(&ClientMsg::Act(Action::Wait)).await;
+        ann.until_turn(turn).await;
+    }
+}
+
+fn stop(server: &mut Proc) -> std::process::ExitStatus {
+    let pid = server.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    server.child.wait().unwrap()
+}
+
+#[tokio::test]
+async fn a_locked_database_pauses_the_dungeon_and_play_goes_on_once_it_is_released() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let content = tough_content(dir.path());
+    let port = free_port();
+    let mut server = Proc::start(port, &data, &content, &[]);
+    let mut ann = Client::join(port, "Ann", None).await;
+    wait_turns(&mut ann, 3).await;
+    let before = ann.view.turn;
+
+    // Another program takes the database's write lock and keeps it.
+    let other = Connection::open(db_path(&data)).unwrap();
+    other.execute_batch("BEGIN EXCLUSIVE").unwrap();
+
+    ann.send(&ClientMsg::Act(Action::Wait)).await;
+    // The turn resolves in memory, but nobody is shown it: Ann is told the game is paused.
+    loop {
+        match next_msg(&mut ann.ws).await {
+            ServerMsg::Pause { paused: true, .. } => break,
+            ServerMsg::Update { turn, .. } => {
+                panic!("turn {turn} was shown while its journal entry could not be stored")
+            }
+            _ => {}
+        }
+    }
+    // The write fails once the database's busy wait runs out, and is tried again.
+    let line = server.wait_for("(try 1)");
+    assert!(line.contains("cannot store the journal"), "{line}");
+
+    other.execute_batch("COMMIT").unwrap();
+    drop(other);
+    // Storage works again: play goes on by itself, and the held turn arrives.
+    let (mut resumed, mut shown) = (false, false);
+    while !(resumed && shown) {
+        match next_msg(&mut ann.ws).await {
+            ServerMsg::Pause { paused: false, .. } => resumed = true,
+            ServerMsg::Update {
+                seq, turn, diff, ..
+            } => {
+                assert_eq!(seq, ann.seq + 1);
+                ann.view.apply(turn, &diff).unwrap();
+                ann.seq = seq;
+                shown = turn == before + 1;
+            }
+            _ => {}
+        }
+    }
+    server.wait_for("journal stored again");
+    wait_turns(&mut ann, 2).await;
+
+    // Killed now, the server comes back with every turn Ann saw.
+    let seen = ann.view.clone();
+    let token = ann.token.clone();
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    drop(ann);
+    let _server = Proc::start(port, &data, &content, &[]);
+    let ann = Client::join(port, "Ann", Some(token)).await;
+    assert_eq!(world_part(&ann.view), world_part(&seen));
+}
+
+/// Ways a saved dungeon can be damaged on disk.
+#[derive(Debug, Clone, Copy)]
+enum Damage {
+    FlippedBitInSnapshot,
+    SnapshotDeleted,
+    JournalEntryDeleted,
+}
+
+impl Damage {
+    fn apply(self, db: &Connection) {
+        match self {
+            Damage::FlippedBitInSnapshot => {
+                let (seq, mut data): (i64, Vec<u8>) = db
+                    .query_row("SELECT seq, data FROM snapshots", [], |r| {
+                        Ok((r.get(0)?, r.get(1)?))
+                    })
+                    .unwrap();
+                let at = data.len() / 2;
+                data[at] ^= 0x10;
+                db.execute(
+                    "UPDATE snapshots SET data = ?1 WHERE seq = ?2",
+                    rusqlite::params![data, seq],
+                )
+                .unwrap();
+            }
+            Damage::SnapshotDeleted => {
+                assert_eq!(db.execute("DELETE FROM snapshots", []).unwrap(), 1);
+            }
+            Damage::JournalEntryDeleted => {
+                let gone = db
+                    .execute(
+                        "DELETE FROM journal WHERE seq = (SELECT MIN(seq) + 1 FROM journal)",
+                        [],
+                    )
+                    .unwrap();
+                assert_eq!(gone, 1);
+            }
+        }
+    }
+
+    /// What the refusal must say.
+    fn said(self) -> &'static str {
+        match self {
+            Damage::FlippedBitInSnapshot => "is damaged",
+            Damage::SnapshotDeleted => "is missing",
+            Damage::JournalEntryDeleted => "jumps from entry",
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_damaged_dungeon_is_refused_with_its_reason_and_left_untouched() {
+    for damage in [
+        Damage::FlippedBitInSnapshot,
+        Damage::SnapshotDeleted,
+        Damage::JournalEntryDeleted,
+    ] {
+        let (what, said) = (format!("{damage:?}"), damage.said());
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("data");
+        let content = tough_content(dir.path());
+        let port = free_port();
+        // A snapshot every 5 entries, so there is one with journal entries after it.
+        let args = ["--snapshot-every", "5"];
+        let mut server = Proc::start(port, &data, &content, &args);
+        let mut ann = Client::join(port, "Ann", None).await;
+        wait_turns(&mut ann, 12).await;
+        let token = ann.token.clone();
+        // Killed, not stopped: a clean stop would snapshot everything and leave no journal.
+        server.child.kill().unwrap();
+        server.child.wait().unwrap();
+        drop(ann);
+
+        let db = Connection::open(db_path(&data)).unwrap();
+        let blob = "SELECT coalesce((SELECT group_concat(hex(data)) FROM snapshots), '')
+            || '|' || coalesce((SELECT group_concat(seq || hex(entry)) FROM journal), '')
+            || '|' || (SELECT group_concat(name || seed || saved_seq) FROM dungeons)";
+        damage.apply(&db);
+        let damaged: String = db.query_row(blob, [], |r| r.get(0)).unwrap();
+        drop(db);
+
+        let mut server = Proc::start(port, &data, &content, &args);
+        for (name, token) in [("Ann", Some(token.clone())), ("Bob", None)] {
+            let Err((_, message)) = Client::try_join(port, name, token).await else {
+                panic!("{what}: {name} was let into a dungeon that cannot be rebuilt");
+            };
+            assert!(
+                message.contains("cannot be loaded") && message.contains(said),
+                "{what}: {message}"
+            );
+        }
+        let line = server.wait_for("cannot load dungeon");
+        assert!(line.contains(said), "{what}: {line}");
+        assert!(stop(&mut server).success(), "{what}: a clean stop");
+
+        // Nothing was rebuilt from the seed or saved over it.
+        let db = Connection::open(db_path(&data)).unwrap();
+        let after: String = db.query_row(blob, [], |r| r.get(0)).unwrap();
+        assert_eq!(after, damaged, "{what}: the dungeon is left as it was");
+    }
+}

@@ -408,7 +408,8 @@ fn run(args: Args, content: Arc<Content>) -> anyhow::Result<()> {
             (true, Err(why)) => info!("no browser client in this build: {why}"),
         }
         wait_for_signal().await?;
-        server.shutdown().await;
+        // A failed save is the exit code's business: whoever runs the server should know.
+        server.shutdown().await?;
         anyhow::Ok(())
     })
 }

@@ -221,3 +221,96 @@ async fn a_damaged_dungeon_is_refused_with_its_reason_and_left_untouched() {
         assert_eq!(after, damaged, "{what}: the dungeon is left as it was");
     }
 }
+
+/// A client whose socket takes almost nothing and who never reads, while asking for snapshot
+/// after snapshot: the server's writes to it soon block.
+async fn stuck_client(
+    port: u16,
+    name: &str,
+) -> tokio_tungstenite::WebSocketStream<tokio::net::TcpStream> {
+    use futures_util::SinkExt;
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(1024).unwrap();
+    let stream = socket
+        .connect(format!("127.0.0.1:{port}").parse().unwrap())
+        .await
+        .unwrap();
+    let (mut ws, _) = tokio_tungstenite::client_async(format!("ws://127.0.0.1:{port}"), stream)
+        .await
+        .unwrap();
+    let hello = ClientMsg::Hello {
+        version: delve_protocol::PROTOCOL_VERSION,
+        name: name.into(),
+        dungeon: "crypt".into(),
+        token: None,
+        password: None,
+        watch: None,
+    };
+    let text =
+        |m: &ClientMsg| tokio_tungstenite::tungstenite::Message::text(delve_protocol::encode(m));
+    ws.send(text(&hello)).await.unwrap();
+    for _ in 0..3000 {
+        if ws.send(text(&ClientMsg::Resync)).await.is_err() {
+            break;
+        }
+    }
+    ws
+}
+
+#[tokio::test]
+async fn a_client_that_never_reads_cannot_keep_its_dungeon_from_being_saved_at_shutdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let content = tough_content(dir.path());
+    let port = free_port();
+    let mut server = Proc::start(port, &data, &content, &[]);
+    let mut ann = Client::join(port, "Ann", None).await;
+    let _bob = stuck_client(port, "Bob").await;
+    // Bob's connection gives up on him once a write to him has waited long enough.
+    server.wait_for("the client stopped reading");
+    // Ann plays on meanwhile (the floor waits for Bob's choice only until he is gone).
+    let token = ann.token.clone();
+    for _ in 0..3 {
+        let turn = ann.view.turn + 1;
+        ann.send(&ClientMsg::Act(Action::Wait)).await;
+        ann.until_turn(turn).await;
+    }
+    let seen = ann.view.clone();
+
+    assert!(stop(&mut server).success(), "a clean stop exits 0");
+    // Everything is in the snapshot the stop saved: nothing is left to replay.
+    let db = Connection::open(db_path(&data)).unwrap();
+    let (saved_seq, snapshot_seq, after): (i64, i64, i64) = db
+        .query_row(
+            "SELECT saved_seq, (SELECT max(seq) FROM snapshots),
+                    (SELECT count(*) FROM journal WHERE seq > saved_seq) FROM dungeons",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!((snapshot_seq, after), (saved_seq, 0));
+    drop((db, ann));
+    let _server = Proc::start(port, &data, &content, &[]);
+    let ann = Client::join(port, "Ann", Some(token)).await;
+    assert_eq!(world_part(&ann.view), world_part(&seen));
+}
+
+#[tokio::test]
+async fn a_save_that_fails_at_shutdown_makes_the_exit_code_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let content = tough_content(dir.path());
+    let port = free_port();
+    let mut server = Proc::start(port, &data, &content, &[]);
+    let mut ann = Client::join(port, "Ann", None).await;
+    wait_turns(&mut ann, 2).await;
+    drop(ann);
+    let other = Connection::open(db_path(&data)).unwrap();
+    other.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    let status = stop(&mut server);
+    // Depending on when the lock came, the last save fails or the dungeon is still waiting to
+    // store Ann's leaving when the shutdown's deadline runs out: either way it is said.
+    server.wait_for("shut down without saving everything");
+    assert!(!status.success(), "the exit code tells that a save failed");
+    other.execute_batch("COMMIT").unwrap();
+}

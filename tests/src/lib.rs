@@ -69,8 +69,12 @@ impl TestServer {
         TestServer { server, url }
     }
 
+    /// Shuts the server down; every dungeon it keeps on disk must be saved.
     pub async fn stop(self) {
-        self.server.shutdown().await;
+        self.server
+            .shutdown()
+            .await
+            .expect("every dungeon is saved at shutdown");
     }
 
     pub fn connections(&self) -> usize {

@@ -58,7 +58,8 @@ fn the_game_connection_comes_back_by_itself_after_a_server_restart() {
     };
 
     // The server goes away (telling the client so) and comes back on the same address.
-    rt.block_on(server.shutdown());
+    rt.block_on(server.shutdown())
+        .expect("every dungeon is saved");
     let lost = wait_for(&net, "reconnecting", |e| {
         matches!(e, NetEvent::Reconnecting { .. })
     });
@@ -100,7 +101,8 @@ fn the_game_connection_comes_back_by_itself_after_a_server_restart() {
         |e| matches!(e, NetEvent::Msg(m) if matches!(**m, ServerMsg::Update { turn: 1, .. })),
     );
     drop(net);
-    rt.block_on(server.shutdown());
+    rt.block_on(server.shutdown())
+        .expect("every dungeon is saved");
 }
 
 #[test]
@@ -131,5 +133,6 @@ fn a_protocol_mismatch_stops_the_retries_with_a_clear_reason() {
     }
     // The thread gives up and ends: no retries.
     assert!(net.finished(Duration::from_secs(10)), "it kept trying");
-    rt.block_on(server.shutdown());
+    rt.block_on(server.shutdown())
+        .expect("every dungeon is saved");
 }

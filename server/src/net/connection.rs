@@ -410,8 +410,15 @@ impl Connection {
                 }
                 out = joined.outbox.recv() => match out {
                     Some(Outgoing::Frame(text)) => {
-                        if self.ws.send(Message::text(text)).await.is_err() {
-                            break;
+                        // A client that stops reading fills its socket; give up on it rather
+                        // than wait here, where neither its dungeon nor a shutdown can reach.
+                        match timeout(SEND_DEADLINE, self.ws.send(Message::text(text))).await {
+                            Ok(Ok(())) => {}
+                            Ok(Err(_)) => break,
+                            Err(_) => {
+                                info!(peer = %self.peer, "the client stopped reading; dropping its connection");
+                                break;
+                            }
                         }
                     }
                     Some(Outgoing::Close { code, reason }) => {
@@ -430,7 +437,12 @@ impl Connection {
                 }
             }
         }
-        let _ = joined.dungeon.send(Command::Disconnect { conn }).await;
+        // Bounded too: a dungeon waiting for storage takes no commands meanwhile.
+        let _ = timeout(
+            SEND_DEADLINE,
+            joined.dungeon.send(Command::Disconnect { conn }),
+        )
+        .await;
     }
 
     /// Turns one read result into a message, answering problems on the spot.
@@ -553,9 +565,12 @@ fn error(code: ErrorCode, message: &str) -> ServerMsg {
     }
 }
 
+/// How long one frame may take to go out before its client counts as gone.
+const SEND_DEADLINE: Duration = Duration::from_secs(5);
+
 async fn send(ws: &mut Ws, msg: &ServerMsg) -> Result<(), WsError> {
     // A client that stops reading must not hold this task forever.
-    match timeout(Duration::from_secs(5), ws.send(Message::text(encode(msg)))).await {
+    match timeout(SEND_DEADLINE, ws.send(Message::text(encode(msg)))).await {
         Ok(r) => r,
         Err(_) => Err(WsError::ConnectionClosed),
     }

@@ -20,7 +20,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
-use tracing::{info, warn};
+use tracing::{error, info, warn};
 
 pub use config::ServerConfig;
 use limits::{ConnectionCounter, PasswordGuard};
@@ -215,8 +215,10 @@ impl Server {
     }
 
     /// Stops accepting, tells every client the server is going away, closes their sockets and
-    /// waits (at most a few seconds) for the connection tasks to finish.
-    pub async fn shutdown(self) {
+    /// waits (at most a few seconds) for the connection tasks to finish, then for every dungeon
+    /// to save its world. Every wait has a deadline, so a client that never reads cannot hold
+    /// the server up. `Err` names what was not saved.
+    pub async fn shutdown(self) -> Result<(), NotSaved> {
         info!("shutting down");
         let _ = self.shutdown.send(true);
         if tokio::time::timeout(Duration::from_secs(10), self.accept)
@@ -228,17 +230,32 @@ impl Server {
         // With their connections gone and their handles dropped, the dungeon tasks save their
         // worlds and end.
         self.shared.registry.clear();
-        if tokio::time::timeout(
+        let unsaved = match tokio::time::timeout(
             Duration::from_secs(30),
             self.shared.registry.wait_for_tasks(),
         )
         .await
-        .is_err()
         {
-            warn!("dungeons did not finish saving in time");
-        }
-        info!("shut down");
+            Ok(0) => {
+                info!("shut down");
+                return Ok(());
+            }
+            Ok(n) => NotSaved::Failed(n),
+            Err(_) => NotSaved::TimedOut,
+        };
+        error!(error = %unsaved, "shut down without saving everything");
+        Err(unsaved)
     }
+}
+
+/// Why a shutdown did not save every dungeon. Their journals still hold every turn a player
+/// was shown, so nothing is lost; the next start replays more.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NotSaved {
+    #[error("{0} dungeon(s) could not be saved")]
+    Failed(usize),
+    #[error("the dungeons did not finish saving in time")]
+    TimedOut,
 }
 
 async fn accept_loop(

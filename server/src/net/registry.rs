@@ -3,7 +3,7 @@
 //! loaded from its newest snapshot and the journal after it.
 
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use delve_protocol::DungeonInfo;
@@ -49,6 +49,8 @@ pub struct Registry {
     dungeons: Mutex<HashMap<String, DungeonHandle>>,
     /// Every dungeon task started, so shutdown can wait for them to save.
     tasks: Mutex<Vec<JoinHandle<()>>>,
+    /// Dungeon tasks that ended without saving their world (the server's exit code says so).
+    unsaved: Arc<AtomicUsize>,
 }
 
 /// Why a dungeon could not be opened.
@@ -189,7 +191,12 @@ impl Registry {
             Arc::clone(config),
             Arc::clone(&stats),
         );
-        let join = tokio::spawn(task.run(rx));
+        let unsaved = Arc::clone(&self.unsaved);
+        let join = tokio::spawn(async move {
+            if !task.run(rx).await {
+                unsaved.fetch_add(1, Ordering::Relaxed);
+            }
+        });
         let mut tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
         tasks.retain(|t| !t.is_finished());
         tasks.push(join);
@@ -201,13 +208,18 @@ impl Registry {
         }
     }
 
-    /// Waits for every dungeon task to end (each saves its world on the way out).
-    pub async fn wait_for_tasks(&self) {
+    /// Waits for every dungeon task to end (each saves its world on the way out). The number
+    /// of dungeons that ended, then or before, without their world saved.
+    pub async fn wait_for_tasks(&self) -> usize {
         let tasks: Vec<JoinHandle<()>> =
             std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut crashed = 0;
         for t in tasks {
-            let _ = t.await;
+            if t.await.is_err() {
+                crashed += 1;
+            }
         }
+        crashed + self.unsaved.load(Ordering::Relaxed)
     }
 
     /// The dungeon called `name` if it is running.

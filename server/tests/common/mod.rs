@@ -69,7 +69,12 @@ impl Proc {
             }
         });
         let p = Proc { child, log };
-        p.wait_for("listening");
+        // "listening" alone would also match the error that says where it failed to listen.
+        let line = p.wait_for(" listening ");
+        assert!(
+            !line.contains("cannot start"),
+            "the server did not start: {line}"
+        );
         p
     }
 

@@ -243,8 +243,10 @@ async fn main() -> anyhow::Result<()> {
         all.last().copied().unwrap_or_default(),
         failed
     );
-    if let Some(s) = local {
-        s.shutdown().await;
+    if let Some(s) = local
+        && let Err(e) = s.shutdown().await
+    {
+        eprintln!("the local server did not shut down cleanly: {e}");
     }
     if failed > 0 {
         bail!("{failed} bots failed");

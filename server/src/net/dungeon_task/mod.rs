@@ -163,8 +163,8 @@ impl DungeonTask {
     }
 
     /// Runs until every sender of `rx` is gone, or nobody has been connected for the unload
-    /// time (with a data directory); then saves the world.
-    pub async fn run(mut self, mut rx: mpsc::Receiver<Command>) {
+    /// time (with a data directory); then saves the world. Whether the save (if any) worked.
+    pub async fn run(mut self, mut rx: mpsc::Receiver<Command>) -> bool {
         let away: Vec<EntityId> = self.dungeon.players().map(|p| p.id()).collect();
         for id in away {
             self.set_connected(id, false).await;
@@ -192,11 +192,11 @@ impl DungeonTask {
                         info!(dungeon = %self.name, "nobody here for a while: saving and unloading");
                         // New joiners now load the dungeon afresh, from what is saved below.
                         rx.close();
-                        self.save().await;
+                        let saved = self.save().await;
                         while let Ok(cmd) = rx.try_recv() {
                             self.refuse_late(cmd);
                         }
-                        return;
+                        return saved;
                     }
                     self.on_timers().await;
                 }
@@ -209,16 +209,27 @@ impl DungeonTask {
                 (false, _) => None,
             };
         }
-        self.save().await;
+        let saved = self.save().await;
         info!(dungeon = %self.name, "dungeon task stopped");
+        saved
     }
 
-    /// Saves the whole world and waits until it is on disk.
-    async fn save(&mut self) {
-        if let Some((ack, hash)) = self.dungeon.snapshot() {
-            match ack.await {
-                Ok(()) => info!(dungeon = %self.name, %hash, "dungeon saved"),
-                Err(e) => error!(dungeon = %self.name, error = %e, "cannot save the dungeon"),
+    /// Saves the whole world and waits until it is on disk: whether it is (true when nothing
+    /// is kept on disk).
+    async fn save(&mut self) -> bool {
+        let Some((ack, hash)) = self.dungeon.snapshot() else {
+            return true;
+        };
+        match ack.await {
+            Ok(()) => {
+                info!(dungeon = %self.name, %hash, "dungeon saved");
+                true
+            }
+            Err(e) => {
+                // Its journal still holds every stored turn: nothing seen is lost, but the next
+                // load replays more.
+                error!(dungeon = %self.name, error = %e, "cannot save the dungeon");
+                false
             }
         }
     }

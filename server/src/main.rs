@@ -11,6 +11,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use delve_server::game::content::{BUILTIN, BUILTIN_NAME};
 use delve_server::game::input::Input;
+use delve_server::game::save::hash_of_save;
 use delve_server::game::{Content, Dungeon};
 use delve_server::net::{Server, ServerConfig};
 use delve_server::sim::{self, SimConfig};
@@ -315,23 +316,46 @@ fn replay(
         );
     }
     let mut saved = store.load(row.id)?;
+    saved
+        .check()
+        .map_err(|why| anyhow::anyhow!("dungeon {} cannot be replayed: {why}", row.name))?;
     if from_start {
+        // From the seed, every entry up to the newest must still be there: a journal compacted
+        // into a snapshot (even down to nothing) would replay into another world.
+        let newest = saved.journal.last().map_or(saved.saved_seq, |(s, _)| *s);
         let journal = store.journal(row.id)?;
+        let whole =
+            journal.len() as u64 == newest && journal.first().is_none_or(|(seq, _)| *seq == 1);
         anyhow::ensure!(
-            journal.first().is_some_and(|(seq, _)| *seq == 1) || journal.is_empty(),
-            "the journal of dungeon {} was compacted (its first entry is {}); run the server with --keep-journal to replay from the start",
+            whole,
+            "the journal of dungeon {} does not go back to its start (it holds {} of its {newest} entries); run the server with --keep-journal to replay from the start",
             row.name,
-            journal.first().map_or(0, |(s, _)| *s)
+            journal.len()
         );
         saved.snapshot = None;
         saved.journal = journal;
+        saved.saved_seq = 0;
+        saved.check().map_err(|why| {
+            anyhow::anyhow!(
+                "dungeon {} cannot be replayed from its start: {why}",
+                row.name
+            )
+        })?;
     }
     let (mut world, from) = match &saved.snapshot {
-        Some((seq, data, _)) => (
-            Dungeon::load(data, Arc::clone(&content))
-                .with_context(|| format!("the snapshot of dungeon {} is damaged", row.name))?,
-            format!("its snapshot after journal entry {seq}"),
-        ),
+        Some((seq, data, hash)) => {
+            let found = hash_of_save(data);
+            anyhow::ensure!(
+                found == *hash,
+                "the snapshot of dungeon {} at entry {seq} is damaged: its state hash is {found}, {hash} was saved",
+                row.name
+            );
+            (
+                Dungeon::load(data, Arc::clone(&content))
+                    .with_context(|| format!("the snapshot of dungeon {} is damaged", row.name))?,
+                format!("its snapshot after journal entry {seq}"),
+            )
+        }
         None => (
             Dungeon::new(row.seed, Arc::clone(&content)),
             format!("its seed {}", row.seed),

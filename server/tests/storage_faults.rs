@@ -314,3 +314,72 @@ async fn a_save_that_fails_at_shutdown_makes_the_exit_code_say_so() {
     assert!(!status.success(), "the exit code tells that a save failed");
     other.execute_batch("COMMIT").unwrap();
 }
+
+#[test]
+fn removing_the_lock_file_does_not_let_a_second_server_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let content = tough_content(dir.path());
+    let mut first = Proc::start(free_port(), &data, &content, &[]);
+    std::fs::remove_file(data.join("delve.lock")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_delve-server"))
+        .args([
+            "--bind",
+            &format!("127.0.0.1:{}", free_port()),
+            "--data-dir",
+        ])
+        .arg(&data)
+        .arg("--content")
+        .arg(&content)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a second server started: {said}");
+    assert!(
+        said.contains("another Delve server is using the data directory"),
+        "{said}"
+    );
+    first.child.kill().unwrap();
+    first.child.wait().unwrap();
+}
+
+/// Runs `delve-server replay` on `data`.
+fn replay(data: &Path, content: &Path, from_start: bool) -> std::process::Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_delve-server"));
+    cmd.args(["replay", "--dungeon", "crypt", "--data-dir"])
+        .arg(data)
+        .arg("--content")
+        .arg(content);
+    if from_start {
+        cmd.arg("--from-start");
+    }
+    cmd.output().unwrap()
+}
+
+#[tokio::test]
+async fn replay_from_the_start_is_refused_without_the_whole_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let content = tough_content(dir.path());
+    let port = free_port();
+    // The journal is compacted into each snapshot (no --keep-journal).
+    let mut server = Proc::start(port, &data, &content, &["--snapshot-every", "4"]);
+    let mut ann = Client::join(port, "Ann", None).await;
+    wait_turns(&mut ann, 6).await;
+    drop(ann);
+    assert!(stop(&mut server).success());
+
+    // From the snapshot it works and prints the saved world's hash...
+    let out = replay(&data, &content, false);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("state hash:"),
+        "{text}"
+    );
+    // ...from the seed it cannot, and says so instead of printing another world's hash.
+    let out = replay(&data, &content, true);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{said}");
+    assert!(said.contains("does not go back to its start"), "{said}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("state hash"));
+}

@@ -16,7 +16,7 @@ pub enum StoreError {
     /// Another process holds the data directory's lock: two servers on one database would each
     /// play their own version of the same dungeons.
     #[error(
-        "another Delve server is using the data directory {} (its lock file delve.lock is held). \
+        "another Delve server is using the data directory {} (it holds the directory's lock). \
          Stop that server, or give this one another --data-dir; nothing was changed.",
         .path.display()
     )]

@@ -69,8 +69,40 @@ pub use token::{hashes_equal, token_hash, token_matches};
 
 use writer::{Command, Counters, Op, Reply};
 
-/// Takes the data directory's exclusive lock, or says who has it.
-fn lock_dir(data_dir: &Path) -> Result<std::fs::File, StoreError> {
+/// The locks that keep a data directory to one server: `delve.lock` (what older servers look
+/// for) and the directory itself, which no file removed from it can release.
+#[derive(Debug)]
+struct DirLock {
+    _file: std::fs::File,
+    _dir: std::fs::File,
+}
+
+/// Takes the data directory's exclusive locks, or says who has them.
+fn lock_dir(data_dir: &Path) -> Result<DirLock, StoreError> {
+    let file = lock_file(data_dir)?;
+    // An OS lock on the directory (flock on Unix): removing `delve.lock` cannot let a second
+    // server in, and SQLite never locks the directory, so this cannot disturb its own locks.
+    let dir = std::fs::File::open(data_dir).map_err(|e| StoreError::Unwritable {
+        path: data_dir.to_path_buf(),
+        reason: e.to_string(),
+    })?;
+    match dir.try_lock() {
+        Ok(()) => Ok(DirLock {
+            _file: file,
+            _dir: dir,
+        }),
+        Err(std::fs::TryLockError::WouldBlock) => Err(StoreError::InUse {
+            path: data_dir.to_path_buf(),
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(StoreError::Unwritable {
+            path: data_dir.to_path_buf(),
+            reason: e.to_string(),
+        }),
+    }
+}
+
+/// Takes `delve.lock` in the data directory.
+fn lock_file(data_dir: &Path) -> Result<std::fs::File, StoreError> {
     let path = data_dir.join("delve.lock");
     let unwritable = |e: std::io::Error| StoreError::Unwritable {
         path: path.clone(),
@@ -151,7 +183,7 @@ struct Inner {
     reader: Mutex<Connection>,
     counters: Arc<Counters>,
     /// Held while open (released when the file is closed, also if the process dies).
-    _lock: Option<std::fs::File>,
+    _lock: Option<DirLock>,
 }
 
 impl fmt::Debug for Store {

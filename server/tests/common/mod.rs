@@ -92,6 +92,14 @@ impl Proc {
     }
 }
 
+/// A server a test is done with is killed, so no test leaves one running.
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// A bare client: the view it built from the welcome and every update since.
 pub struct Client {
     pub ws: WebSocketStream<MaybeTlsStream<TcpStream>>,

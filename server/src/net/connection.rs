@@ -315,13 +315,13 @@ impl Connection {
             };
             let ip = self.peer.ip();
             let guard = &self.shared.password_guard;
-            if !guard.may_try(ip) {
+            if !guard.reserve(ip) {
                 info!(peer = %self.peer, dungeon = %handle.name, "refused: too many wrong passwords lately");
                 return self.shut_out().await;
             }
             if !self.shared.hasher.verify(stored, given).await {
                 info!(peer = %self.peer, dungeon = %handle.name, "wrong dungeon password");
-                if !guard.missed(ip) {
+                if !guard.has_tries(ip) {
                     return self.shut_out().await;
                 }
                 return refuse(

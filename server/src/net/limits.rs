@@ -79,6 +79,8 @@ impl ConnectionCounter {
         max_total: usize,
         max_per_ip: usize,
     ) -> Result<ConnectionSlot, SlotRefused> {
+        // One IPv6 /64 is one address here too.
+        let ip = subject(ip);
         let mut c = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         if c.total >= max_total {
             return Err(SlotRefused::ServerFull);
@@ -119,15 +121,18 @@ impl Drop for ConnectionSlot {
     }
 }
 
-/// Wrong dungeon passwords, counted per address rather than per connection, so reconnecting
-/// does not reset the count. An address may miss `tries` times and earns one try back every
-/// `refill`. It is asked before any hashing, so a guesser cannot keep the hashing threads busy
-/// for everyone else either.
+/// Password tries, counted per address ([`subject`]: an IPv6 /64 counts as one) rather than per
+/// connection, so reconnecting does not reset the count. An address may try `tries` times and
+/// earns one try back every `refill`. A try is taken *before* the password is checked, in one
+/// atomic step, so parallel hellos cannot all slip through one check (32 at once used to try 31
+/// wrong passwords against a limit of 5); a right password spends its try too, which costs a
+/// player who knows it nothing at a human pace. Taking it before any hashing also keeps a
+/// guesser from holding the hashing threads for everyone else.
 ///
-/// Each miss takes one cell from the address's budget in a keyed governor limiter. Asking
-/// whether an address may try must not take one (a right password costs nothing), and governor
-/// has no "look without taking", so the store below can answer a [`Probe::Look`] without
-/// keeping the result.
+/// Each try takes one cell from the address's budget in a keyed governor limiter. Whether any
+/// try is left (to tell a wrong password from the last one) must not take one, and governor has
+/// no "look without taking", so the store below can answer a [`Probe::Look`] without keeping the
+/// result.
 #[derive(Debug)]
 pub struct PasswordGuard {
     misses: governor::RateLimiter<Probe, Budgets, TokioClock>,
@@ -188,6 +193,22 @@ impl ShrinkableKeyedStateStore<Probe> for Budgets {
     }
 }
 
+/// Who a limit counts: the address itself for IPv4, and the whole /64 network for IPv6 (one
+/// machine is routinely given a /64, so counting its single addresses would not limit it at
+/// all). An IPv4 address written as IPv6 (`::ffff:a.b.c.d`) counts as that IPv4 address.
+pub fn subject(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V4(_) => ip,
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => {
+                let s = v6.segments();
+                IpAddr::V6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
+            }
+        },
+    }
+}
+
 /// Past this many addresses, forgiven ones are dropped from the map on the next question (a
 /// look stores an entry for a new address too, so both ways in prune).
 const GUARD_PRUNE_AT: usize = 4096;
@@ -204,19 +225,17 @@ impl PasswordGuard {
         }
     }
 
-    /// Whether `ip` may try a password now.
-    pub fn may_try(&self, ip: IpAddr) -> bool {
+    /// Takes one try from `ip`'s budget before its password is checked; `false` (and nothing
+    /// taken) when none is left.
+    pub fn reserve(&self, ip: IpAddr) -> bool {
         self.prune();
-        self.misses.check_key(&Probe::Look(ip)).is_ok()
+        self.misses.check_key(&Probe::Take(subject(ip))).is_ok()
     }
 
-    /// Records a wrong password from `ip`; `false` when that was its last try for now.
-    pub fn missed(&self, ip: IpAddr) -> bool {
+    /// Whether `ip` has a try left, without taking it.
+    pub fn has_tries(&self, ip: IpAddr) -> bool {
         self.prune();
-        // Refused only when another connection from `ip` spent the last try since `may_try`:
-        // then there is certainly none left.
-        self.misses.check_key(&Probe::Take(ip)).is_ok()
-            && self.misses.check_key(&Probe::Look(ip)).is_ok()
+        self.misses.check_key(&Probe::Look(subject(ip))).is_ok()
     }
 
     fn prune(&self) {
@@ -264,55 +283,70 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn password_misses_are_counted_per_address_and_forgiven_slowly() {
+    async fn password_tries_are_counted_per_address_and_forgiven_slowly() {
         let g = PasswordGuard::new(3, Duration::from_secs(10));
         let a: IpAddr = [10, 0, 0, 1].into();
         let b: IpAddr = [10, 0, 0, 2].into();
-        assert!(g.may_try(a));
-        assert!(g.missed(a));
-        assert!(g.missed(a));
-        // The third miss is the last one allowed.
-        assert!(!g.missed(a));
-        assert!(!g.may_try(a));
+        assert!(g.reserve(a) && g.reserve(a));
+        assert!(g.has_tries(a));
+        // The third try is the last one allowed.
+        assert!(g.reserve(a));
+        assert!(!g.has_tries(a));
+        assert!(!g.reserve(a));
         // Another address is not affected.
-        assert!(g.may_try(b));
+        assert!(g.reserve(b));
         // Five seconds earn half a try back: still shut.
         advance(Duration::from_secs(5)).await;
-        assert!(!g.may_try(a));
+        assert!(!g.reserve(a));
         // Ten seconds earn one.
         advance(Duration::from_secs(5)).await;
-        assert!(g.may_try(a));
-        assert!(!g.missed(a));
-        assert!(!g.may_try(a));
+        assert!(g.reserve(a));
+        assert!(!g.reserve(a));
         // Long enough and it is all forgiven.
         advance(Duration::from_secs(60)).await;
-        assert!(g.missed(a));
+        assert!((0..3).all(|_| g.reserve(a)));
     }
 
     #[tokio::test(start_paused = true)]
-    async fn asking_costs_no_try() {
-        // A right password is only asked about, never recorded: asking must not spend the budget.
+    async fn looking_costs_no_try() {
         let g = PasswordGuard::new(2, Duration::from_secs(10));
         let a: IpAddr = [10, 0, 0, 1].into();
         for _ in 0..10 {
-            assert!(g.may_try(a));
+            assert!(g.has_tries(a));
         }
-        assert!(g.missed(a));
-        assert!(!g.missed(a));
+        assert!(g.reserve(a) && g.reserve(a));
+        assert!(!g.reserve(a));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn one_ipv6_network_shares_one_budget() {
+        let g = PasswordGuard::new(2, Duration::from_secs(10));
+        let one: IpAddr = "2001:db8:1:2::1".parse().unwrap();
+        let same_64: IpAddr = "2001:db8:1:2:ffff:1:2:3".parse().unwrap();
+        let other_64: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert!(g.reserve(one) && g.reserve(same_64));
+        assert!(!g.reserve("2001:db8:1:2::99".parse().unwrap()));
+        assert!(g.reserve(other_64));
+        // An IPv4 address written as IPv6 is that IPv4 address.
+        let v4: IpAddr = [192, 0, 2, 7].into();
+        let mapped: IpAddr = "::ffff:192.0.2.7".parse().unwrap();
+        assert!(g.reserve(v4) && g.reserve(mapped));
+        assert!(!g.reserve(v4));
     }
 
     #[tokio::test(start_paused = true)]
     async fn forgiven_addresses_are_pruned() {
         let g = PasswordGuard::new(2, Duration::from_secs(10));
         for n in 0..GUARD_PRUNE_AT as u32 {
-            assert!(g.may_try(IpAddr::from(n.to_be_bytes())));
+            assert!(g.has_tries(IpAddr::from(n.to_be_bytes())));
         }
         let a: IpAddr = [10, 0, 0, 1].into();
-        assert!(g.missed(a));
-        // Every address above was fresh, so only the one that missed is still remembered.
+        assert!(g.reserve(a));
+        // Every address above was fresh, so only the one that tried is still remembered.
         advance(Duration::from_secs(1)).await;
-        assert!(g.may_try([10, 0, 0, 2].into()));
+        assert!(g.has_tries([10, 0, 0, 2].into()));
         assert!(g.misses.len() <= 3, "{}", g.misses.len());
-        assert!(!g.missed(a));
+        assert!(g.reserve(a));
+        assert!(!g.reserve(a));
     }
 }

@@ -3,6 +3,8 @@
 //! have (the solo server, threads, tokio, files) sits behind `cfg(target_arch = "wasm32")`. Its
 //! modules:
 //!
+//! - [`describe`]: what the mouse points at on the map, in words.
+//! - [`keymap`]: the one table of keys and commands (input, help screen and key file).
 //! - [`link`]: the web page's address and query string (which dungeon, which name).
 //! - [`model`]: the client's copy of the game: its view, patched by every diff, the message log
 //!   and the turn status.
@@ -13,9 +15,12 @@
 //! - [`scores`]: the high-score table's pure half: its columns, dates and scrolling.
 //! - [`solo`]: `--solo`, the server library started inside the client on a loopback port
 //!   (native only).
-//! - [`tokens`]: resume tokens remembered per server and dungeon.
+//! - [`tokens`]: resume tokens remembered per server, dungeon and name.
+//! - [`travel`]: click-to-travel, stairs travel and explore, as one ordinary move a turn.
 //! - [`ui`]: the macroquad front end: drawing, input, the lobby and the screens.
 
+pub mod describe;
+pub mod keymap;
 pub mod link;
 pub mod model;
 pub mod net;
@@ -24,4 +29,5 @@ pub mod scores;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod solo;
 pub mod tokens;
+pub mod travel;
 pub mod ui;

@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 
 use delve_protocol::{
-    DungeonInfo, ErrorCode, Event, MessageKind, ServerMsg, StatGain, View, ViewError,
+    Descriptions, DungeonInfo, ErrorCode, Event, MessageKind, ServerMsg, StatGain, View, ViewError,
 };
 
 /// Lines kept in the message log.
@@ -78,6 +78,9 @@ pub struct Model {
     pub view: Option<View>,
     pub log: VecDeque<LogLine>,
     pub turn_status: Option<TurnStatus>,
+    /// What each kind of monster and item is, as the server's welcome told (empty from an
+    /// older server).
+    pub descriptions: Descriptions,
 }
 
 impl Model {
@@ -99,9 +102,11 @@ impl Model {
                 watching,
                 seq,
                 view,
+                descriptions,
                 ..
             } => {
                 self.level_up = level_up;
+                self.descriptions = descriptions;
                 self.watching = watching;
                 self.player_id = Some(player_id);
                 // A watcher has no token; keep the one we have.

@@ -39,6 +39,8 @@ pub enum Command {
     Help,
     /// Sound on or off.
     Mute,
+    /// The menu (also Esc with nothing open).
+    Menu,
     /// A number key (1-9), for choosing in a dialog.
     Choose(u8),
     /// Follow the next player's view (the dead, watchers).
@@ -239,14 +241,14 @@ pub const TABLE: &[Entry] = &[
     entry(
         Command::Descend,
         "descend",
-        "take the stairs down (elsewhere: travel to them)",
+        "stairs down, or walk to them",
         Play,
         &[">"],
     ),
     entry(
         Command::Ascend,
         "ascend",
-        "take the stairs up (elsewhere: travel to them)",
+        "stairs up, or walk to them",
         Play,
         &["<"],
     ),
@@ -297,7 +299,7 @@ pub const TABLE: &[Entry] = &[
         "chat",
         "chat with the dungeon",
         Always,
-        &["t", "Enter"],
+        &["t"],
     ),
     entry(Command::Scores, "scores", "high scores", Always, &["Tab"]),
     entry(
@@ -332,14 +334,14 @@ pub const TABLE: &[Entry] = &[
     entry(
         Command::NewCharacter,
         "new_character",
-        "start a new character (after death or victory)",
+        "new character (after the end)",
         Dialog,
         &["n"],
     ),
     entry(
         Command::Scores,
         "scores_after",
-        "high scores (after death or victory)",
+        "high scores (after the end)",
         Dialog,
         &["h"],
     ),
@@ -423,6 +425,31 @@ impl KeyMap {
                 (shown, e.help)
             })
             .collect()
+    }
+
+    /// The few reminders at the foot of the side panel, with the keys in force.
+    pub fn hints(&self) -> Vec<String> {
+        let k = |c: Command| {
+            self.keys_of(c)
+                .first()
+                .map_or_else(|| "-".to_string(), Key::to_string)
+        };
+        vec![
+            format!(
+                "{} all keys   {} menu   {} explore",
+                k(Command::Help),
+                k(Command::Cancel),
+                k(Command::Explore)
+            ),
+            format!(
+                "{} pack  {} pick up  {} character  {} log",
+                k(Command::Inventory),
+                k(Command::PickUp),
+                k(Command::Character),
+                k(Command::Messages)
+            ),
+            "Click: walk there, or attack".to_string(),
+        ]
     }
 
     /// The key file with these keys, commented, as written on first run.
@@ -569,6 +596,14 @@ mod tests {
         let e = KeyMap::from_file("[keys]\nwait = [\"Hyperspace\"]\n").unwrap_err();
         assert!(e.0.contains("Hyperspace"), "{e}");
         assert!(KeyMap::from_file("keys = 3 = 4").is_err());
+    }
+
+    #[test]
+    fn the_panel_hints_follow_the_keys_in_force() {
+        let m = KeyMap::from_file("[keys]\nexplore = [\"o\"]\nhelp = [\"F1\"]\n").unwrap();
+        let h = m.hints();
+        assert!(h[0].contains("o explore"), "{h:?}");
+        assert!(h[0].starts_with("F1 all keys"), "{h:?}");
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! - [`pack`]: the pack as the client reasons about it: what each key does to the selected item,
 //!   and the stat comparison shown before equipping.
 //! - [`scores`]: the high-score table's pure half: its columns, dates and scrolling.
+//! - [`script`]: `--script`, scripted key presses, pointing and screenshots (for tests).
 //! - [`solo`]: `--solo`, the server library started inside the client on a loopback port
 //!   (native only).
 //! - [`tokens`]: resume tokens remembered per server, dungeon and name.
@@ -26,6 +27,7 @@ pub mod model;
 pub mod net;
 pub mod pack;
 pub mod scores;
+pub mod script;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod solo;
 pub mod tokens;

@@ -50,9 +50,31 @@ struct Args {
     #[arg(long, requires = "screenshot")]
     frames: Option<u32>,
 
+    /// Play these steps instead of a hand on the keys, e.g. "key x; idle; shot a.png" (for
+    /// screenshot tests; the steps are listed in the client's src/script.rs).
+    #[arg(long)]
+    script: Option<String>,
+
+    /// The window's size at start, as WIDTHxHEIGHT (default 1280x800; it can be resized).
+    #[arg(long, value_parser = parse_size)]
+    size: Option<(i32, i32)>,
+
     /// Print frame-time statistics to standard error every 5 seconds (for benchmarks).
     #[arg(long)]
     frame_stats: bool,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn parse_size(s: &str) -> Result<(i32, i32), String> {
+    let (w, h) = s
+        .split_once('x')
+        .ok_or("expected WIDTHxHEIGHT, as 800x600")?;
+    let n = |v: &str| v.trim().parse::<i32>().map_err(|e| format!("{v:?}: {e}"));
+    let (w, h) = (n(w)?, n(h)?);
+    if w < 320 || h < 240 {
+        return Err("the window needs at least 320x240".into());
+    }
+    Ok((w, h))
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -72,11 +94,13 @@ fn default_name() -> String {
     }
 }
 
-fn conf() -> Conf {
+/// The window: 1280×800 unless asked otherwise, and resizable (the layout follows).
+fn conf(size: Option<(i32, i32)>) -> Conf {
+    let (w, h) = size.unwrap_or((1280, 800));
     Conf {
         window_title: "Delve".to_owned(),
-        window_width: 1280,
-        window_height: 800,
+        window_width: w,
+        window_height: h,
         high_dpi: false,
         window_resizable: true,
         ..Default::default()
@@ -110,13 +134,24 @@ fn main() {
         watch: None,
         tokens: Some(TokenStore::open()),
         screenshot: None,
+        keys: Default::default(),
+        keys_note: "The browser uses the default keys.".into(),
+        script: None,
     };
-    macroquad::Window::from_config(conf(), run(options));
+    macroquad::Window::from_config(conf(None), run(options));
 }
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
     let args = Args::parse();
+    let script = match args.script.as_deref().map(delve_client::script::parse) {
+        None => None,
+        Some(Ok(steps)) => Some(steps),
+        Some(Err(e)) => {
+            eprintln!("delve: {e}");
+            std::process::exit(2);
+        }
+    };
     let name = args.name.clone().unwrap_or_else(default_name);
     let (url, dungeon, solo) = match args.server {
         Some(url) => (url, args.dungeon, None),
@@ -148,6 +183,9 @@ fn main() {
         token_server,
         screenshot: args.screenshot.zip(args.frames),
         solo,
+        keys: Default::default(),
+        keys_note: String::new(),
+        script,
     };
-    macroquad::Window::from_config(conf(), run(options));
+    macroquad::Window::from_config(conf(args.size), run(options));
 }

@@ -188,6 +188,17 @@ pub struct Trip {
 }
 
 impl Trip {
+    /// Why a trip should not start at all: exploring with a monster in sight walks into
+    /// trouble (Crawl refuses too). Walking somewhere chosen, or to the stairs, is allowed:
+    /// it may be the way out.
+    pub fn refuse(goal: Goal, view: &View) -> Option<String> {
+        let monster = view
+            .entities
+            .iter()
+            .find(|e| e.kind == EntityKind::Monster)?;
+        (goal == Goal::Explore).then(|| format!("Not with a {} in sight.", monster.name))
+    }
+
     pub fn new(goal: Goal, view: &View) -> Trip {
         Trip {
             goal,
@@ -499,6 +510,18 @@ pub(crate) mod tests {
             1,
         );
         assert_eq!(trip.next(&v), Step::Stop("You are attacked!".into()));
+    }
+
+    #[test]
+    fn exploring_is_refused_with_a_monster_in_sight_but_walking_is_not() {
+        let v = view_of(&["######", "#@..m#", "######"]);
+        assert_eq!(
+            Trip::refuse(Goal::Explore, &v),
+            Some("Not with a Micro Mouse in sight.".into())
+        );
+        assert_eq!(Trip::refuse(Goal::Cell(Pos::new(2, 1)), &v), None);
+        let calm = view_of(&["######", "#@..$#", "######"]);
+        assert_eq!(Trip::refuse(Goal::Explore, &calm), None);
     }
 
     #[test]

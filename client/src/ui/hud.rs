@@ -225,7 +225,15 @@ fn draw_worn(view: &View, sprites: &Sprites, x: f32, mut y: f32, w: f32) -> f32 
     y
 }
 
-pub fn draw_panel(area: Rect, model: &Model, sprites: &Sprites, turn: &TurnLine, connection: &str) {
+/// The side panel. `hints` are the few key reminders at its foot (from the key table).
+pub fn draw_panel(
+    area: Rect,
+    model: &Model,
+    sprites: &Sprites,
+    turn: &TurnLine,
+    connection: &str,
+    hints: &[String],
+) {
     draw_rectangle(area.x, area.y, area.w, area.h, PANEL);
     draw_line(area.x, area.y, area.x, area.y + area.h, 2.0, EDGE);
     let x = area.x + 20.0;
@@ -369,14 +377,7 @@ pub fn draw_panel(area: Rect, model: &Model, sprites: &Sprites, turn: &TurnLine,
 
     y = draw_worn(view, sprites, x, y, w) + 14.0;
 
-    let help = [
-        "Move   arrows, WASD, numpad, hjklyubn",
-        "       two arrows at once: diagonal",
-        "Wait   . or numpad 5    Stairs  > <",
-        "Attack, open doors: walk into them",
-        "i pack  g pick up  c character  m log",
-        "p level up  Tab scores  Enter chat",
-    ];
+    let help = hints;
     // A short window (800x600, a small browser tab) has no room for the key help under
     // everything else: the help gives way to what is in sight rather than overlap it.
     let help_fits = area.y + area.h - 16.0 - 18.0 * (help.len() as f32 - 1.0) - y >= 90.0;

@@ -3,6 +3,7 @@
 pub mod anim;
 pub mod app;
 pub mod frames;
+pub mod help;
 pub mod hud;
 pub mod input;
 pub mod inventory;

@@ -4,6 +4,7 @@
 //! modules:
 //!
 //! - [`describe`]: what the mouse points at on the map, in words.
+//! - [`display`]: whether a window can be opened at all (natively), checked before anything.
 //! - [`keymap`]: the one table of keys and commands (input, help screen and key file).
 //! - [`link`]: the web page's address and query string (which dungeon, which name).
 //! - [`model`]: the client's copy of the game: its view, patched by every diff, the message log
@@ -21,6 +22,7 @@
 //! - [`ui`]: the macroquad front end: drawing, input, the lobby and the screens.
 
 pub mod describe;
+pub mod display;
 pub mod keymap;
 pub mod link;
 pub mod model;

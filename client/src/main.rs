@@ -144,6 +144,12 @@ fn main() {
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
     let args = Args::parse();
+    // Before anything is created (the solo game's folder, the key file): without a display
+    // there is nothing to play on.
+    if let Err(message) = delve_client::display::check() {
+        eprintln!("{message}");
+        std::process::exit(1);
+    }
     let script = match args.script.as_deref().map(delve_client::script::parse) {
         None => None,
         Some(Ok(steps)) => Some(steps),

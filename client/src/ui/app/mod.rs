@@ -118,7 +118,7 @@ struct App {
     points_seen: u32,
     /// How far the log is scrolled back, in lines.
     log_scroll: usize,
-    /// Where to remember the token of (server, dungeon).
+    /// Where to remember the token of (server, dungeon, name).
     tokens: Option<(TokenStore, String, String)>,
     /// The death or victory summary was put away (Esc) to watch the floor.
     end_hidden: bool,
@@ -167,7 +167,7 @@ impl App {
         if let ServerMsg::Welcome { token, .. } = &msg {
             self.connection = Connection::Joined;
             if let (Some(t), Some((store, server, dungeon))) = (token, &mut self.tokens)
-                && let Err(e) = store.put(server, dungeon, t)
+                && let Err(e) = store.put(server, dungeon, &self.name, t)
             {
                 eprintln!("delve: cannot remember the resume token: {e}");
             }
@@ -369,7 +369,6 @@ pub async fn run(mut options: Options) {
         if options.name.is_empty() {
             options.name = super::web::ask_name().await;
         }
-        options.token_server = format!("{} {}", options.token_server, options.name.to_lowercase());
     }
     let choice = match options.dungeon.take() {
         Some(dungeon) => Choice {
@@ -390,7 +389,7 @@ pub async fn run(mut options: Options) {
     };
     // Resume our character in this dungeon if we have played it from here before.
     let token = match (&choice.watch, &options.tokens) {
-        (None, Some(store)) => store.get(&options.token_server, &choice.dungeon),
+        (None, Some(store)) => store.get(&options.token_server, &choice.dungeon, &options.name),
         _ => None,
     };
     let hello = ClientMsg::Hello {

@@ -310,6 +310,7 @@ pub const TABLE: &[Entry] = &[
         &["?", "F1"],
     ),
     entry(Command::Mute, "mute", "sound on or off", Always, &["F2"]),
+    entry(Command::Menu, "menu", "the menu", Always, &["F10"]),
     entry(
         Command::Cancel,
         "cancel",
@@ -320,8 +321,8 @@ pub const TABLE: &[Entry] = &[
     entry(
         Command::Confirm,
         "confirm",
-        "confirm in a dialog",
-        Dialog,
+        "confirm; on the map, chat",
+        Always,
         &["Enter", "KpEnter"],
     ),
     entry(
@@ -510,6 +511,48 @@ impl KeyMap {
     }
 }
 
+/// The player's keys from `keys.toml` in the config folder (beside `tokens.json`), written with
+/// the defaults when it does not exist yet. Returns the keys and a line for the help screen:
+/// where the file is, or what is wrong with it (the defaults are used then).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn load_key_file(dir: Option<&std::path::Path>) -> (KeyMap, String) {
+    let Some(dir) = dir else {
+        return (
+            KeyMap::default(),
+            "No config folder (HOME is not set): the default keys.".into(),
+        );
+    };
+    let path = dir.join("keys.toml");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => match KeyMap::from_file(&text) {
+            Ok(map) => (map, format!("Change the keys in {}", path.display())),
+            Err(e) => {
+                eprintln!("delve: {}: {e}; using the default keys", path.display());
+                (
+                    KeyMap::default(),
+                    format!("{}: {e} (default keys in use)", path.display()),
+                )
+            }
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let map = KeyMap::default();
+            let written =
+                std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, map.to_file()));
+            match written {
+                Ok(()) => (map, format!("Change the keys in {}", path.display())),
+                Err(e) => (
+                    map,
+                    format!("Cannot write {}: {e} (default keys)", path.display()),
+                ),
+            }
+        }
+        Err(e) => (
+            KeyMap::default(),
+            format!("Cannot read {}: {e} (default keys)", path.display()),
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -604,6 +647,27 @@ mod tests {
         let h = m.hints();
         assert!(h[0].contains("o explore"), "{h:?}");
         assert!(h[0].starts_with("F1 all keys"), "{h:?}");
+    }
+
+    #[test]
+    fn the_key_file_is_written_on_first_run_and_read_after() {
+        let dir = std::env::temp_dir().join(format!("delve-keys-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (map, note) = load_key_file(Some(&dir));
+        assert_eq!(map, KeyMap::default());
+        assert!(note.contains("keys.toml"), "{note}");
+        let text = std::fs::read_to_string(dir.join("keys.toml")).unwrap();
+        assert!(text.contains("explore"), "{text}");
+        // The player changes a key: the next start uses it.
+        std::fs::write(dir.join("keys.toml"), text.replace("[\"x\"]", "[\"o\"]")).unwrap();
+        let (map, _) = load_key_file(Some(&dir));
+        assert_eq!(map.commands(Key::Char('o'), false), vec![Command::Explore]);
+        // A broken file keeps the defaults and says what is wrong.
+        std::fs::write(dir.join("keys.toml"), "[keys]\nexplore = [\"Nope\"]\n").unwrap();
+        let (map, note) = load_key_file(Some(&dir));
+        assert_eq!(map, KeyMap::default());
+        assert!(note.contains("Nope"), "{note}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

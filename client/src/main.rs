@@ -159,6 +159,8 @@ fn main() {
         }
     };
     let name = args.name.clone().unwrap_or_else(default_name);
+    let (keys, keys_note) =
+        delve_client::keymap::load_key_file(delve_client::tokens::config_dir().as_deref());
     let (url, dungeon, solo) = match args.server {
         Some(url) => (url, args.dungeon, None),
         None => match SoloServer::start(&name, delve_client::tokens::solo_data_dir()) {
@@ -189,8 +191,8 @@ fn main() {
         token_server,
         screenshot: args.screenshot.zip(args.frames),
         solo,
-        keys: Default::default(),
-        keys_note: String::new(),
+        keys,
+        keys_note,
         script,
     };
     macroquad::Window::from_config(conf(args.size), run(options));

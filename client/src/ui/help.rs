@@ -46,7 +46,8 @@ pub fn draw_help(keys: &KeyMap, note: &str) {
     };
     let line = if sh >= 700.0 { 20.0 } else { 16.0 };
     let size = if sh >= 700.0 { 18 } else { 15 };
-    let h = (110.0 + per_col as f32 * line + (MOUSE.len() as f32 + 2.0) * line).min(sh - 16.0);
+    let h = (66.0 + per_col as f32 * line + 10.0 + (MOUSE.len() as f32 + 2.0) * line + 4.0)
+        .min(sh - 16.0);
     let (x, y) = (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round().max(8.0));
     draw_rectangle(x, y, w, h, BOX);
     draw_rectangle_lines(x, y, w, h, 2.0, EDGE);

@@ -4,6 +4,7 @@
 use delve_protocol::{Effect, EntityKind, Pos, Slot, Tile, View};
 use macroquad::prelude::*;
 
+use super::sheet::Minimap;
 use super::sprites::Sprites;
 use super::theme::{effect_look, message_color, player_color};
 use crate::model::Model;
@@ -255,7 +256,7 @@ pub fn draw_panel(
     };
     let me = &view.me;
     y += 26.0;
-    draw_text(&me.name, x, y, 26.0, player_color(me.id, me.id));
+    draw_text(&me.name, x, y, 26.0, player_color(me.id));
     let lvl = format!("Level {}", me.level);
     let d = measure_text(&lvl, None, 20, 1.0);
     draw_text(&lvl, x + w - d.width, y, 20.0, WHITE);
@@ -321,14 +322,14 @@ pub fn draw_panel(
     draw_text(&turn.text, x, y, 20.0, turn.color);
     y += 26.0;
 
-    y = draw_minimap(view, x, y, w) + 26.0;
+    y = draw_minimap(view, sprites, x, y, w) + 26.0;
 
     // The party: everyone in the dungeon, wherever they are.
     if view.party.len() > 1 || !view.watchers.is_empty() {
         draw_text("Party", x, y, 20.0, DIM);
         y += 20.0;
         for p in view.party.iter().take(8) {
-            let c = player_color(p.id, me.id);
+            let c = player_color(p.id);
             let dot = if p.connected {
                 c
             } else {
@@ -424,7 +425,7 @@ pub fn draw_panel(
                 let dot = if e.kind == EntityKind::Monster {
                     Color::from_rgba(230, 70, 60, 255)
                 } else {
-                    player_color(e.id, me.id)
+                    player_color(e.id)
                 };
                 draw_circle(x + 6.0, y - 5.0, 5.0, dot);
                 draw_text(
@@ -468,7 +469,7 @@ pub fn draw_panel(
 }
 
 /// The whole floor as remembered, small. Returns the y below it.
-fn draw_minimap(view: &View, x: f32, y: f32, w: f32) -> f32 {
+fn draw_minimap(view: &View, sprites: &Sprites, x: f32, y: f32, w: f32) -> f32 {
     let map = &view.map;
     let px = (w / map.width() as f32).floor().max(1.0);
     let h = px * map.height() as f32;
@@ -480,16 +481,16 @@ fn draw_minimap(view: &View, x: f32, y: f32, w: f32) -> f32 {
         Color::new(0.0, 0.0, 0.0, 0.6),
     );
     for (i, t) in map.cells().iter().enumerate() {
-        let c = match t {
+        let c = sprites.minimap(match t {
             Tile::Unknown => continue,
-            Tile::Wall => Color::from_rgba(78, 72, 96, 255),
-            Tile::Floor if view.visible.contains(i) => Color::from_rgba(150, 140, 112, 255),
-            Tile::Floor => Color::from_rgba(50, 50, 66, 255),
-            Tile::StairsDown | Tile::StairsUp => Color::from_rgba(240, 210, 100, 255),
-            Tile::DoorClosed => Color::from_rgba(176, 112, 56, 255),
-            Tile::DoorOpen => Color::from_rgba(120, 88, 60, 255),
-            Tile::DoorLocked => Color::from_rgba(214, 72, 56, 255),
-        };
+            Tile::Wall => Minimap::Wall,
+            Tile::Floor if view.visible.contains(i) => Minimap::FloorLit,
+            Tile::Floor => Minimap::Floor,
+            Tile::StairsDown | Tile::StairsUp => Minimap::Stairs,
+            Tile::DoorClosed => Minimap::Door,
+            Tile::DoorOpen => Minimap::DoorOpen,
+            Tile::DoorLocked => Minimap::DoorLocked,
+        });
         let p = map.pos_of(i);
         draw_rectangle(x + p.x as f32 * px, y + p.y as f32 * px, px, px, c);
     }
@@ -499,9 +500,9 @@ fn draw_minimap(view: &View, x: f32, y: f32, w: f32) -> f32 {
     for e in order {
         let Pos { x: ex, y: ey } = e.pos;
         let (grow, color) = match e.kind {
-            EntityKind::Item => (0.0, Color::from_rgba(120, 220, 255, 255)),
-            EntityKind::Monster => (1.0, Color::from_rgba(230, 70, 60, 255)),
-            EntityKind::Player => (1.0, player_color(e.id, view.me.id)),
+            EntityKind::Item => (0.0, sprites.minimap(Minimap::Item)),
+            EntityKind::Monster => (1.0, sprites.minimap(Minimap::Monster)),
+            EntityKind::Player => (1.0, player_color(e.id)),
         };
         draw_rectangle(
             x + ex as f32 * px - grow,

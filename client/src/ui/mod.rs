@@ -12,6 +12,7 @@ pub mod render;
 pub mod scores;
 pub mod screens;
 pub mod screenshot;
+pub mod sheet;
 pub mod sprites;
 pub mod text_input;
 pub mod theme;

@@ -10,7 +10,12 @@ use delve_protocol::{EntityKind, MessageKind};
 impl App {
     /// Where the pointer is: the mouse, or where a script points.
     pub(super) fn pointer(&self) -> Vec2 {
-        self.pointed.unwrap_or_else(|| mouse_position().into())
+        match (self.pointed, &self.script) {
+            (Some(p), _) => p,
+            // A scripted run ignores the real pointer (Xvfb parks it mid-screen).
+            (None, Some(_)) => vec2(-100.0, -100.0),
+            (None, None) => mouse_position().into(),
+        }
     }
 
     /// The map cell under the mouse, if the mouse is over the drawn map.

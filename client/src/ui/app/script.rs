@@ -83,6 +83,9 @@ impl App {
                 Action::Idle => frames >= 1 && self.settled(now),
                 Action::Frames(n) => frames >= *n,
                 Action::Turn(t) => view.is_some_and(|v| v.turn >= *t),
+                // Two more frames first: glyphs drawn for the first time reach macroquad's font
+                // atlas a frame late, and would show as blocks.
+                Action::Shot(_) if frames < 2 => false,
                 Action::Shot(path) => {
                     if let Err(e) = screenshot::save(std::path::Path::new(path)) {
                         eprintln!("delve: {e:#}");

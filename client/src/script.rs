@@ -7,6 +7,7 @@
 //! - `idle`: wait until nothing is under way (no walk, no intent waiting, no animation);
 //! - `frames N`: let N frames pass;
 //! - `turn N`: wait until the floor's turn is at least N;
+//! - `wait lost` / `wait back`: wait until the connection is down (trying again) / up again;
 //! - `shot PATH`: save the window as a PNG;
 //! - `quit`: exit (0).
 //!
@@ -64,6 +65,8 @@ pub enum Action {
     Idle,
     Frames(u32),
     Turn(u64),
+    /// Wait for the connection to be down (`false`) or up (`true`).
+    Connection(bool),
     Shot(String),
     Quit,
 }
@@ -95,6 +98,8 @@ pub fn parse(text: &str) -> Result<Vec<Action>, String> {
             "idle" => Action::Idle,
             "frames" => Action::Frames(arg.parse().map_err(|_| bad())?),
             "turn" => Action::Turn(arg.parse().map_err(|_| bad())?),
+            "wait" if arg == "lost" => Action::Connection(false),
+            "wait" if arg == "back" => Action::Connection(true),
             "shot" if !arg.is_empty() => Action::Shot(arg.to_string()),
             "quit" => Action::Quit,
             _ => return Err(bad()),
@@ -111,7 +116,7 @@ mod tests {
 
     #[test]
     fn a_script_reads_step_by_step() {
-        let s = parse("key x; idle; hover monster; click -2,1; key Escape; frames 3; turn 4; shot /tmp/a b.png; quit").unwrap();
+        let s = parse("key x; idle; hover monster; click -2,1; key Escape; frames 3; turn 4; wait lost; wait back; shot /tmp/a b.png; quit").unwrap();
         assert_eq!(
             s,
             vec![
@@ -122,6 +127,8 @@ mod tests {
                 Action::Key(Key::Named(Named::Escape)),
                 Action::Frames(3),
                 Action::Turn(4),
+                Action::Connection(false),
+                Action::Connection(true),
                 Action::Shot("/tmp/a b.png".into()),
                 Action::Quit,
             ]

@@ -582,10 +582,49 @@ pub fn draw_notice(title: &str, detail: &str) {
         GOLD,
     );
     let mut y = h / 2.0 + 26.0;
-    for line in wrap(detail, 70) {
+    // Wrapped to the window (about 10 pixels a character at this size).
+    let chars = (((w - 60.0) / 10.0).floor() as usize).clamp(20, 90);
+    for line in wrap(detail, chars) {
         let d = measure_text(&line, None, 20, 1.0);
         draw_text(&line, ((w - d.width) / 2.0).round(), y.round(), 20.0, WHITE);
         y += 24.0;
+    }
+}
+
+/// The banner over the map while the connection is down and the game tries again: which try,
+/// how long until it, and why the connection went (fitted to the map's width).
+pub fn draw_reconnecting(area: Rect, attempt: u32, wait: f64, reason: &str) {
+    let h = 58.0;
+    draw_rectangle(
+        area.x,
+        area.y,
+        area.w,
+        h,
+        Color::new(0.35, 0.06, 0.06, 0.92),
+    );
+    draw_line(
+        area.x,
+        area.y + h,
+        area.x + area.w,
+        area.y + h,
+        2.0,
+        Color::new(0.9, 0.3, 0.2, 1.0),
+    );
+    let title = if wait > 0.0 {
+        format!("Connection lost. Reconnecting, try {attempt} in {wait:.0} s")
+    } else {
+        format!("Connection lost. Reconnecting, try {attempt}")
+    };
+    draw_text(&title, area.x + 16.0, area.y + 26.0, 24.0, WHITE);
+    let chars = (((area.w - 32.0) / 8.0).floor() as usize).max(16);
+    if let Some(line) = wrap(reason, chars).first() {
+        draw_text(
+            line,
+            area.x + 16.0,
+            area.y + 48.0,
+            16.0,
+            Color::new(1.0, 0.8, 0.75, 1.0),
+        );
     }
 }
 

@@ -337,8 +337,14 @@ fn draw_effects(cam: &Camera, anims: &Anims, now: f64) {
         if t < 0.0 {
             continue;
         }
-        let c = cam.to_screen(f.at) + vec2(cam.tile / 2.0, cam.tile * (0.2 - 0.6 * t));
-        let size = 22;
+        // The font follows the tile, and lanes are a number's width apart.
+        let size = (cam.tile * 0.7).clamp(14.0, 22.0) as u16;
+        let lane_w = f32::from(size) * 1.5;
+        let c = cam.to_screen(f.at)
+            + vec2(
+                cam.tile / 2.0 + f.lane as f32 * lane_w,
+                cam.tile * (0.2 - 0.6 * t),
+            );
         let d = measure_text(&f.text, None, size, 1.0);
         let [r, g, b] = f.color;
         let alpha = (1.0 - t * t).clamp(0.0, 1.0);

@@ -87,9 +87,9 @@ impl App {
                      Enter: chat",
                 );
             } else if me.victory {
-                screens::victory(me, &self.sprites, now);
+                screens::victory(me, &self.sprites, now, layout.map, self.dump.as_deref());
             } else if !me.alive {
-                screens::death(me);
+                screens::death(me, layout.map, self.dump.as_deref());
             }
             match &self.screen {
                 Screen::Game => {}
@@ -112,25 +112,35 @@ impl App {
                     let labels: Vec<&str> = MENU.iter().map(|m| m.label()).collect();
                     help::draw_menu(&labels, *selected);
                 }
+                // Just above the log, so no line of it is hidden.
                 Screen::Chat(line) => line.draw(
                     "Say: ",
-                    layout.log.x + 10.0,
-                    layout.log.y + layout.log.h - 12.0,
-                    layout.log.w - 20.0,
+                    layout.map.x + 10.0,
+                    layout.map.y + layout.map.h - 12.0,
+                    layout.map.w - 20.0,
                 ),
             }
         }
+        // Lost, or never there: "cannot reach" is a server that never answered this game;
+        // "lost" is one that did and went away.
+        let title = if self.ever_joined {
+            "Connection lost"
+        } else {
+            "Cannot reach the server"
+        };
         match &self.connection {
             Connection::Connecting if self.model.view.is_none() => {
                 hud::draw_notice("Connecting", "Opening the way into the dungeon...")
             }
             Connection::Reconnecting { reason, .. } if self.model.view.is_none() => {
-                hud::draw_notice(
-                    "Cannot reach the server",
-                    &format!("{reason}. {connection}."),
-                )
+                hud::draw_notice(title, &format!("{reason}. {connection}."))
             }
-            Connection::Ended(reason) => hud::draw_notice("Connection lost", reason),
+            Connection::Reconnecting {
+                attempt,
+                at,
+                reason,
+            } => hud::draw_reconnecting(layout.map, *attempt, (at - now).max(0.0).ceil(), reason),
+            Connection::Ended(reason) => hud::draw_notice(title, reason),
             _ => {}
         }
     }

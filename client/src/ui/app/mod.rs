@@ -139,6 +139,10 @@ struct App {
     pointed: Option<Vec2>,
     click: bool,
     script: Option<script::Player>,
+    /// Where this game's character dump was saved, once it ended.
+    dump: Option<String>,
+    /// The connection has been up once: a later failure is "lost", not "cannot reach".
+    ever_joined: bool,
 }
 
 impl App {
@@ -165,6 +169,15 @@ impl App {
 
     fn on_message(&mut self, msg: ServerMsg, now: f64) {
         if let ServerMsg::Welcome { token, .. } = &msg {
+            if self.ever_joined && matches!(self.connection, Connection::Reconnecting { .. }) {
+                let turn = self.model.view.as_ref().map_or(0, |v| v.turn);
+                self.model.push_log(
+                    delve_protocol::MessageKind::Good,
+                    "The connection is back: the game goes on.".into(),
+                    turn,
+                );
+            }
+            self.ever_joined = true;
             self.connection = Connection::Joined;
             if let (Some(t), Some((store, server, dungeon))) = (token, &mut self.tokens)
                 && let Err(e) = store.put(server, dungeon, &self.name, t)
@@ -432,6 +445,8 @@ pub async fn run(mut options: Options) {
         pointed: None,
         click: false,
         script: options.script.take().map(script::Player::new),
+        dump: None,
+        ever_joined: false,
         tokens: options
             .tokens
             .take()

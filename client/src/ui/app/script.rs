@@ -83,6 +83,10 @@ impl App {
                 Action::Idle => frames >= 1 && self.settled(now),
                 Action::Frames(n) => frames >= *n,
                 Action::Turn(t) => view.is_some_and(|v| v.turn >= *t),
+                Action::Connection(up) => {
+                    matches!(self.connection, Connection::Joined) == *up
+                        && !matches!(self.connection, Connection::Connecting)
+                }
                 // Two more frames first: glyphs drawn for the first time reach macroquad's font
                 // atlas a frame late, and would show as blocks.
                 Action::Shot(_) if frames < 2 => false,

@@ -5,10 +5,12 @@
 //!
 //! - [`describe`]: what the mouse points at on the map, in words.
 //! - [`display`]: whether a window can be opened at all (natively), checked before anything.
+//! - [`keep`]: what is kept of finished games here: character dumps, the solo score table.
 //! - [`keymap`]: the one table of keys and commands (input, help screen and key file).
 //! - [`link`]: the web page's address and query string (which dungeon, which name).
 //! - [`model`]: the client's copy of the game: its view, patched by every diff, the message log
 //!   and the turn status.
+//! - [`morgue`]: the character dump of a finished game, as text.
 //! - [`net`]: the WebSocket session speaking the protocol, behind one `Link` interface: a thread
 //!   natively, the page's own socket polled each frame in a browser; reconnecting by itself.
 //! - [`pack`]: the pack as the client reasons about it: what each key does to the selected item,
@@ -23,9 +25,11 @@
 
 pub mod describe;
 pub mod display;
+pub mod keep;
 pub mod keymap;
 pub mod link;
 pub mod model;
+pub mod morgue;
 pub mod net;
 pub mod pack;
 pub mod scores;

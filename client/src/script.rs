@@ -8,6 +8,7 @@
 //! - `frames N`: let N frames pass;
 //! - `turn N`: wait until the floor's turn is at least N;
 //! - `wait lost` / `wait back`: wait until the connection is down (trying again) / up again;
+//! - `wait dead`: wait until our character's game is over (death or victory);
 //! - `shot PATH`: save the window as a PNG;
 //! - `quit`: exit (0).
 //!
@@ -67,6 +68,8 @@ pub enum Action {
     Turn(u64),
     /// Wait for the connection to be down (`false`) or up (`true`).
     Connection(bool),
+    /// Wait for our character's game to end.
+    Ended,
     Shot(String),
     Quit,
 }
@@ -100,6 +103,7 @@ pub fn parse(text: &str) -> Result<Vec<Action>, String> {
             "turn" => Action::Turn(arg.parse().map_err(|_| bad())?),
             "wait" if arg == "lost" => Action::Connection(false),
             "wait" if arg == "back" => Action::Connection(true),
+            "wait" if arg == "dead" => Action::Ended,
             "shot" if !arg.is_empty() => Action::Shot(arg.to_string()),
             "quit" => Action::Quit,
             _ => return Err(bad()),
@@ -116,7 +120,7 @@ mod tests {
 
     #[test]
     fn a_script_reads_step_by_step() {
-        let s = parse("key x; idle; hover monster; click -2,1; key Escape; frames 3; turn 4; wait lost; wait back; shot /tmp/a b.png; quit").unwrap();
+        let s = parse("key x; idle; hover monster; click -2,1; key Escape; frames 3; turn 4; wait lost; wait back; wait dead; shot /tmp/a b.png; quit").unwrap();
         assert_eq!(
             s,
             vec![
@@ -129,6 +133,7 @@ mod tests {
                 Action::Turn(4),
                 Action::Connection(false),
                 Action::Connection(true),
+                Action::Ended,
                 Action::Shot("/tmp/a b.png".into()),
                 Action::Quit,
             ]

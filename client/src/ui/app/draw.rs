@@ -29,7 +29,15 @@ impl App {
             self.camera = Some(cam);
         }
         // What the mouse points at, while nothing is open over the map.
+        // (Not over the summary of a finished game.)
+        let summary_shown = self
+            .model
+            .view
+            .as_ref()
+            .is_some_and(|v| (!v.me.alive || v.me.victory) && !self.end_hidden)
+            && self.model.watching.is_none();
         if matches!(self.screen, Screen::Game)
+            && !summary_shown
             && let (Some(cell), Some(view), Some(cam)) =
                 (self.cell_under_mouse(), &self.model.view, &self.camera)
             && view.map.get(cell) != Tile::Unknown

@@ -196,15 +196,20 @@ impl App {
             .map(|v| v.entities.iter().map(|e| (e.id, e.pos)).collect())
             .unwrap_or_default();
         let welcome = matches!(msg, ServerMsg::Welcome { .. });
+        // Our own character playing before this message: if it ends now, its game is kept.
+        let playing_before = !self.spectating() && self.model.view.is_some();
         match self.model.handle(msg) {
             Ok(h) => {
                 self.note_end();
+                if playing_before && self.ended.is_some() {
+                    self.keep_end();
+                }
                 if let Screen::Scores(board) = &mut self.screen {
                     if let Some((_, message)) = &h.error {
                         board.refused(message.clone());
                     }
                     // A question asked before the connection dropped is asked again.
-                    if welcome && !board.loaded() {
+                    if welcome && !board.loaded() && !self.solo {
                         self.net.send(scores::request());
                     }
                 }
@@ -256,12 +261,20 @@ impl App {
         });
     }
 
-    /// Opens the high-score table and asks the server for it.
+    /// Opens the high-score table and asks the server for it (a solo game reads its own).
     fn open_scores(&mut self) {
-        self.net.send(scores::request());
-        // The solo server keeps no table: there is nothing to look for.
-        let mine = self.ended.clone().filter(|_| !self.solo);
+        let mine = self.ended.clone();
         self.screen = Screen::Scores(ScoreBoard::open(self.model.scores_received, mine));
+        self.ask_scores();
+    }
+
+    fn ask_scores(&mut self) {
+        if self.solo {
+            self.model.scores = crate::keep::solo_scores();
+            self.model.scores_received += 1;
+        } else {
+            self.net.send(scores::request());
+        }
     }
 
     /// Takes in the table's answer and asks again when our game should be in it but is not yet.
@@ -269,7 +282,44 @@ impl App {
         if let Screen::Scores(board) = &mut self.screen
             && board.poll(&self.model.scores, self.model.scores_received, now)
         {
-            self.net.send(scores::request());
+            self.ask_scores();
+        }
+    }
+
+    /// Keeps the game that just ended: its character dump, and in a solo game its score.
+    fn keep_end(&mut self) {
+        let secs = crate::keep::now_secs();
+        let date = delve_protocol::utc_date(secs);
+        let Some(text) = crate::morgue::dump(&self.model, &date) else {
+            return;
+        };
+        let Some(me) = self.model.view.as_ref().map(|v| v.me.clone()) else {
+            return;
+        };
+        match crate::keep::save_dump(&crate::morgue::file_name(&me.name, secs), &text) {
+            Ok(path) => self.dump = Some(path),
+            Err(e) => self.note(&format!("The character dump could not be saved: {e}")),
+        }
+        if self.solo {
+            let entry = delve_protocol::ScoreEntry {
+                name: me.name.clone(),
+                score: me.score,
+                level: me.level,
+                deepest: me.deepest,
+                kills: me.kills,
+                turns: me.turns,
+                victory: me.victory,
+                outcome: if me.victory {
+                    "won".into()
+                } else {
+                    me.cause.clone().unwrap_or_else(|| "died".into())
+                },
+                dungeon: self.model.dungeon.clone().unwrap_or_default(),
+                ended: secs,
+            };
+            if let Err(e) = crate::keep::add_solo_score(entry) {
+                self.note(&format!("The solo high scores could not be saved: {e}"));
+            }
         }
     }
 

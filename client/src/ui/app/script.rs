@@ -83,6 +83,7 @@ impl App {
                 Action::Idle => frames >= 1 && self.settled(now),
                 Action::Frames(n) => frames >= *n,
                 Action::Turn(t) => view.is_some_and(|v| v.turn >= *t),
+                Action::Ended => view.is_some_and(|v| !v.me.alive || v.me.victory),
                 Action::Connection(up) => {
                     matches!(self.connection, Connection::Joined) == *up
                         && !matches!(self.connection, Connection::Connecting)

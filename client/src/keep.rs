@@ -40,7 +40,15 @@ pub fn save_dump(file: &str, text: &str) -> Result<String, String> {
         .ok_or("no data folder (HOME is not set)")?
         .join("morgue");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let path = dir.join(file);
+    // Never over another game's dump: a second one gets a number.
+    let stem = file.trim_end_matches(".txt");
+    let path = (1..)
+        .map(|n| match n {
+            1 => dir.join(file),
+            n => dir.join(format!("{stem}-{n}.txt")),
+        })
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| dir.join(file));
     std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(path.display().to_string())
 }

@@ -195,5 +195,37 @@ fn main() {
         keys_note,
         script,
     };
-    macroquad::Window::from_config(conf(args.size), run(options));
+    open_window(args.size, options);
+}
+
+/// Opens the window and runs the game. Opening an X display now and then fails at random on a
+/// loaded machine (seen under Xvfb: miniquad panics "XOpenDisplay() failed!" before anything is
+/// drawn), so a failure before the game's first frame is retried twice; any later panic is not.
+#[cfg(not(target_arch = "wasm32"))]
+fn open_window(size: Option<(i32, i32)>, options: Options) {
+    use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+    use std::sync::{Arc, Mutex};
+    let options = Arc::new(Mutex::new(Some(options)));
+    for attempt in 1..=3 {
+        let slot = Arc::clone(&options);
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            macroquad::Window::from_config(conf(size), async move {
+                let taken = slot.lock().ok().and_then(|mut o| o.take());
+                if let Some(options) = taken {
+                    run(options).await;
+                }
+            });
+        }));
+        match result {
+            Ok(()) => return,
+            // The game began (took its options): a panic from there on is a real one.
+            Err(e) if attempt == 3 || options.lock().map_or(true, |o| o.is_none()) => {
+                resume_unwind(e)
+            }
+            Err(_) => {
+                eprintln!("delve: opening the window failed; trying again");
+                std::thread::sleep(std::time::Duration::from_millis(300 * attempt));
+            }
+        }
+    }
 }

@@ -107,19 +107,22 @@ pub fn dump(model: &Model, date: &str) -> Option<String> {
     Some(s)
 }
 
-/// A file name for a dump: the character's name (letters and digits) and the end's time.
-pub fn file_name(name: &str, secs: u64) -> String {
-    let clean: String = name
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .collect::<String>()
-        .to_lowercase();
-    let clean = if clean.is_empty() {
-        "character".into()
-    } else {
-        clean
+/// A file name for a dump: the character's and the dungeon's names (letters and digits) and the
+/// turns it lived, which tell one game from another without a clock.
+pub fn file_name(name: &str, dungeon: &str, turns: u64) -> String {
+    let clean = |s: &str, or: &str| {
+        let c: String = s
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_lowercase();
+        if c.is_empty() { or.to_string() } else { c }
     };
-    format!("{clean}-{secs}.txt")
+    format!(
+        "{}-{}-{turns}.txt",
+        clean(name, "character"),
+        clean(dungeon, "dungeon")
+    )
 }
 
 #[cfg(test)]
@@ -182,7 +185,10 @@ mod tests {
 
     #[test]
     fn file_names_are_plain() {
-        assert_eq!(file_name("Ann O'Neil", 17), "annoneil-17.txt");
-        assert_eq!(file_name("???", 5), "character-5.txt");
+        assert_eq!(
+            file_name("Ann O'Neil", "Crypt", 17),
+            "annoneil-crypt-17.txt"
+        );
+        assert_eq!(file_name("???", "", 5), "character-dungeon-5.txt");
     }
 }

@@ -358,6 +358,11 @@ impl ScoreBoard {
         self.loaded
     }
 
+    /// An answer is in and the table is not looking for our game any more.
+    pub fn settled(&self) -> bool {
+        self.loaded && self.retry_at.is_none()
+    }
+
     pub fn error(&self) -> Option<&str> {
         self.error.as_deref()
     }

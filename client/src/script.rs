@@ -9,6 +9,7 @@
 //! - `turn N`: wait until the floor's turn is at least N;
 //! - `wait lost` / `wait back`: wait until the connection is down (trying again) / up again;
 //! - `wait dead`: wait until our character's game is over (death or victory);
+//! - `wait scores`: wait until the open high-score table has its answer (and found our game);
 //! - `shot PATH`: save the window as a PNG;
 //! - `quit`: exit (0).
 //!
@@ -70,6 +71,8 @@ pub enum Action {
     Connection(bool),
     /// Wait for our character's game to end.
     Ended,
+    /// Wait for the high-score table's answer.
+    Scores,
     Shot(String),
     Quit,
 }
@@ -104,6 +107,7 @@ pub fn parse(text: &str) -> Result<Vec<Action>, String> {
             "wait" if arg == "lost" => Action::Connection(false),
             "wait" if arg == "back" => Action::Connection(true),
             "wait" if arg == "dead" => Action::Ended,
+            "wait" if arg == "scores" => Action::Scores,
             "shot" if !arg.is_empty() => Action::Shot(arg.to_string()),
             "quit" => Action::Quit,
             _ => return Err(bad()),

@@ -7,7 +7,7 @@ use std::process::Command;
 fn without_a_display_the_game_says_so_and_creates_nothing() {
     let home = std::env::temp_dir().join(format!("delve-nodisplay-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&home);
-    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&home).expect("test files and runtime");
     let out = Command::new(env!("CARGO_BIN_EXE_delve"))
         .args(["--solo", "--name", "Nobody"])
         .env_remove("DISPLAY")
@@ -24,7 +24,7 @@ fn without_a_display_the_game_says_so_and_creates_nothing() {
     assert!(err.contains("needs a graphical display"), "{err}");
     assert!(err.contains("xvfb-run"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
-    let left: Vec<_> = std::fs::read_dir(&home).unwrap().collect();
+    let left: Vec<_> = std::fs::read_dir(&home).expect("test setup").collect();
     assert!(left.is_empty(), "created {left:?}");
     // A DISPLAY that names no server is no display either.
     let out = Command::new(env!("CARGO_BIN_EXE_delve"))
@@ -40,6 +40,11 @@ fn without_a_display_the_game_says_so_and_creates_nothing() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "stderr: {err}");
     assert!(err.contains("DISPLAY=:4321"), "{err}");
-    assert!(std::fs::read_dir(&home).unwrap().next().is_none());
+    assert!(
+        std::fs::read_dir(&home)
+            .expect("test setup")
+            .next()
+            .is_none()
+    );
     let _ = std::fs::remove_dir_all(&home);
 }

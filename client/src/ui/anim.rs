@@ -151,6 +151,13 @@ impl Anims {
         self.puffs.retain(|p| now - p.start < FLOAT_TIME);
     }
 
+    /// Whether nothing at all is on the move: no glide, no number, no puff.
+    pub fn quiet(&self, now: f64) -> bool {
+        !self.busy(now)
+            && self.floaters.iter().all(|f| now - f.start >= FLOAT_TIME)
+            && self.puffs.iter().all(|p| now - p.start >= FLOAT_TIME)
+    }
+
     /// Whether anything is still moving.
     pub fn busy(&self, now: f64) -> bool {
         self.glides.values().any(|g| now - g.start < STEP_TIME)

@@ -151,14 +151,14 @@ pub fn effect_icon(e: Effect, cx: f32, cy: f32, r: f32, color: Color) {
 
 /// One badge per status effect, left to right from `x`, wrapping within `w`. Returns the height
 /// used (0 for none).
-fn draw_effects(effects: &[Effect], x: f32, y: f32, w: f32) -> f32 {
+fn draw_effects(effects: &[Effect], x: f32, y: f32, w: f32, now: f64) -> f32 {
     if effects.is_empty() {
         return 0.0;
     }
     let (h, gap, font) = (22.0, 6.0, 16u16);
     let (mut bx, mut by) = (x, y);
     // A gentle pulse, so a new affliction catches the eye without flashing.
-    let pulse = 0.75 + 0.25 * ((get_time() * 4.0).sin() as f32 * 0.5 + 0.5);
+    let pulse = 0.75 + 0.25 * ((now * 4.0).sin() as f32 * 0.5 + 0.5);
     for &e in effects {
         let (word, color) = effect_look(e);
         let bw = 26.0 + measure_text(word, None, font, 1.0).width.ceil();
@@ -234,6 +234,7 @@ pub fn draw_panel(
     turn: &TurnLine,
     connection: &str,
     hints: &[String],
+    now: f64,
 ) {
     draw_rectangle(area.x, area.y, area.w, area.h, PANEL);
     draw_line(area.x, area.y, area.x, area.y + area.h, 2.0, EDGE);
@@ -279,7 +280,7 @@ pub fn draw_panel(
         &format!("HP {} / {}", me.hp, me.max_hp),
     );
     y += 28.0;
-    y += draw_effects(&me.effects, x, y - 2.0, w);
+    y += draw_effects(&me.effects, x, y - 2.0, w, now);
     // Progress through the current level, from the XP it began at to the next level's.
     let span = me.xp_next.saturating_sub(me.xp_level).max(1);
     let frac = me.xp.saturating_sub(me.xp_level) as f32 / span as f32;
@@ -294,7 +295,7 @@ pub fn draw_panel(
     );
     y += 14.0;
     if me.points > 0 && me.alive && !me.victory {
-        let blink = (get_time() * 3.0).sin() > -0.3;
+        let blink = (now * 3.0).sin() > -0.3;
         let c = if blink { GOLD } else { DIM };
         let plural = if me.points > 1 { "s" } else { "" };
         draw_text(

@@ -1,12 +1,23 @@
 //! Drawing a frame of the game: the map, the panel, the log, and whatever screen is open.
 
 use super::keys::MENU;
+
+/// The time a still picture is drawn at: later than any animation's start.
+const STILL_TIME: f64 = 1.0e6;
+
 use super::*;
 use crate::describe::describe;
 use crate::ui::help;
 
 impl App {
     pub(super) fn draw(&mut self, now: f64) {
+        // A scripted run (screenshot tests) draws a still picture: every animation finished and
+        // every flicker at one fixed phase, whenever the shot is taken.
+        let now = if self.script.is_some() {
+            STILL_TIME
+        } else {
+            now
+        };
         clear_background(BG);
         let layout = Layout::new();
         let connection = match &self.connection {
@@ -72,6 +83,7 @@ impl App {
             &turn,
             &connection,
             &hints,
+            now,
         );
         if let Some(view) = &self.model.view {
             let me = &view.me;

@@ -296,7 +296,9 @@ impl App {
         let Some(me) = self.model.view.as_ref().map(|v| v.me.clone()) else {
             return;
         };
-        match crate::keep::save_dump(&crate::morgue::file_name(&me.name, secs), &text) {
+        let dungeon = self.model.dungeon.clone().unwrap_or_default();
+        let file = crate::morgue::file_name(&me.name, &dungeon, me.turns);
+        match crate::keep::save_dump(&file, &text) {
             Ok(path) => self.dump = Some(path),
             Err(e) => self.note(&format!("The character dump could not be saved: {e}")),
         }
@@ -314,7 +316,7 @@ impl App {
                 } else {
                     me.cause.clone().unwrap_or_else(|| "died".into())
                 },
-                dungeon: self.model.dungeon.clone().unwrap_or_default(),
+                dungeon,
                 ended: secs,
             };
             if let Err(e) = crate::keep::add_solo_score(entry) {

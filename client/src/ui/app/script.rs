@@ -33,7 +33,7 @@ impl App {
             && self.model.view.is_some()
             && self.trip.is_none()
             && self.awaiting.is_none()
-            && !self.anims.busy(now)
+            && self.anims.quiet(now)
     }
 
     /// Runs the script's steps after a frame is drawn (so a shot saves what was drawn), until
@@ -84,6 +84,7 @@ impl App {
                 Action::Frames(n) => frames >= *n,
                 Action::Turn(t) => view.is_some_and(|v| v.turn >= *t),
                 Action::Ended => view.is_some_and(|v| !v.me.alive || v.me.victory),
+                Action::Scores => matches!(&self.screen, Screen::Scores(b) if b.settled()),
                 Action::Connection(up) => {
                     matches!(self.connection, Connection::Joined) == *up
                         && !matches!(self.connection, Connection::Connecting)

@@ -37,8 +37,6 @@ pub enum Command {
     Talk,
     /// Show every key (this table).
     Help,
-    /// Sound on or off.
-    Mute,
     /// The menu (also Esc with nothing open).
     Menu,
     /// A number key (1-9), for choosing in a dialog.
@@ -309,7 +307,6 @@ pub const TABLE: &[Entry] = &[
         Always,
         &["?", "F1"],
     ),
-    entry(Command::Mute, "mute", "sound on or off", Always, &["F2"]),
     entry(Command::Menu, "menu", "the menu", Always, &["F10"]),
     entry(
         Command::Cancel,

@@ -50,9 +50,31 @@ struct Args {
     #[arg(long, requires = "screenshot")]
     frames: Option<u32>,
 
+    /// Play these steps instead of a hand on the keys, e.g. "key x; idle; shot a.png" (for
+    /// screenshot tests; the steps are listed in the client's src/script.rs).
+    #[arg(long)]
+    script: Option<String>,
+
+    /// The window's size at start, as WIDTHxHEIGHT (default 1280x800; it can be resized).
+    #[arg(long, value_parser = parse_size)]
+    size: Option<(i32, i32)>,
+
     /// Print frame-time statistics to standard error every 5 seconds (for benchmarks).
     #[arg(long)]
     frame_stats: bool,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn parse_size(s: &str) -> Result<(i32, i32), String> {
+    let (w, h) = s
+        .split_once('x')
+        .ok_or("expected WIDTHxHEIGHT, as 800x600")?;
+    let n = |v: &str| v.trim().parse::<i32>().map_err(|e| format!("{v:?}: {e}"));
+    let (w, h) = (n(w)?, n(h)?);
+    if w < 320 || h < 240 {
+        return Err("the window needs at least 320x240".into());
+    }
+    Ok((w, h))
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -72,11 +94,13 @@ fn default_name() -> String {
     }
 }
 
-fn conf() -> Conf {
+/// The window: 1280×800 unless asked otherwise, and resizable (the layout follows).
+fn conf(size: Option<(i32, i32)>) -> Conf {
+    let (w, h) = size.unwrap_or((1280, 800));
     Conf {
         window_title: "Delve".to_owned(),
-        window_width: 1280,
-        window_height: 800,
+        window_width: w,
+        window_height: h,
         high_dpi: false,
         window_resizable: true,
         ..Default::default()
@@ -110,14 +134,33 @@ fn main() {
         watch: None,
         tokens: Some(TokenStore::open()),
         screenshot: None,
+        keys: Default::default(),
+        keys_note: "The browser uses the default keys.".into(),
+        script: None,
     };
-    macroquad::Window::from_config(conf(), run(options));
+    macroquad::Window::from_config(conf(None), run(options));
 }
 
 #[cfg(not(target_arch = "wasm32"))]
 fn main() {
     let args = Args::parse();
+    // Before anything is created (the solo game's folder, the key file): without a display
+    // there is nothing to play on.
+    if let Err(message) = delve_client::display::check() {
+        eprintln!("{message}");
+        std::process::exit(1);
+    }
+    let script = match args.script.as_deref().map(delve_client::script::parse) {
+        None => None,
+        Some(Ok(steps)) => Some(steps),
+        Some(Err(e)) => {
+            eprintln!("delve: {e}");
+            std::process::exit(2);
+        }
+    };
     let name = args.name.clone().unwrap_or_else(default_name);
+    let (keys, keys_note) =
+        delve_client::keymap::load_key_file(delve_client::tokens::config_dir().as_deref());
     let (url, dungeon, solo) = match args.server {
         Some(url) => (url, args.dungeon, None),
         None => match SoloServer::start(&name, delve_client::tokens::solo_data_dir()) {
@@ -148,6 +191,41 @@ fn main() {
         token_server,
         screenshot: args.screenshot.zip(args.frames),
         solo,
+        keys,
+        keys_note,
+        script,
     };
-    macroquad::Window::from_config(conf(), run(options));
+    open_window(args.size, options);
+}
+
+/// Opens the window and runs the game. Opening an X display now and then fails at random on a
+/// loaded machine (seen under Xvfb: miniquad panics "XOpenDisplay() failed!" before anything is
+/// drawn), so a failure before the game's first frame is retried twice; any later panic is not.
+#[cfg(not(target_arch = "wasm32"))]
+fn open_window(size: Option<(i32, i32)>, options: Options) {
+    use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+    use std::sync::{Arc, Mutex};
+    let options = Arc::new(Mutex::new(Some(options)));
+    for attempt in 1..=3 {
+        let slot = Arc::clone(&options);
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            macroquad::Window::from_config(conf(size), async move {
+                let taken = slot.lock().ok().and_then(|mut o| o.take());
+                if let Some(options) = taken {
+                    run(options).await;
+                }
+            });
+        }));
+        match result {
+            Ok(()) => return,
+            // The game began (took its options): a panic from there on is a real one.
+            Err(e) if attempt == 3 || options.lock().map_or(true, |o| o.is_none()) => {
+                resume_unwind(e)
+            }
+            Err(_) => {
+                eprintln!("delve: opening the window failed; trying again");
+                std::thread::sleep(std::time::Duration::from_millis(300 * attempt));
+            }
+        }
+    }
 }

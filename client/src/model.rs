@@ -2,10 +2,10 @@
 //! log and the turn status. Pure data, no window, no network: the UI draws it, tests and bots
 //! drive it headless.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 use delve_protocol::{
-    DungeonInfo, ErrorCode, Event, MessageKind, ServerMsg, StatGain, View, ViewError,
+    Descriptions, DungeonInfo, ErrorCode, Event, MessageKind, ServerMsg, StatGain, View, ViewError,
 };
 
 /// Lines kept in the message log.
@@ -80,6 +80,12 @@ pub struct Model {
     pub turn_status: Option<TurnStatus>,
     /// Why the dungeon is paused (the server cannot save), while it is.
     pub paused: Option<String>,
+    /// What each kind of monster and item is, as the server's welcome told (empty from an
+    /// older server).
+    pub descriptions: Descriptions,
+    /// Monsters our character killed, by name, as seen by this client since the character
+    /// came in (for the character dump).
+    pub kills_by_kind: BTreeMap<String, u32>,
 }
 
 impl Model {
@@ -101,9 +107,15 @@ impl Model {
                 watching,
                 seq,
                 view,
+                descriptions,
                 ..
             } => {
                 self.level_up = level_up;
+                self.descriptions = descriptions;
+                // A new character (or someone else's view) starts its own count.
+                if self.player_id != Some(player_id) {
+                    self.kills_by_kind.clear();
+                }
                 self.watching = watching;
                 self.player_id = Some(player_id);
                 // A watcher has no token; keep the one we have.
@@ -134,6 +146,14 @@ impl Model {
                 events,
             } => {
                 let view = self.view.as_mut().ok_or(ModelError::NoView)?;
+                // Names of what is in sight before the turn: a kill removes its victim.
+                let names: BTreeMap<u32, String> = view
+                    .entities
+                    .iter()
+                    .filter(|e| e.kind == delve_protocol::EntityKind::Monster)
+                    .map(|e| (e.id, e.name.clone()))
+                    .collect();
+                let me = view.me.id;
                 if seq != self.seq + 1 {
                     return Err(ModelError::Gap {
                         expected: self.seq + 1,
@@ -146,6 +166,16 @@ impl Model {
                     self.turn_status = None;
                 }
                 for e in &events {
+                    if let Event::Died { id, .. } = e
+                        && self.watching.is_none()
+                        && events.iter().any(|a| {
+                            matches!(a, Event::Attacked { attacker, target, damage: Some(_) }
+                                if *attacker == me && target == id)
+                        })
+                        && let Some(name) = names.get(id)
+                    {
+                        *self.kills_by_kind.entry(name.clone()).or_default() += 1;
+                    }
                     match e {
                         Event::Message { kind, text } => self.push_log(*kind, text.clone(), turn),
                         Event::Chat { from, text } => {
@@ -395,6 +425,46 @@ mod tests {
         // Nothing else touches them.
         m.handle(snapshot(1)).unwrap();
         assert_eq!(m.scores_received, 2);
+    }
+
+    #[test]
+    fn kills_are_counted_by_kind() {
+        let mut m = Model::new();
+        let mut v = view();
+        v.entities.push(EntityView {
+            id: 7,
+            kind: EntityKind::Monster,
+            name: "Micro Mouse".into(),
+            pos: Pos::new(2, 1),
+            hp: 1,
+            max_hp: 3,
+            level: 1,
+            monster: Some("micro_mouse".into()),
+            item: None,
+        });
+        m.handle(ServerMsg::Snapshot { seq: 0, view: v }).unwrap();
+        let kill = ServerMsg::Update {
+            seq: 1,
+            turn: 1,
+            diff: ViewDiff {
+                removed: vec![7],
+                ..ViewDiff::default()
+            },
+            events: vec![
+                Event::Attacked {
+                    attacker: 1,
+                    target: 7,
+                    damage: Some(2),
+                },
+                Event::Died {
+                    id: 7,
+                    pos: Pos::new(2, 1),
+                },
+            ],
+        };
+        m.handle(kill).unwrap();
+        assert_eq!(m.kills_by_kind.get("Micro Mouse"), Some(&1));
+        assert!(m.view.as_ref().unwrap().entity(7).is_none());
     }
 
     #[test]

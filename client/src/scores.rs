@@ -358,6 +358,11 @@ impl ScoreBoard {
         self.loaded
     }
 
+    /// An answer is in and the table is not looking for our game any more.
+    pub fn settled(&self) -> bool {
+        self.loaded && self.retry_at.is_none()
+    }
+
     pub fn error(&self) -> Option<&str> {
         self.error.as_deref()
     }
@@ -384,7 +389,7 @@ impl ScoreBoard {
     /// What to say in place of an empty table, and why it may be empty.
     pub fn empty_text(&self, solo: bool) -> (&'static str, Option<&'static str>) {
         let why = if solo {
-            Some("A solo game runs its own server, which keeps no high scores.")
+            Some("Solo games are kept on this machine, and no solo game has ended yet.")
         } else if self.mine.is_some() && self.retry_at.is_none() {
             // Our game just ended, yet the table is empty.
             Some("Not even yours is listed: this server seems to keep no high scores.")

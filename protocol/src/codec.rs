@@ -224,6 +224,7 @@ mod tests {
                 watching: None,
                 seq: 0,
                 view: view.clone(),
+                descriptions: Default::default(),
             },
             ServerMsg::Snapshot { seq: 1, view },
             ServerMsg::Update {

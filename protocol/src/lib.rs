@@ -39,8 +39,8 @@ pub use diff::{TileSpan, ViewDiff};
 pub use event::{Event, MessageKind};
 pub use geom::{Dir, Pos};
 pub use msg::{
-    ClientMsg, DungeonInfo, ErrorCode, MAX_SCORES, Reason, ScoreEntry, ServerMsg, StatGain,
-    utc_date,
+    ClientMsg, Descriptions, DungeonInfo, ErrorCode, MAX_SCORES, Reason, ScoreEntry, ServerMsg,
+    StatGain, utc_date,
 };
 pub use stats::Stats;
 pub use view::{

@@ -1,5 +1,7 @@
 //! The messages themselves: what a client may send and what the server answers.
 
+use std::collections::BTreeMap;
+
 use jiff::{Span, civil};
 use serde::{Deserialize, Serialize};
 
@@ -94,6 +96,22 @@ impl ClientMsg {
     }
 }
 
+/// A one-line description of every kind of monster and of item, by content key (the `monster`
+/// and `item` keys of [`crate::EntityView`]), so a client can say what something is.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Descriptions {
+    #[serde(default)]
+    pub monsters: BTreeMap<String, String>,
+    #[serde(default)]
+    pub items: BTreeMap<String, String>,
+}
+
+impl Descriptions {
+    pub fn is_empty(&self) -> bool {
+        self.monsters.is_empty() && self.items.is_empty()
+    }
+}
+
 /// Everything the server can send.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -117,6 +135,10 @@ pub enum ServerMsg {
         /// Sequence number of this snapshot; the next update carries `seq + 1`.
         seq: u64,
         view: View,
+        /// One line about each kind of monster and item, for the client to show on hover.
+        /// Optional: older servers do not send it.
+        #[serde(default, skip_serializing_if = "Descriptions::is_empty")]
+        descriptions: Descriptions,
     },
     /// A full view that replaces whatever the client had (after a floor change, a resync, or
     /// when the client fell behind). The next update carries `seq + 1`.

@@ -28,6 +28,9 @@ pub struct Floater {
     pub color: [u8; 3],
     pub at: Vec2,
     pub start: f64,
+    /// Side by side on its cell: 0 in the middle, then 1, -1, 2, -2, ... (in widths of a
+    /// number), so numbers on one cell never stack on one spot, whatever their ages.
+    pub lane: i32,
 }
 
 /// A puff of dust where something died.
@@ -84,17 +87,14 @@ impl Anims {
                     if damage.is_some() {
                         self.flashes.insert(*target, now);
                     }
-                    // Several numbers on one cell in one turn rise one after another.
-                    let stacked = self
-                        .floaters
-                        .iter()
-                        .filter(|f| f.at == cell(p) && f.start >= now)
-                        .count();
+                    let at = cell(p);
+                    let lane = self.free_lane(at, now);
                     self.floaters.push(Floater {
                         text,
                         color,
-                        at: cell(p),
-                        start: now + 0.15 * stacked as f64,
+                        at,
+                        start: now,
+                        lane,
                     });
                 }
                 Event::Died { pos, .. } => self.puffs.push(Puff {
@@ -104,6 +104,20 @@ impl Anims {
                 Event::Message { .. } | Event::Chat { .. } => {}
             }
         }
+    }
+
+    /// The first lane of cell `at` that no number still floating there uses.
+    fn free_lane(&self, at: Vec2, now: f64) -> i32 {
+        let taken: Vec<i32> = self
+            .floaters
+            .iter()
+            .filter(|f| f.at == at && now - f.start < FLOAT_TIME)
+            .map(|f| f.lane)
+            .collect();
+        (0..)
+            .map(|k: i32| if k % 2 == 1 { k / 2 + 1 } else { -(k / 2) })
+            .find(|lane| !taken.contains(lane))
+            .unwrap_or(0)
     }
 
     /// Forgets glides and flashes: after a snapshot everything is drawn where it is.
@@ -137,6 +151,13 @@ impl Anims {
         self.puffs.retain(|p| now - p.start < FLOAT_TIME);
     }
 
+    /// Whether nothing at all is on the move: no glide, no number, no puff.
+    pub fn quiet(&self, now: f64) -> bool {
+        !self.busy(now)
+            && self.floaters.iter().all(|f| now - f.start >= FLOAT_TIME)
+            && self.puffs.iter().all(|p| now - p.start >= FLOAT_TIME)
+    }
+
     /// Whether anything is still moving.
     pub fn busy(&self, now: f64) -> bool {
         self.glides.values().any(|g| now - g.start < STEP_TIME)
@@ -149,5 +170,35 @@ impl Glide {
         // Ease out: quick start, soft landing.
         let e = 1.0 - (1.0 - t) * (1.0 - t);
         (self.from.lerp(self.to, e), (t * std::f32::consts::PI).sin())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(target: u32, damage: i32) -> Event {
+        Event::Attacked {
+            attacker: 9,
+            target,
+            damage: Some(damage),
+        }
+    }
+
+    #[test]
+    fn numbers_on_one_cell_never_share_a_spot() {
+        let mut a = Anims::default();
+        let at = |_| Some(Pos::new(3, 3));
+        // Three blows in one turn, and one more a moment later while they still float.
+        a.on_events(&[hit(1, 2), hit(1, 3), hit(1, 4)], 1, at, 10.0);
+        a.on_events(&[hit(1, 5)], 1, at, 10.2);
+        let lanes: Vec<i32> = a.floaters.iter().map(|f| f.lane).collect();
+        assert_eq!(lanes, vec![0, 1, -1, 2]);
+        // Once they have faded, the middle is free again.
+        a.on_events(&[hit(1, 6)], 1, at, 10.0 + FLOAT_TIME + 0.5);
+        assert_eq!(a.floaters.last().map(|f| f.lane), Some(0));
+        // Another cell has lanes of its own.
+        a.on_events(&[hit(2, 1)], 1, |_| Some(Pos::new(4, 3)), 10.3);
+        assert_eq!(a.floaters.last().map(|f| f.lane), Some(0));
     }
 }

@@ -4,6 +4,7 @@
 use delve_protocol::{Effect, EntityKind, Pos, Slot, Tile, View};
 use macroquad::prelude::*;
 
+use super::sheet::Minimap;
 use super::sprites::Sprites;
 use super::theme::{effect_look, message_color, player_color};
 use crate::model::Model;
@@ -150,14 +151,14 @@ pub fn effect_icon(e: Effect, cx: f32, cy: f32, r: f32, color: Color) {
 
 /// One badge per status effect, left to right from `x`, wrapping within `w`. Returns the height
 /// used (0 for none).
-fn draw_effects(effects: &[Effect], x: f32, y: f32, w: f32) -> f32 {
+fn draw_effects(effects: &[Effect], x: f32, y: f32, w: f32, now: f64) -> f32 {
     if effects.is_empty() {
         return 0.0;
     }
     let (h, gap, font) = (22.0, 6.0, 16u16);
     let (mut bx, mut by) = (x, y);
     // A gentle pulse, so a new affliction catches the eye without flashing.
-    let pulse = 0.75 + 0.25 * ((get_time() * 4.0).sin() as f32 * 0.5 + 0.5);
+    let pulse = 0.75 + 0.25 * ((now * 4.0).sin() as f32 * 0.5 + 0.5);
     for &e in effects {
         let (word, color) = effect_look(e);
         let bw = 26.0 + measure_text(word, None, font, 1.0).width.ceil();
@@ -225,7 +226,16 @@ fn draw_worn(view: &View, sprites: &Sprites, x: f32, mut y: f32, w: f32) -> f32 
     y
 }
 
-pub fn draw_panel(area: Rect, model: &Model, sprites: &Sprites, turn: &TurnLine, connection: &str) {
+/// The side panel. `hints` are the few key reminders at its foot (from the key table).
+pub fn draw_panel(
+    area: Rect,
+    model: &Model,
+    sprites: &Sprites,
+    turn: &TurnLine,
+    connection: &str,
+    hints: &[String],
+    now: f64,
+) {
     draw_rectangle(area.x, area.y, area.w, area.h, PANEL);
     draw_line(area.x, area.y, area.x, area.y + area.h, 2.0, EDGE);
     let x = area.x + 20.0;
@@ -247,7 +257,7 @@ pub fn draw_panel(area: Rect, model: &Model, sprites: &Sprites, turn: &TurnLine,
     };
     let me = &view.me;
     y += 26.0;
-    draw_text(&me.name, x, y, 26.0, player_color(me.id, me.id));
+    draw_text(&me.name, x, y, 26.0, player_color(me.id));
     let lvl = format!("Level {}", me.level);
     let d = measure_text(&lvl, None, 20, 1.0);
     draw_text(&lvl, x + w - d.width, y, 20.0, WHITE);
@@ -270,7 +280,7 @@ pub fn draw_panel(area: Rect, model: &Model, sprites: &Sprites, turn: &TurnLine,
         &format!("HP {} / {}", me.hp, me.max_hp),
     );
     y += 28.0;
-    y += draw_effects(&me.effects, x, y - 2.0, w);
+    y += draw_effects(&me.effects, x, y - 2.0, w, now);
     // Progress through the current level, from the XP it began at to the next level's.
     let span = me.xp_next.saturating_sub(me.xp_level).max(1);
     let frac = me.xp.saturating_sub(me.xp_level) as f32 / span as f32;
@@ -285,7 +295,7 @@ pub fn draw_panel(area: Rect, model: &Model, sprites: &Sprites, turn: &TurnLine,
     );
     y += 14.0;
     if me.points > 0 && me.alive && !me.victory {
-        let blink = (get_time() * 3.0).sin() > -0.3;
+        let blink = (now * 3.0).sin() > -0.3;
         let c = if blink { GOLD } else { DIM };
         let plural = if me.points > 1 { "s" } else { "" };
         draw_text(
@@ -313,14 +323,14 @@ pub fn draw_panel(area: Rect, model: &Model, sprites: &Sprites, turn: &TurnLine,
     draw_text(&turn.text, x, y, 20.0, turn.color);
     y += 26.0;
 
-    y = draw_minimap(view, x, y, w) + 26.0;
+    y = draw_minimap(view, sprites, x, y, w) + 26.0;
 
     // The party: everyone in the dungeon, wherever they are.
     if view.party.len() > 1 || !view.watchers.is_empty() {
         draw_text("Party", x, y, 20.0, DIM);
         y += 20.0;
         for p in view.party.iter().take(8) {
-            let c = player_color(p.id, me.id);
+            let c = player_color(p.id);
             let dot = if p.connected {
                 c
             } else {
@@ -369,14 +379,7 @@ pub fn draw_panel(area: Rect, model: &Model, sprites: &Sprites, turn: &TurnLine,
 
     y = draw_worn(view, sprites, x, y, w) + 14.0;
 
-    let help = [
-        "Move   arrows, WASD, numpad, hjklyubn",
-        "       two arrows at once: diagonal",
-        "Wait   . or numpad 5    Stairs  > <",
-        "Attack, open doors: walk into them",
-        "i pack  g pick up  c character  m log",
-        "p level up  Tab scores  Enter chat",
-    ];
+    let help = hints;
     // A short window (800x600, a small browser tab) has no room for the key help under
     // everything else: the help gives way to what is in sight rather than overlap it.
     let help_fits = area.y + area.h - 16.0 - 18.0 * (help.len() as f32 - 1.0) - y >= 90.0;
@@ -423,7 +426,7 @@ pub fn draw_panel(area: Rect, model: &Model, sprites: &Sprites, turn: &TurnLine,
                 let dot = if e.kind == EntityKind::Monster {
                     Color::from_rgba(230, 70, 60, 255)
                 } else {
-                    player_color(e.id, me.id)
+                    player_color(e.id)
                 };
                 draw_circle(x + 6.0, y - 5.0, 5.0, dot);
                 draw_text(
@@ -467,7 +470,7 @@ pub fn draw_panel(area: Rect, model: &Model, sprites: &Sprites, turn: &TurnLine,
 }
 
 /// The whole floor as remembered, small. Returns the y below it.
-fn draw_minimap(view: &View, x: f32, y: f32, w: f32) -> f32 {
+fn draw_minimap(view: &View, sprites: &Sprites, x: f32, y: f32, w: f32) -> f32 {
     let map = &view.map;
     let px = (w / map.width() as f32).floor().max(1.0);
     let h = px * map.height() as f32;
@@ -479,16 +482,16 @@ fn draw_minimap(view: &View, x: f32, y: f32, w: f32) -> f32 {
         Color::new(0.0, 0.0, 0.0, 0.6),
     );
     for (i, t) in map.cells().iter().enumerate() {
-        let c = match t {
+        let c = sprites.minimap(match t {
             Tile::Unknown => continue,
-            Tile::Wall => Color::from_rgba(78, 72, 96, 255),
-            Tile::Floor if view.visible.contains(i) => Color::from_rgba(150, 140, 112, 255),
-            Tile::Floor => Color::from_rgba(50, 50, 66, 255),
-            Tile::StairsDown | Tile::StairsUp => Color::from_rgba(240, 210, 100, 255),
-            Tile::DoorClosed => Color::from_rgba(176, 112, 56, 255),
-            Tile::DoorOpen => Color::from_rgba(120, 88, 60, 255),
-            Tile::DoorLocked => Color::from_rgba(214, 72, 56, 255),
-        };
+            Tile::Wall => Minimap::Wall,
+            Tile::Floor if view.visible.contains(i) => Minimap::FloorLit,
+            Tile::Floor => Minimap::Floor,
+            Tile::StairsDown | Tile::StairsUp => Minimap::Stairs,
+            Tile::DoorClosed => Minimap::Door,
+            Tile::DoorOpen => Minimap::DoorOpen,
+            Tile::DoorLocked => Minimap::DoorLocked,
+        });
         let p = map.pos_of(i);
         draw_rectangle(x + p.x as f32 * px, y + p.y as f32 * px, px, px, c);
     }
@@ -498,9 +501,9 @@ fn draw_minimap(view: &View, x: f32, y: f32, w: f32) -> f32 {
     for e in order {
         let Pos { x: ex, y: ey } = e.pos;
         let (grow, color) = match e.kind {
-            EntityKind::Item => (0.0, Color::from_rgba(120, 220, 255, 255)),
-            EntityKind::Monster => (1.0, Color::from_rgba(230, 70, 60, 255)),
-            EntityKind::Player => (1.0, player_color(e.id, view.me.id)),
+            EntityKind::Item => (0.0, sprites.minimap(Minimap::Item)),
+            EntityKind::Monster => (1.0, sprites.minimap(Minimap::Monster)),
+            EntityKind::Player => (1.0, player_color(e.id)),
         };
         draw_rectangle(
             x + ex as f32 * px - grow,
@@ -580,10 +583,82 @@ pub fn draw_notice(title: &str, detail: &str) {
         GOLD,
     );
     let mut y = h / 2.0 + 26.0;
-    for line in wrap(detail, 70) {
+    // Wrapped to the window (about 10 pixels a character at this size).
+    let chars = (((w - 60.0) / 10.0).floor() as usize).clamp(20, 90);
+    for line in wrap(detail, chars) {
         let d = measure_text(&line, None, 20, 1.0);
         draw_text(&line, ((w - d.width) / 2.0).round(), y.round(), 20.0, WHITE);
         y += 24.0;
+    }
+}
+
+/// The banner over the map while the connection is down and the game tries again: which try,
+/// how long until it, and why the connection went (fitted to the map's width).
+pub fn draw_reconnecting(area: Rect, attempt: u32, wait: f64, reason: &str) {
+    let h = 58.0;
+    draw_rectangle(
+        area.x,
+        area.y,
+        area.w,
+        h,
+        Color::new(0.35, 0.06, 0.06, 0.92),
+    );
+    draw_line(
+        area.x,
+        area.y + h,
+        area.x + area.w,
+        area.y + h,
+        2.0,
+        Color::new(0.9, 0.3, 0.2, 1.0),
+    );
+    let title = if wait > 0.0 {
+        format!("Connection lost. Reconnecting, try {attempt} in {wait:.0} s")
+    } else {
+        format!("Connection lost. Reconnecting, try {attempt}")
+    };
+    draw_text(&title, area.x + 16.0, area.y + 26.0, 24.0, WHITE);
+    let chars = (((area.w - 32.0) / 8.0).floor() as usize).max(16);
+    if let Some(line) = wrap(reason, chars).first() {
+        draw_text(
+            line,
+            area.x + 16.0,
+            area.y + 48.0,
+            16.0,
+            Color::new(1.0, 0.8, 0.75, 1.0),
+        );
+    }
+}
+
+/// The banner over the map while the server cannot save and holds the dungeon: play goes on
+/// by itself once it can (the server says so), so there is nothing to do but wait.
+pub fn draw_paused(area: Rect, why: &str) {
+    let chars = (((area.w - 32.0) / 8.0).floor() as usize).max(16);
+    let lines = wrap(why, chars);
+    let h = 36.0 + 20.0 * lines.len().min(3) as f32;
+    draw_rectangle(
+        area.x,
+        area.y,
+        area.w,
+        h,
+        Color::new(0.36, 0.27, 0.04, 0.92),
+    );
+    draw_line(
+        area.x,
+        area.y + h,
+        area.x + area.w,
+        area.y + h,
+        2.0,
+        Color::new(0.95, 0.75, 0.2, 1.0),
+    );
+    draw_text("Paused", area.x + 16.0, area.y + 26.0, 24.0, WHITE);
+    for (k, line) in lines.iter().take(3).enumerate() {
+        draw_text(
+            line,
+            area.x + 16.0,
+            area.y + 48.0 + 20.0 * k as f32,
+            16.0,
+            Color::new(1.0, 0.92, 0.7, 1.0),
+        );
     }
 }
 

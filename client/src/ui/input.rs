@@ -1,14 +1,18 @@
-//! Keyboard to commands. Numpad, vi-keys and Home/PgUp/End/PgDn give all eight directions with
-//! one key. Arrow keys and WASD give the diagonals as chords: press Up and Right together for
-//! north-east. A chord counts every key pressed within a few milliseconds, so a tap shorter than a
-//! frame is never lost. Holding a direction walks: after a short delay the move repeats, but
-//! only once the previous turn has resolved, so a held key never piles up intents.
+//! Keyboard to commands, by the key map ([`crate::keymap`]): the same table the help screen
+//! prints and the key file changes. Keys bound to a straight move combine as chords: Up and
+//! Right pressed together go north-east. A chord counts every key pressed within a few
+//! milliseconds, so a tap shorter than a frame is never lost. Holding a direction walks: after a
+//! short delay the move repeats, but only once the previous turn has resolved, so a held key
+//! never piles up intents.
 //!
-//! Keys that are characters (`>`, `<`, `.`, `c`, ...) are read from the typed-character queue,
-//! so they work whatever the keyboard layout, and Shift+`.` (`>`) is never taken for `.`.
+//! Keys that are characters (`>`, `<`, `.`, letters) are read from the typed-character queue, so
+//! they work whatever the keyboard layout, and Shift+`.` (`>`) is never taken for `.`.
 
 use delve_protocol::Dir;
 use macroquad::prelude::*;
+
+pub use crate::keymap::Command;
+use crate::keymap::{Key, KeyMap, Named};
 
 /// How long a chord key waits for its partner.
 const CHORD_WAIT: f64 = 0.055;
@@ -16,193 +20,195 @@ const CHORD_WAIT: f64 = 0.055;
 const REPEAT_DELAY: f64 = 0.26;
 const REPEAT_EVERY: f64 = 0.11;
 
-/// What the player asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Command {
-    Move(Dir),
-    Wait,
-    Descend,
-    Ascend,
-    /// Toggle the character screen.
-    Character,
-    /// Toggle the message history.
-    Messages,
-    /// Open the level-up dialog.
-    LevelUp,
-    /// Open the inventory screen.
-    Inventory,
-    /// Pick up what lies here.
-    PickUp,
-    /// A number key (1-9), for choosing in a dialog.
-    Choose(u8),
-    /// Open the chat line.
-    Talk,
-    /// Follow the next player's view (the dead, watchers).
-    Follow,
-    /// Start a new character (the dead).
-    NewCharacter,
-    /// Open the high-score table.
-    Scores,
-    Confirm,
-    Cancel,
-}
-
-/// Keys that mean one direction (or waiting) on their own.
-const SINGLE: [(KeyCode, Option<Dir>); 21] = [
-    (KeyCode::Kp8, Some(Dir::N)),
-    (KeyCode::Kp9, Some(Dir::Ne)),
-    (KeyCode::Kp6, Some(Dir::E)),
-    (KeyCode::Kp3, Some(Dir::Se)),
-    (KeyCode::Kp2, Some(Dir::S)),
-    (KeyCode::Kp1, Some(Dir::Sw)),
-    (KeyCode::Kp4, Some(Dir::W)),
-    (KeyCode::Kp7, Some(Dir::Nw)),
-    (KeyCode::Kp5, None),
-    (KeyCode::K, Some(Dir::N)),
-    (KeyCode::U, Some(Dir::Ne)),
-    (KeyCode::L, Some(Dir::E)),
-    (KeyCode::N, Some(Dir::Se)),
-    (KeyCode::J, Some(Dir::S)),
-    (KeyCode::B, Some(Dir::Sw)),
-    (KeyCode::H, Some(Dir::W)),
-    (KeyCode::Y, Some(Dir::Nw)),
-    (KeyCode::Home, Some(Dir::Nw)),
-    (KeyCode::PageUp, Some(Dir::Ne)),
-    (KeyCode::End, Some(Dir::Sw)),
-    (KeyCode::PageDown, Some(Dir::Se)),
-];
-
-/// Keys that combine: (key, dx, dy).
-const CHORD: [(KeyCode, i32, i32); 8] = [
-    (KeyCode::Up, 0, -1),
-    (KeyCode::Down, 0, 1),
-    (KeyCode::Left, -1, 0),
-    (KeyCode::Right, 1, 0),
-    (KeyCode::W, 0, -1),
-    (KeyCode::S, 0, 1),
-    (KeyCode::A, -1, 0),
-    (KeyCode::D, 1, 0),
-];
-
-/// What a typed character means. While `modal` (a dialog is open, or nobody is being driven) a
-/// few letters change meaning: `w` follows the next player, `n` starts a new character, `h`
-/// opens the high scores, digits choose. (Tab opens the high scores at any time.)
-pub fn char_command(c: char, modal: bool) -> Option<Command> {
-    Some(match c {
-        '>' => Command::Descend,
-        '<' => Command::Ascend,
-        '.' => Command::Wait,
-        'c' | 'C' => Command::Character,
-        'm' | 'M' => Command::Messages,
-        'p' | 'P' | '+' => Command::LevelUp,
-        'i' | 'I' => Command::Inventory,
-        'g' | 'G' | ',' => Command::PickUp,
-        't' | 'T' => Command::Talk,
-        'w' | 'W' if modal => Command::Follow,
-        'n' | 'N' if modal => Command::NewCharacter,
-        'h' | 'H' if modal => Command::Scores,
-        '1'..='9' if modal => Command::Choose(c as u8 - b'0'),
-        _ => return None,
+/// macroquad's code for a key without a character.
+fn named_code(n: Named) -> Option<KeyCode> {
+    Some(match n {
+        Named::Up => KeyCode::Up,
+        Named::Down => KeyCode::Down,
+        Named::Left => KeyCode::Left,
+        Named::Right => KeyCode::Right,
+        Named::Home => KeyCode::Home,
+        Named::End => KeyCode::End,
+        Named::PageUp => KeyCode::PageUp,
+        Named::PageDown => KeyCode::PageDown,
+        Named::Tab => KeyCode::Tab,
+        Named::Enter => KeyCode::Enter,
+        Named::Escape => KeyCode::Escape,
+        Named::KpEnter => KeyCode::KpEnter,
+        Named::Kp(n) => [
+            KeyCode::Kp0,
+            KeyCode::Kp1,
+            KeyCode::Kp2,
+            KeyCode::Kp3,
+            KeyCode::Kp4,
+            KeyCode::Kp5,
+            KeyCode::Kp6,
+            KeyCode::Kp7,
+            KeyCode::Kp8,
+            KeyCode::Kp9,
+        ]
+        .get(usize::from(n))
+        .copied()?,
+        Named::F(n) => [
+            KeyCode::F1,
+            KeyCode::F2,
+            KeyCode::F3,
+            KeyCode::F4,
+            KeyCode::F5,
+            KeyCode::F6,
+            KeyCode::F7,
+            KeyCode::F8,
+            KeyCode::F9,
+            KeyCode::F10,
+            KeyCode::F11,
+            KeyCode::F12,
+        ]
+        .get(usize::from(n).wrapping_sub(1))
+        .copied()?,
     })
 }
 
-fn command_of(dir: Option<Dir>) -> Command {
-    dir.map_or(Command::Wait, Command::Move)
+/// The physical key that types a character, where there is an obvious one: only needed to tell
+/// whether a held move key is still down.
+fn char_code(c: char) -> Option<KeyCode> {
+    const LETTERS: [KeyCode; 26] = [
+        KeyCode::A,
+        KeyCode::B,
+        KeyCode::C,
+        KeyCode::D,
+        KeyCode::E,
+        KeyCode::F,
+        KeyCode::G,
+        KeyCode::H,
+        KeyCode::I,
+        KeyCode::J,
+        KeyCode::K,
+        KeyCode::L,
+        KeyCode::M,
+        KeyCode::N,
+        KeyCode::O,
+        KeyCode::P,
+        KeyCode::Q,
+        KeyCode::R,
+        KeyCode::S,
+        KeyCode::T,
+        KeyCode::U,
+        KeyCode::V,
+        KeyCode::W,
+        KeyCode::X,
+        KeyCode::Y,
+        KeyCode::Z,
+    ];
+    match c {
+        'a'..='z' => Some(LETTERS[(c as u8 - b'a') as usize]),
+        '.' => Some(KeyCode::Period),
+        ',' => Some(KeyCode::Comma),
+        ' ' => Some(KeyCode::Space),
+        _ => None,
+    }
 }
 
-/// The direction of every chord key held now, summed (opposites cancel).
-fn chord_dir() -> Option<Dir> {
-    let (mut dx, mut dy) = (0, 0);
-    for (key, kx, ky) in CHORD {
-        if is_key_down(key) {
-            dx += kx;
-            dy += ky;
-        }
+fn is_down(key: Key) -> bool {
+    match key {
+        Key::Char(c) => char_code(c).is_some_and(is_key_down),
+        Key::Named(n) => named_code(n).is_some_and(is_key_down),
     }
-    Dir::from_delta(dx.signum(), dy.signum())
 }
 
 #[derive(Debug, Default)]
 pub struct Input {
+    pub keys: KeyMap,
     /// A chord in the making: when its first key went down and the direction of every chord key
     /// pressed since.
     chord: Option<(f64, i32, i32)>,
     /// The command being held down, when it was first given and when it last fired.
     held: Option<(Command, f64, f64)>,
+    /// Keys pressed by a script (`--script`) for the next frame, as if by a hand.
+    pub injected: Vec<Key>,
 }
 
 impl Input {
+    pub fn new(keys: KeyMap) -> Input {
+        Input {
+            keys,
+            ..Input::default()
+        }
+    }
+
+    /// The keys pressed this frame: typed characters, then keys without one.
+    fn pressed(&self, chars: &[char]) -> Vec<Key> {
+        let mut out: Vec<Key> = chars
+            .iter()
+            .filter(|c| !c.is_control())
+            .map(|c| Key::Char(c.to_ascii_lowercase()))
+            .collect();
+        for k in self.keys.all_keys() {
+            if let Key::Named(n) = k
+                && named_code(n).is_some_and(is_key_pressed)
+            {
+                out.push(k);
+            }
+        }
+        out.extend(self.injected.iter().filter(|k| matches!(k, Key::Named(_))));
+        out
+    }
+
+    /// Whether a key without a character was pressed this frame (by hand or by a script).
+    pub fn named_pressed(&self, n: Named) -> bool {
+        named_code(n).is_some_and(is_key_pressed) || self.injected.contains(&Key::Named(n))
+    }
+
+    /// The characters a script types this frame.
+    pub fn injected_chars(&self) -> Vec<char> {
+        self.injected
+            .iter()
+            .filter_map(|k| match k {
+                Key::Char(c) => Some(*c),
+                Key::Named(_) => None,
+            })
+            .collect()
+    }
+
     /// The commands of this frame, from its typed characters (`chars`) and keys. While `modal`
-    /// (a dialog is open) only dialog keys count; `can_repeat` is false while our last intent's
-    /// turn has not resolved yet.
+    /// (a dialog is open, or nobody is being driven) the dialog bindings apply; `can_repeat` is
+    /// false while our last intent's turn has not resolved yet. The second value says whether
+    /// any key at all was pressed (a key stops travel).
     pub fn poll(
         &mut self,
         now: f64,
         can_repeat: bool,
         modal: bool,
         chars: &[char],
-    ) -> Vec<Command> {
+    ) -> (Vec<Command>, bool) {
+        let pressed = self.pressed(chars);
+        let any = !pressed.is_empty() || get_last_key_pressed().is_some();
+        let ctrl = is_key_down(KeyCode::LeftControl) || is_key_down(KeyCode::RightControl);
         let mut out = Vec::new();
-        out.extend(chars.iter().filter_map(|&c| char_command(c, modal)));
-        if is_key_pressed(KeyCode::Escape) {
-            out.push(Command::Cancel);
-        }
-        if is_key_pressed(KeyCode::Enter) || is_key_pressed(KeyCode::KpEnter) {
-            out.push(Command::Confirm);
-        }
-        if is_key_pressed(KeyCode::Tab) {
-            out.push(Command::Scores);
-        }
         if modal {
             self.chord = None;
             self.held = None;
-            out.retain(|c| {
-                !matches!(
-                    c,
-                    Command::Move(_)
-                        | Command::Wait
-                        | Command::Descend
-                        | Command::Ascend
-                        | Command::PickUp
-                )
-            });
-            return out;
         }
-        if is_key_down(KeyCode::LeftControl) || is_key_down(KeyCode::RightControl) {
-            return out;
-        }
-        if let Some(m) = self.movement(now, can_repeat) {
-            out.push(m);
-        }
-        if out.contains(&Command::Wait) {
-            self.held = Some((Command::Wait, now, now));
-        }
-        out
-    }
-
-    /// Forgets keys held down: a screen that reads the keys itself has taken over.
-    pub fn reset(&mut self) {
-        self.chord = None;
-        self.held = None;
-    }
-
-    fn movement(&mut self, now: f64, can_repeat: bool) -> Option<Command> {
-        for (key, dir) in SINGLE {
-            if is_key_pressed(key) {
-                let cmd = command_of(dir);
-                self.held = Some((cmd, now, now));
-                self.chord = None;
-                return Some(cmd);
-            }
-        }
-        for (key, kx, ky) in CHORD {
-            if is_key_pressed(key) {
-                let c = self.chord.get_or_insert((now, 0, 0));
-                if kx != 0 {
-                    c.1 = kx;
-                }
-                if ky != 0 {
-                    c.2 = ky;
+        for key in pressed {
+            for cmd in self.keys.commands(key, modal) {
+                match cmd {
+                    Command::Move(_) | Command::Wait if ctrl => {}
+                    Command::Move(d) if d.delta().0 == 0 || d.delta().1 == 0 => {
+                        // A straight move waits a moment for a partner key.
+                        let (kx, ky) = d.delta();
+                        let c = self.chord.get_or_insert((now, 0, 0));
+                        if kx != 0 {
+                            c.1 = kx;
+                        }
+                        if ky != 0 {
+                            c.2 = ky;
+                        }
+                    }
+                    Command::Move(_) | Command::Wait => {
+                        self.held = Some((cmd, now, now));
+                        self.chord = None;
+                        out.push(cmd);
+                    }
+                    _ => out.push(cmd),
                 }
             }
         }
@@ -213,28 +219,53 @@ impl Input {
                 if let Some(d) = Dir::from_delta(dx, dy) {
                     let cmd = Command::Move(d);
                     self.held = Some((cmd, now, now));
-                    return Some(cmd);
+                    out.push(cmd);
                 }
             }
+        } else if !modal
+            && !ctrl
+            && out.is_empty()
+            && let Some(cmd) = self.repeat(now, can_repeat)
+        {
+            out.push(cmd);
         }
-        self.repeat(now, can_repeat)
+        (out, any)
+    }
+
+    /// Forgets keys held down: a screen that reads the keys itself has taken over.
+    pub fn reset(&mut self) {
+        self.chord = None;
+        self.held = None;
+    }
+
+    /// Whether any key bound to `cmd` is down now.
+    fn held_down(&self, cmd: Command) -> bool {
+        self.keys.keys_of(cmd).into_iter().any(is_down)
+    }
+
+    /// The direction of every straight-move key held now, summed (opposites cancel).
+    fn chord_dir(&self) -> Option<Dir> {
+        let (mut dx, mut dy) = (0, 0);
+        for d in [Dir::N, Dir::S, Dir::W, Dir::E] {
+            if self.held_down(Command::Move(d)) {
+                let (x, y) = d.delta();
+                dx += x;
+                dy += y;
+            }
+        }
+        Dir::from_delta(dx.signum(), dy.signum())
     }
 
     fn repeat(&mut self, now: f64, can_repeat: bool) -> Option<Command> {
         let (cmd, since, last) = self.held?;
         let still_held = match cmd {
-            Command::Move(d) => {
-                SINGLE
-                    .iter()
-                    .any(|(k, sd)| *sd == Some(d) && is_key_down(*k))
-                    || chord_dir() == Some(d)
-            }
-            Command::Wait => is_key_down(KeyCode::Kp5) || is_key_down(KeyCode::Period),
+            Command::Move(d) => self.held_down(cmd) || self.chord_dir() == Some(d),
+            Command::Wait => self.held_down(cmd),
             _ => false,
         };
         if !still_held {
             // Held chord keys may have changed direction (let go of one of two).
-            self.held = chord_dir().map(|d| (Command::Move(d), since, last));
+            self.held = self.chord_dir().map(|d| (Command::Move(d), since, last));
             return None;
         }
         if can_repeat && now - since >= REPEAT_DELAY && now - last >= REPEAT_EVERY {
@@ -250,27 +281,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pack_keys_open_the_inventory_and_pick_up() {
-        for c in ['i', 'I'] {
-            assert_eq!(char_command(c, false), Some(Command::Inventory));
+    fn every_key_the_map_can_name_has_a_code() {
+        for k in KeyMap::default().all_keys() {
+            match k {
+                Key::Named(n) => assert!(named_code(n).is_some(), "{k}"),
+                // Move and wait keys must be known to be held, for walking by holding them.
+                Key::Char(_) => {}
+            }
         }
-        for c in ['g', 'G', ','] {
-            assert_eq!(char_command(c, false), Some(Command::PickUp));
+        for n in 0..=9 {
+            assert!(named_code(Named::Kp(n)).is_some());
         }
-    }
-
-    #[test]
-    fn new_keys_take_no_direction_letter() {
-        // vi-keys and WASD move; none of them may be swallowed as a typed command.
-        for c in "hjklyubnwasd".chars() {
-            assert_eq!(char_command(c, false), None, "{c}");
+        for n in 1..=12 {
+            assert!(named_code(Named::F(n)).is_some());
         }
-        assert_eq!(char_command('w', true), Some(Command::Follow));
-        assert_eq!(char_command('n', true), Some(Command::NewCharacter));
-        // h walks west while playing; only once nobody is driven does it open the high scores.
-        assert_eq!(char_command('h', true), Some(Command::Scores));
-        assert_eq!(char_command('H', true), Some(Command::Scores));
-        assert_eq!(char_command('3', true), Some(Command::Choose(3)));
-        assert_eq!(char_command('3', false), None);
+        for c in "hjklyubnwasd.".chars() {
+            assert!(char_code(c).is_some(), "{c}");
+        }
     }
 }

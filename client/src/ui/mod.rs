@@ -3,6 +3,7 @@
 pub mod anim;
 pub mod app;
 pub mod frames;
+pub mod help;
 pub mod hud;
 pub mod input;
 pub mod inventory;
@@ -11,6 +12,7 @@ pub mod render;
 pub mod scores;
 pub mod screens;
 pub mod screenshot;
+pub mod sheet;
 pub mod sprites;
 pub mod text_input;
 pub mod theme;

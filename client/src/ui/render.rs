@@ -9,7 +9,9 @@ use super::sprites::{Sprites, hash};
 use super::theme::{effect_look, player_color};
 
 /// Colour of remembered-but-unseen tiles: dim and bluish, like a memory.
-const MEMORY: Color = Color::new(0.24, 0.26, 0.38, 1.0);
+const MEMORY: Color = Color::new(0.36, 0.38, 0.52, 1.0);
+/// The dark floor needs more of it to stay apart from the unknown.
+const MEMORY_FLOOR: Color = Color::new(0.6, 0.62, 0.85, 1.0);
 
 /// Where the map is drawn this frame.
 #[derive(Clone, Copy, Debug)]
@@ -74,7 +76,11 @@ pub fn draw_map(view: &View, cam: &Camera, sprites: &Sprites) {
             let tint = if lit {
                 torch(p.dist2(me), view.me.sight)
             } else {
-                MEMORY
+                if t == Tile::Wall {
+                    MEMORY
+                } else {
+                    MEMORY_FLOOR
+                }
             };
             let floor = &sprites.floor[(hash(x as u32, y as u32, 1) % 4) as usize];
             let (tex, over) = match t {
@@ -114,6 +120,18 @@ pub fn draw_map(view: &View, cam: &Camera, sprites: &Sprites) {
                     },
                 );
             }
+            // Walls cast a short shadow on the floor below and beside them, so the floor
+            // reads as lower than the walls (the shape cue of Brogue's and Crawl's tiles).
+            if t.is_walkable() {
+                let shade = Color::new(0.0, 0.0, 0.0, 0.35);
+                let band = (cam.tile / 5.0).round();
+                if map.get(Pos::new(x, y - 1)) == Tile::Wall {
+                    draw_rectangle(at.x, at.y, cam.tile, band, shade);
+                }
+                if map.get(Pos::new(x - 1, y)) == Tile::Wall {
+                    draw_rectangle(at.x, at.y, band * 0.6, cam.tile, shade);
+                }
+            }
         }
     }
 }
@@ -149,7 +167,7 @@ pub fn draw_entities(view: &View, cam: &Camera, sprites: &Sprites, anims: &Anims
         draw_texture_ex(&sprites.shadow, base.x, base.y, WHITE, plain(size));
         match e.kind {
             EntityKind::Player => {
-                let c = player_color(e.id, view.me.id);
+                let c = player_color(e.id);
                 draw_texture_ex(
                     &sprites.hero_cloak,
                     base.x,
@@ -190,7 +208,7 @@ pub fn draw_entities(view: &View, cam: &Camera, sprites: &Sprites, anims: &Anims
                 &e.name,
                 base.x + cam.tile / 2.0,
                 base.y - lift - 4.0,
-                player_color(e.id, view.me.id),
+                player_color(e.id),
             );
         }
         if e.hp < e.max_hp || e.kind == EntityKind::Monster && e.id != view.me.id {
@@ -319,8 +337,14 @@ fn draw_effects(cam: &Camera, anims: &Anims, now: f64) {
         if t < 0.0 {
             continue;
         }
-        let c = cam.to_screen(f.at) + vec2(cam.tile / 2.0, cam.tile * (0.2 - 0.6 * t));
-        let size = 22;
+        // The font follows the tile, and lanes are a number's width apart.
+        let size = (cam.tile * 0.7).clamp(14.0, 22.0) as u16;
+        let lane_w = f32::from(size) * 1.5;
+        let c = cam.to_screen(f.at)
+            + vec2(
+                cam.tile / 2.0 + f.lane as f32 * lane_w,
+                cam.tile * (0.2 - 0.6 * t),
+            );
         let d = measure_text(&f.text, None, size, 1.0);
         let [r, g, b] = f.color;
         let alpha = (1.0 - t * t).clamp(0.0, 1.0);

@@ -5,22 +5,21 @@
 use delve_protocol::{Effect, MessageKind};
 use macroquad::prelude::*;
 
-/// The colour a player is drawn in: yours is gold, friends get a palette colour by id. Red is
+/// The colour a player is drawn in, by id alone, so everyone sees a player in the same colour
+/// on every client (the first character of a dungeon is gold, the second purple, ...). Red is
 /// left to monsters.
-pub fn player_color(id: u32, me: u32) -> Color {
-    if id == me {
-        return Color::from_rgba(236, 196, 84, 255);
-    }
-    const FRIENDS: [(u8, u8, u8); 7] = [
+pub fn player_color(id: u32) -> Color {
+    const PLAYERS: [(u8, u8, u8); 8] = [
+        (236, 196, 84),
+        (170, 120, 240),
         (80, 200, 210),
-        (230, 130, 200),
-        (160, 110, 230),
         (110, 210, 110),
         (240, 140, 60),
         (90, 140, 240),
-        (230, 120, 190),
+        (230, 130, 200),
+        (220, 220, 220),
     ];
-    let (r, g, b) = FRIENDS[id as usize % FRIENDS.len()];
+    let (r, g, b) = PLAYERS[(id.max(1) as usize - 1) % PLAYERS.len()];
     Color::from_rgba(r, g, b, 255)
 }
 

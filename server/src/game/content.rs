@@ -240,9 +240,27 @@ pub struct MonsterKind {
     pub weight: u32,
     #[serde(default)]
     pub boss: bool,
+    /// One line saying what it is, shown when the mouse is over one.
+    pub description: String,
 }
 
 impl Content {
+    /// The one-line description of every kind of monster and item, for clients to show.
+    pub fn descriptions(&self) -> delve_protocol::Descriptions {
+        delve_protocol::Descriptions {
+            monsters: self
+                .monsters
+                .iter()
+                .map(|m| (m.key.clone(), m.description.clone()))
+                .collect(),
+            items: self
+                .items
+                .iter()
+                .map(|i| (i.key.clone(), i.description.clone()))
+                .collect(),
+        }
+    }
+
     /// The content built into the server.
     pub fn builtin() -> Content {
         // The built-in file is checked by a unit test, so this cannot fail in a tested build.
@@ -369,6 +387,13 @@ impl Content {
             let entry = format!("[[monster]] #{} ({:?})", i + 1, m.key);
             let taken = self.monsters[..i].iter().any(|o| o.key == m.key);
             check_entry(file, &entry, "monster", &m.key, taken, &m.name, &m.glyph)?;
+            if m.description.trim().is_empty() || m.description.contains('\n') {
+                return Err(bad(
+                    &entry,
+                    "description",
+                    "must be one line of text".into(),
+                ));
+            }
             if m.hp[0] < 1 || m.hp[0] > m.hp[1] {
                 return Err(bad(
                     &entry,
@@ -648,6 +673,13 @@ mod tests {
             assert!(!it.description.is_empty() && !it.description.contains('\n'));
         }
         assert!(c.item("microchip").unwrap().chip);
+        for m in &c.monsters {
+            assert!(
+                !m.description.is_empty() && !m.description.contains('\n'),
+                "{}",
+                m.key
+            );
+        }
         let loose: Vec<&str> = c
             .items
             .iter()

@@ -430,6 +430,7 @@ impl DungeonTask {
             watching,
             seq: 0,
             view,
+            descriptions: self.dungeon.content().descriptions(),
         }
     }
 

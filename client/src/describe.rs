@@ -1,0 +1,155 @@
+//! What the mouse is pointing at, in words: the hover box over the map. A pure function of the
+//! view (and the descriptions the server sent), so it can be tested without a window.
+
+use delve_protocol::{Descriptions, EntityKind, EntityView, Pos, Tile, View};
+
+/// The hover box: a title and a few lines under it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Description {
+    pub title: String,
+    pub lines: Vec<String>,
+}
+
+/// What a tile is, as a player would say it.
+fn tile_words(t: Tile) -> &'static str {
+    match t {
+        Tile::Unknown => "Unexplored",
+        Tile::Wall => "A wall",
+        Tile::Floor => "Floor",
+        Tile::StairsDown => "Stairs down (> takes them)",
+        Tile::StairsUp => "Stairs up (< takes them)",
+        Tile::DoorClosed => "A shut door (walk into it to open it)",
+        Tile::DoorOpen => "An open door",
+        Tile::DoorLocked => "A locked door (a Key from your pack opens it)",
+    }
+}
+
+fn item_description<'a>(view: &'a View, d: &'a Descriptions, e: &EntityView) -> Option<&'a str> {
+    let key = e.item.as_deref()?;
+    d.items.get(key).map(String::as_str).or_else(|| {
+        // An older server sends no descriptions; one of the same kind in the pack has its own.
+        view.inventory
+            .iter()
+            .find(|i| i.key == key)
+            .map(|i| i.description.as_str())
+    })
+}
+
+/// Describes the cell at `at`, or `None` where nothing is known.
+pub fn describe(view: &View, d: &Descriptions, at: Pos) -> Option<Description> {
+    let tile = view.map.get(at);
+    if !view.map.in_bounds(at) || tile == Tile::Unknown {
+        return None;
+    }
+    if !view.is_visible(at) {
+        // Entities are known only while in sight: a remembered cell is just its tile.
+        return Some(Description {
+            title: tile_words(tile).to_string(),
+            lines: vec!["Remembered: you do not see it now.".to_string()],
+        });
+    }
+    let here: Vec<&EntityView> = view.entities.iter().filter(|e| e.pos == at).collect();
+    let creature = here.iter().find(|e| e.kind != EntityKind::Item);
+    let item = here.iter().find(|e| e.kind == EntityKind::Item);
+    let mut lines = Vec::new();
+    let title = if let Some(c) = creature {
+        let title = if c.id == view.me.id {
+            format!("You ({}), level {}", c.name, c.level)
+        } else {
+            format!("{}, level {}", c.name, c.level)
+        };
+        lines.push(format!("HP {} / {}", c.hp, c.max_hp));
+        if c.kind == EntityKind::Monster
+            && let Some(text) = c.monster.as_deref().and_then(|k| d.monsters.get(k))
+        {
+            lines.push(text.clone());
+        }
+        if c.kind == EntityKind::Player && c.id != view.me.id {
+            lines.push("A friend.".to_string());
+        }
+        if let Some(i) = item {
+            lines.push(format!("On the floor: {}", i.name));
+        }
+        title
+    } else if let Some(i) = item {
+        if let Some(text) = item_description(view, d, i) {
+            lines.push(text.to_string());
+        }
+        lines.push("Walk onto it to pick it up.".to_string());
+        i.name.clone()
+    } else {
+        return Some(Description {
+            title: tile_words(tile).to_string(),
+            lines: Vec::new(),
+        });
+    };
+    if tile != Tile::Floor {
+        lines.push(tile_words(tile).to_string());
+    }
+    Some(Description { title, lines })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::travel::tests::view_of;
+    use delve_protocol::CellSet;
+
+    fn lore() -> Descriptions {
+        let mut d = Descriptions::default();
+        d.monsters
+            .insert("micro_mouse".into(), "A mouse the size of a thumb.".into());
+        d.items
+            .insert("crowbar".into(), "A heavy steel bar.".into());
+        d
+    }
+
+    #[test]
+    fn a_monster_says_its_name_level_hp_and_what_it_is() {
+        let v = view_of(&["#####", "#@.m#", "#####"]);
+        let got = describe(&v, &lore(), Pos::new(3, 1)).unwrap();
+        assert_eq!(got.title, "Micro Mouse, level 1");
+        assert_eq!(
+            got.lines,
+            vec![
+                "HP 3 / 4".to_string(),
+                "A mouse the size of a thumb.".into()
+            ]
+        );
+    }
+
+    #[test]
+    fn an_item_says_what_it_is() {
+        let v = view_of(&["#####", "#@.$#", "#####"]);
+        let got = describe(&v, &lore(), Pos::new(3, 1)).unwrap();
+        assert_eq!(got.title, "Crowbar");
+        assert_eq!(got.lines[0], "A heavy steel bar.");
+        // Without descriptions from the server there is still a name.
+        let bare = describe(&v, &Descriptions::default(), Pos::new(3, 1)).unwrap();
+        assert_eq!(bare.title, "Crowbar");
+    }
+
+    #[test]
+    fn doors_and_stairs_say_what_they_are() {
+        let v = view_of(&["#######", "#@+*'>#", "#######"]);
+        let say = |x| describe(&v, &lore(), Pos::new(x, 1)).unwrap().title;
+        assert!(say(2).contains("shut door"));
+        assert!(say(3).contains("locked door"));
+        assert!(say(4).contains("open door"));
+        assert!(say(5).contains("Stairs down"));
+        assert_eq!(say(0), "A wall");
+        let me = describe(&v, &lore(), Pos::new(1, 1)).unwrap();
+        assert_eq!(me.title, "You (Ann), level 1");
+    }
+
+    #[test]
+    fn a_remembered_tile_says_so_and_unknown_says_nothing() {
+        let mut v = view_of(&["#####", "#@.> ", "#####"]);
+        v.visible = CellSet::default();
+        let got = describe(&v, &lore(), Pos::new(3, 1)).unwrap();
+        assert!(got.title.contains("Stairs down"));
+        assert_eq!(got.lines, vec!["Remembered: you do not see it now."]);
+        assert_eq!(describe(&v, &lore(), Pos::new(4, 1)), None);
+        assert_eq!(describe(&v, &lore(), Pos::new(40, 1)), None);
+    }
+}

@@ -1,0 +1,161 @@
+//! `--script`: a scripted session for screenshot tests and for trying the mouse under Xvfb,
+//! where nobody can press keys. A script is steps separated by `;`:
+//!
+//! - `key NAME`: press a key (a name of the key file: `x`, `?`, `Escape`, `Tab`, `Up`, ...);
+//! - `hover WHAT` / `click WHAT`: point at (or left-click) a cell: `DX,DY` from the character,
+//!   or the nearest `monster`, `item`, `stairs` (down) or `upstairs` in the view;
+//! - `idle`: wait until nothing is under way (no walk, no intent waiting, no animation);
+//! - `frames N`: let N frames pass;
+//! - `turn N`: wait until the floor's turn is at least N;
+//! - `wait lost` / `wait back`: wait until the connection is down (trying again) / up again;
+//! - `wait dead`: wait until our character's game is over (death or victory);
+//! - `wait scores`: wait until the open high-score table has its answer (and found our game);
+//! - `shot PATH`: save the window as a PNG;
+//! - `quit`: exit (0).
+//!
+//! The parsing and the choice of cells are pure (tested here); `ui::app` plays the steps.
+
+use delve_protocol::{EntityKind, Pos, Tile, View};
+
+use crate::keymap::Key;
+
+/// Where to point.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    Offset(i32, i32),
+    Monster,
+    Item,
+    Stairs { down: bool },
+}
+
+impl Target {
+    /// The cell meant, in this view.
+    pub fn cell(&self, view: &View) -> Option<Pos> {
+        let me = view.me.pos;
+        let nearest = |kind: EntityKind| {
+            view.entities
+                .iter()
+                .filter(|e| e.kind == kind)
+                .min_by_key(|e| (e.pos.dist2(me), e.id))
+                .map(|e| e.pos)
+        };
+        match self {
+            Target::Offset(dx, dy) => Some(Pos::new(me.x + dx, me.y + dy)),
+            Target::Monster => nearest(EntityKind::Monster),
+            Target::Item => nearest(EntityKind::Item),
+            Target::Stairs { down } => {
+                let want = if *down {
+                    Tile::StairsDown
+                } else {
+                    Tile::StairsUp
+                };
+                let map = &view.map;
+                (0..map.cells().len())
+                    .filter(|&i| map.cells()[i] == want)
+                    .map(|i| map.pos_of(i))
+                    .min_by_key(|p| p.dist2(me))
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    Key(Key),
+    Hover(Target),
+    Click(Target),
+    Idle,
+    Frames(u32),
+    Turn(u64),
+    /// Wait for the connection to be down (`false`) or up (`true`).
+    Connection(bool),
+    /// Wait for our character's game to end.
+    Ended,
+    /// Wait for the high-score table's answer.
+    Scores,
+    Shot(String),
+    Quit,
+}
+
+/// Reads a script; an error names the step at fault.
+pub fn parse(text: &str) -> Result<Vec<Action>, String> {
+    let mut out = Vec::new();
+    for step in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+        let (word, arg) = step.split_once(' ').unwrap_or((step, ""));
+        let arg = arg.trim();
+        let bad = || format!("script step {step:?} is not understood");
+        let target = || -> Result<Target, String> {
+            Ok(match arg {
+                "monster" => Target::Monster,
+                "item" => Target::Item,
+                "stairs" => Target::Stairs { down: true },
+                "upstairs" => Target::Stairs { down: false },
+                _ => {
+                    let (x, y) = arg.split_once(',').ok_or_else(bad)?;
+                    let n = |s: &str| s.trim().parse::<i32>().map_err(|_| bad());
+                    Target::Offset(n(x)?, n(y)?)
+                }
+            })
+        };
+        out.push(match word {
+            "key" => Action::Key(Key::parse(arg).ok_or_else(bad)?),
+            "hover" => Action::Hover(target()?),
+            "click" => Action::Click(target()?),
+            "idle" => Action::Idle,
+            "frames" => Action::Frames(arg.parse().map_err(|_| bad())?),
+            "turn" => Action::Turn(arg.parse().map_err(|_| bad())?),
+            "wait" if arg == "lost" => Action::Connection(false),
+            "wait" if arg == "back" => Action::Connection(true),
+            "wait" if arg == "dead" => Action::Ended,
+            "wait" if arg == "scores" => Action::Scores,
+            "shot" if !arg.is_empty() => Action::Shot(arg.to_string()),
+            "quit" => Action::Quit,
+            _ => return Err(bad()),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keymap::Named;
+    use crate::travel::tests::view_of;
+
+    #[test]
+    fn a_script_reads_step_by_step() {
+        let s = parse("key x; idle; hover monster; click -2,1; key Escape; frames 3; turn 4; wait lost; wait back; wait dead; shot /tmp/a b.png; quit").unwrap();
+        assert_eq!(
+            s,
+            vec![
+                Action::Key(Key::Char('x')),
+                Action::Idle,
+                Action::Hover(Target::Monster),
+                Action::Click(Target::Offset(-2, 1)),
+                Action::Key(Key::Named(Named::Escape)),
+                Action::Frames(3),
+                Action::Turn(4),
+                Action::Connection(false),
+                Action::Connection(true),
+                Action::Ended,
+                Action::Shot("/tmp/a b.png".into()),
+                Action::Quit,
+            ]
+        );
+        assert!(parse("jump 3").unwrap_err().contains("jump 3"));
+        assert!(parse("click here").is_err());
+    }
+
+    #[test]
+    fn targets_find_their_cells() {
+        let v = view_of(&["#######", "#@.$.m#", "#<...>#", "#######"]);
+        assert_eq!(Target::Monster.cell(&v), Some(Pos::new(5, 1)));
+        assert_eq!(Target::Item.cell(&v), Some(Pos::new(3, 1)));
+        assert_eq!(Target::Stairs { down: true }.cell(&v), Some(Pos::new(5, 2)));
+        assert_eq!(
+            Target::Stairs { down: false }.cell(&v),
+            Some(Pos::new(1, 2))
+        );
+        assert_eq!(Target::Offset(2, 1).cell(&v), Some(Pos::new(3, 2)));
+    }
+}

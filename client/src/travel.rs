@@ -1,0 +1,586 @@
+//! Travel and explore: walking somewhere far as a sequence of ordinary move intents, one a turn.
+//! The server stays the only authority: each step is chosen afresh from the view after the last
+//! one resolved (a door that opened, a friend in the way, a confused stagger all just change the
+//! next step), and with friends on the floor each step waits for the turn like any other.
+//!
+//! A trip stops on its own when something deserves the player's eyes: a monster comes into
+//! view, the character is attacked, a new item comes into view (exploring), or there is nowhere
+//! left to go. Any key stops it too (the UI's part).
+
+use std::collections::{BTreeSet, VecDeque};
+
+use delve_protocol::{Dir, EntityKind, Event, Pos, Tile, View};
+
+/// Where a trip goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Goal {
+    /// A known cell (a click on the map).
+    Cell(Pos),
+    /// The known stairs down (`true`) or up (`false`); taken on arrival.
+    Stairs { down: bool },
+    /// The nearest unexplored place, again and again.
+    Explore,
+}
+
+/// What to do this turn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Send this move.
+    Move(Dir),
+    /// Standing on the stairs the trip went to: take them.
+    TakeStairs { down: bool },
+    /// The trip is over; the sentence says why (for the log).
+    Stop(String),
+}
+
+/// Whether a cell can be walked through on a trip: walkable, or a door that a step opens (a
+/// locked one only with a Key in the pack).
+fn passable(t: Tile, has_key: bool) -> bool {
+    t.is_walkable() || t == Tile::DoorClosed || (t == Tile::DoorLocked && has_key)
+}
+
+fn has_key(view: &View) -> bool {
+    view.inventory.iter().any(|i| i.key == "key")
+}
+
+/// Breadth-first distances from the character over known passable cells. Cells where another
+/// character stands are not crossed (a monster is fought, not walked through; a friend is
+/// walked round), except `goal`, which may be anything.
+fn distances(view: &View, goal: Option<Pos>) -> Vec<u32> {
+    let map = &view.map;
+    let key = has_key(view);
+    let occupied: BTreeSet<Pos> = view
+        .entities
+        .iter()
+        .filter(|e| e.kind != EntityKind::Item && e.id != view.me.id)
+        .map(|e| e.pos)
+        .collect();
+    let mut dist = vec![u32::MAX; map.width() * map.height()];
+    let mut queue = VecDeque::new();
+    if let Some(i) = map.index(view.me.pos) {
+        dist[i] = 0;
+        queue.push_back(view.me.pos);
+    }
+    while let Some(p) = queue.pop_front() {
+        let d = map.index(p).map_or(u32::MAX, |i| dist[i]);
+        // A shut door counts as one step, though opening it takes a turn of its own: close
+        // enough to choose a way, and the next step is chosen afresh anyway.
+        for dir in Dir::ALL {
+            let q = p.step(dir);
+            let Some(i) = map.index(q) else { continue };
+            if dist[i] != u32::MAX {
+                continue;
+            }
+            let pass = passable(map.get(q), key) && !occupied.contains(&q);
+            if pass || Some(q) == goal {
+                dist[i] = d + 1;
+                if pass {
+                    queue.push_back(q);
+                }
+            }
+        }
+    }
+    dist
+}
+
+/// The first step of a shortest known way from the character to `to`, or `None` when there
+/// is none (or `to` is where it stands). Trace back from the goal, downhill.
+pub fn first_step(view: &View, to: Pos) -> Option<Dir> {
+    let map = &view.map;
+    let dist = distances(view, Some(to));
+    let mut at = to;
+    let mut d = *dist.get(map.index(to)?)?;
+    if d == u32::MAX || d == 0 {
+        return None;
+    }
+    while d > 1 {
+        // Any neighbour one step nearer; Dir::ALL's order keeps the choice stable.
+        at = Dir::ALL
+            .iter()
+            .map(|&dir| at.step(dir))
+            .find(|&q| map.index(q).is_some_and(|i| dist[i] == d - 1))?;
+        d -= 1;
+    }
+    Dir::from_delta(at.x - view.me.pos.x, at.y - view.me.pos.y)
+}
+
+/// The nearest known cell of a kind, by steps.
+fn nearest(view: &View, want: impl Fn(Pos, Tile) -> bool) -> Option<Pos> {
+    let dist = distances(view, None);
+    let map = &view.map;
+    (0..dist.len())
+        .filter(|&i| dist[i] != u32::MAX && want(map.pos_of(i), map.cells()[i]))
+        .min_by_key(|&i| (dist[i], i))
+        .map(|i| map.pos_of(i))
+}
+
+/// Where exploring goes next: the nearest item lying on the floor in sight (walking onto it
+/// picks it up), else the nearest reachable cell at the edge of the unknown. `None`: all
+/// explored that can be reached.
+pub fn explore_target(view: &View) -> Option<Pos> {
+    let map = &view.map;
+    let items: BTreeSet<Pos> = view
+        .entities
+        .iter()
+        .filter(|e| e.kind == EntityKind::Item)
+        .map(|e| e.pos)
+        .collect();
+    let full = view.inventory.len() >= 26;
+    nearest(view, |p, t| {
+        if p == view.me.pos {
+            return false;
+        }
+        if items.contains(&p) && !full {
+            return true;
+        }
+        // A shut door hides what is behind it; an open cell next to the unknown is an edge.
+        t.is_shut_door()
+            || (t.is_walkable()
+                && Dir::ALL
+                    .iter()
+                    .any(|&d| map.in_bounds(p.step(d)) && map.get(p.step(d)) == Tile::Unknown))
+    })
+}
+
+/// The known stairs, the nearest first.
+pub fn stairs(view: &View, down: bool) -> Option<Pos> {
+    let want = if down {
+        Tile::StairsDown
+    } else {
+        Tile::StairsUp
+    };
+    nearest(view, |_, t| t == want).or_else(|| {
+        // Known but cut off (a monster in the corridor): still say where they are.
+        (0..view.map.cells().len())
+            .find(|&i| view.map.cells()[i] == want)
+            .map(|i| view.map.pos_of(i))
+    })
+}
+
+/// Monsters in sight now, by id.
+fn monsters(view: &View) -> BTreeSet<u32> {
+    view.entities
+        .iter()
+        .filter(|e| e.kind == EntityKind::Monster)
+        .map(|e| e.id)
+        .collect()
+}
+
+fn items(view: &View) -> BTreeSet<u32> {
+    view.entities
+        .iter()
+        .filter(|e| e.kind == EntityKind::Item)
+        .map(|e| e.id)
+        .collect()
+}
+
+/// A trip under way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trip {
+    pub goal: Goal,
+    /// Monsters and items already in sight when it began (or last stopped for): only new ones
+    /// stop it.
+    seen_monsters: BTreeSet<u32>,
+    seen_items: BTreeSet<u32>,
+    /// The character was attacked since the last step.
+    attacked: bool,
+    depth: u8,
+}
+
+impl Trip {
+    /// Why a trip should not start at all: exploring with a monster in sight walks into
+    /// trouble (Crawl refuses too). Walking somewhere chosen, or to the stairs, is allowed:
+    /// it may be the way out.
+    pub fn refuse(goal: Goal, view: &View) -> Option<String> {
+        let monster = view
+            .entities
+            .iter()
+            .find(|e| e.kind == EntityKind::Monster)?;
+        (goal == Goal::Explore).then(|| format!("Not with a {} in sight.", monster.name))
+    }
+
+    pub fn new(goal: Goal, view: &View) -> Trip {
+        Trip {
+            goal,
+            seen_monsters: monsters(view),
+            seen_items: items(view),
+            attacked: false,
+            depth: view.depth,
+        }
+    }
+
+    /// Takes in a turn's events: an attack on the character (hit or miss) ends the trip.
+    pub fn on_events(&mut self, events: &[Event], me: u32) {
+        if events
+            .iter()
+            .any(|e| matches!(e, Event::Attacked { target, .. } if *target == me))
+        {
+            self.attacked = true;
+        }
+    }
+
+    /// The next step from this view, or why the trip ends.
+    pub fn next(&mut self, view: &View) -> Step {
+        if !view.me.alive || view.me.victory {
+            return Step::Stop(String::new());
+        }
+        if view.depth != self.depth {
+            return Step::Stop(String::new());
+        }
+        if self.attacked {
+            return Step::Stop("You are attacked!".into());
+        }
+        let now = monsters(view);
+        if let Some(e) = now
+            .difference(&self.seen_monsters)
+            .find_map(|id| view.entity(*id))
+        {
+            return Step::Stop(format!("You see a {}.", e.name));
+        }
+        if self.goal == Goal::Explore
+            && let Some(e) = items(view)
+                .difference(&self.seen_items)
+                .find_map(|id| view.entity(*id))
+        {
+            self.seen_items.insert(e.id);
+            return Step::Stop(format!("You see a {}.", e.name));
+        }
+        let target = match self.goal {
+            Goal::Cell(p) => {
+                if p == view.me.pos {
+                    return Step::Stop(String::new());
+                }
+                p
+            }
+            Goal::Stairs { down } => {
+                let want = if down {
+                    Tile::StairsDown
+                } else {
+                    Tile::StairsUp
+                };
+                if view.map.get(view.me.pos) == want {
+                    return Step::TakeStairs { down };
+                }
+                match stairs(view, down) {
+                    Some(p) => p,
+                    None => {
+                        let which = if down { "down" } else { "up" };
+                        return Step::Stop(format!("You know of no stairs {which} on this floor."));
+                    }
+                }
+            }
+            Goal::Explore => match explore_target(view) {
+                Some(p) => p,
+                None => return Step::Stop("Explored all you can reach.".into()),
+            },
+        };
+        match first_step(view, target) {
+            Some(dir) => Step::Move(dir),
+            None => Step::Stop("There is no known way there.".into()),
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use delve_protocol::{CellSet, EntityView, ItemView, SelfView, TileGrid};
+
+    /// A view from rows of tile characters, `@` marking the character (on floor), `m` a monster
+    /// and `$` an item (both on floor). Every known cell is in sight.
+    pub fn view_of(rows: &[&str]) -> View {
+        let (w, h) = (rows[0].chars().count(), rows.len());
+        let mut map = TileGrid::new(w, h);
+        let mut me = Pos::new(0, 0);
+        let mut entities = Vec::new();
+        for (y, row) in rows.iter().enumerate() {
+            for (x, c) in row.chars().enumerate() {
+                let p = Pos::new(x as i32, y as i32);
+                let t = match c {
+                    '@' => {
+                        me = p;
+                        Tile::Floor
+                    }
+                    'm' | '$' => {
+                        let monster = c == 'm';
+                        entities.push(EntityView {
+                            id: 10 + entities.len() as u32,
+                            kind: if monster {
+                                EntityKind::Monster
+                            } else {
+                                EntityKind::Item
+                            },
+                            name: if monster { "Micro Mouse" } else { "Crowbar" }.into(),
+                            pos: p,
+                            hp: i32::from(monster) * 3,
+                            max_hp: i32::from(monster) * 4,
+                            level: u32::from(monster),
+                            monster: monster.then(|| "micro_mouse".into()),
+                            item: (!monster).then(|| "crowbar".into()),
+                        });
+                        Tile::Floor
+                    }
+                    c => Tile::from_char(c).unwrap(),
+                };
+                map.set(p, t);
+            }
+        }
+        let visible = CellSet::from_flags(map.cells().iter().map(|t| *t != Tile::Unknown));
+        entities.push(EntityView {
+            id: 1,
+            kind: EntityKind::Player,
+            name: "Ann".into(),
+            pos: me,
+            hp: 25,
+            max_hp: 25,
+            level: 1,
+            monster: None,
+            item: None,
+        });
+        entities.sort_by_key(|e| e.id);
+        View {
+            turn: 0,
+            depth: 1,
+            map,
+            visible,
+            entities,
+            me: SelfView {
+                id: 1,
+                name: "Ann".into(),
+                pos: me,
+                depth: 1,
+                hp: 25,
+                max_hp: 25,
+                level: 1,
+                xp: 0,
+                xp_level: 0,
+                xp_next: 100,
+                points: 0,
+                attack_min: 1,
+                attack_max: 4,
+                defence: 4,
+                save: 10,
+                sight: 8,
+                kills: 0,
+                turns: 0,
+                deepest: 1,
+                alive: true,
+                cause: None,
+                effects: Vec::new(),
+                victory: false,
+                score: 0,
+            },
+            party: Vec::new(),
+            watchers: Vec::new(),
+            inventory: Vec::new(),
+        }
+    }
+
+    /// Plays a trip out on a view whose world obeys the moves exactly (doors open when walked
+    /// into), returning the cells walked and how it ended.
+    fn walk(view: &mut View, goal: Goal) -> (Vec<Pos>, Step) {
+        let mut trip = Trip::new(goal, view);
+        let mut cells = Vec::new();
+        for _ in 0..500 {
+            match trip.next(view) {
+                Step::Move(d) => {
+                    let to = view.me.pos.step(d);
+                    let t = view.map.get(to);
+                    if t.is_shut_door() {
+                        view.map.set(to, Tile::DoorOpen);
+                        continue;
+                    }
+                    assert!(t.is_walkable(), "stepped into {t:?} at {to:?}");
+                    view.me.pos = to;
+                    cells.push(to);
+                }
+                other => return (cells, other),
+            }
+        }
+        panic!("the trip never ended");
+    }
+
+    #[test]
+    fn a_path_goes_round_walls_diagonally() {
+        let v = view_of(&[
+            "#######", //
+            "#@.#..#", //
+            "#..#..#", //
+            "#.....#", //
+            "#######",
+        ]);
+        let mut v2 = v.clone();
+        let (cells, end) = walk(&mut v2, Goal::Cell(Pos::new(5, 1)));
+        assert_eq!(end, Step::Stop(String::new()));
+        assert_eq!(cells.last(), Some(&Pos::new(5, 1)));
+        // (1,1) -> (2,2) -> (3,3) -> (4,2) -> (5,1): four steps with diagonals.
+        assert_eq!(cells.len(), 4, "{cells:?}");
+    }
+
+    #[test]
+    fn no_way_through_the_unknown_or_walls() {
+        let v = view_of(&[
+            "#####", //
+            "#@# #", //
+            "#####",
+        ]);
+        assert_eq!(first_step(&v, Pos::new(3, 1)), None);
+        let mut trip = Trip::new(Goal::Cell(Pos::new(3, 1)), &v);
+        assert_eq!(
+            trip.next(&v),
+            Step::Stop("There is no known way there.".into())
+        );
+    }
+
+    #[test]
+    fn doors_are_opened_on_the_way_and_locked_ones_need_a_key() {
+        let mut v = view_of(&[
+            "#######", //
+            "#@.+..#", //
+            "#######",
+        ]);
+        let (cells, _) = walk(&mut v, Goal::Cell(Pos::new(5, 1)));
+        assert_eq!(cells.last(), Some(&Pos::new(5, 1)));
+        assert_eq!(v.map.get(Pos::new(3, 1)), Tile::DoorOpen);
+
+        let mut locked = view_of(&[
+            "#######", //
+            "#@.*..#", //
+            "#######",
+        ]);
+        assert_eq!(first_step(&locked, Pos::new(5, 1)), None);
+        locked.inventory.push(ItemView {
+            id: 5,
+            key: "key".into(),
+            name: "Key".into(),
+            description: String::new(),
+            slot: None,
+            equipped: false,
+            usable: false,
+            bonus: Default::default(),
+        });
+        assert_eq!(first_step(&locked, Pos::new(5, 1)), Some(Dir::E));
+    }
+
+    #[test]
+    fn stairs_travel_ends_by_taking_them() {
+        let mut v = view_of(&[
+            "######", //
+            "#@..>#", //
+            "#<...#", //
+            "######",
+        ]);
+        let (cells, end) = walk(&mut v, Goal::Stairs { down: true });
+        assert_eq!(end, Step::TakeStairs { down: true });
+        assert_eq!(cells.last(), Some(&Pos::new(4, 1)));
+        let mut trip = Trip::new(Goal::Stairs { down: false }, &v);
+        // From (4,1) to (1,2): three steps west (one diagonal), then the stairs.
+        assert!(matches!(trip.next(&v), Step::Move(Dir::W | Dir::Sw)));
+        let none = view_of(&["###", "#@#", "###"]);
+        let mut t = Trip::new(Goal::Stairs { down: true }, &none);
+        assert_eq!(
+            t.next(&none),
+            Step::Stop("You know of no stairs down on this floor.".into())
+        );
+    }
+
+    #[test]
+    fn a_monster_coming_into_view_or_an_attack_stops_the_trip() {
+        let mut v = view_of(&[
+            "########", //
+            "#@.....#", //
+            "########",
+        ]);
+        let mut trip = Trip::new(Goal::Cell(Pos::new(6, 1)), &v);
+        assert_eq!(trip.next(&v), Step::Move(Dir::E));
+        // A mouse walks into sight.
+        let mouse = view_of(&["########", "#@....m#", "########"]);
+        v.entities = mouse.entities.clone();
+        assert_eq!(trip.next(&v), Step::Stop("You see a Micro Mouse.".into()));
+        // One already in sight when the trip began does not stop it...
+        let mut trip = Trip::new(Goal::Cell(Pos::new(3, 1)), &v);
+        assert_eq!(trip.next(&v), Step::Move(Dir::E));
+        // ...but its attack does, hit or miss.
+        trip.on_events(
+            &[Event::Attacked {
+                attacker: 10,
+                target: 1,
+                damage: None,
+            }],
+            1,
+        );
+        assert_eq!(trip.next(&v), Step::Stop("You are attacked!".into()));
+    }
+
+    #[test]
+    fn exploring_is_refused_with_a_monster_in_sight_but_walking_is_not() {
+        let v = view_of(&["######", "#@..m#", "######"]);
+        assert_eq!(
+            Trip::refuse(Goal::Explore, &v),
+            Some("Not with a Micro Mouse in sight.".into())
+        );
+        assert_eq!(Trip::refuse(Goal::Cell(Pos::new(2, 1)), &v), None);
+        let calm = view_of(&["######", "#@..$#", "######"]);
+        assert_eq!(Trip::refuse(Goal::Explore, &calm), None);
+    }
+
+    #[test]
+    fn a_trip_walks_round_a_friend() {
+        let mut v = view_of(&[
+            "#####", //
+            "#@..#", //
+            "#...#", //
+            "#####",
+        ]);
+        let mut bob = v.entities[0].clone();
+        bob.id = 2;
+        bob.name = "Bob".into();
+        bob.pos = Pos::new(2, 1);
+        v.entities.push(bob);
+        v.entities.sort_by_key(|e| e.id);
+        assert_eq!(first_step(&v, Pos::new(3, 1)), Some(Dir::Se));
+    }
+
+    #[test]
+    fn explore_goes_to_the_nearest_edge_of_the_unknown_then_says_all_done() {
+        let v = view_of(&[
+            "#########", //
+            "#@...... ", //
+            "#.......#", //
+            "#########",
+        ]);
+        assert_eq!(explore_target(&v), Some(Pos::new(7, 1)));
+        let mut trip = Trip::new(Goal::Explore, &v);
+        // Either is one of the shortest ways there.
+        assert!(matches!(trip.next(&v), Step::Move(Dir::E | Dir::Se)));
+        let done = view_of(&["#####", "#@..#", "#####"]);
+        let mut trip = Trip::new(Goal::Explore, &done);
+        assert_eq!(
+            trip.next(&done),
+            Step::Stop("Explored all you can reach.".into())
+        );
+    }
+
+    #[test]
+    fn explore_opens_doors_and_picks_up_items_in_sight() {
+        let v = view_of(&[
+            "#######", //
+            "#@...+#", //
+            "#######",
+        ]);
+        assert_eq!(explore_target(&v), Some(Pos::new(5, 1)));
+        let with_item = view_of(&[
+            "#######", //
+            "#@..$+#", //
+            "#######",
+        ]);
+        assert_eq!(explore_target(&with_item), Some(Pos::new(4, 1)));
+        // An item that comes into view stops exploring once, so the player sees it.
+        let mut trip = Trip::new(Goal::Explore, &v);
+        assert_eq!(
+            trip.next(&with_item),
+            Step::Stop("You see a Crowbar.".into())
+        );
+        assert_eq!(trip.next(&with_item), Step::Move(Dir::E));
+    }
+}

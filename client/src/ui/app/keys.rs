@@ -1,0 +1,425 @@
+//! The keys of the game screens: what each command does on each screen, for a player, for
+//! someone not driving a character, and in the pack.
+
+use super::*;
+use crate::keymap::Named;
+use crate::travel::Goal;
+use delve_protocol::Action;
+
+impl App {
+    pub(super) fn handle_input(&mut self, now: f64, chars: &[char]) {
+        // The high scores take every key while open, even while the connection is down.
+        if let Screen::Scores(board) = &mut self.screen {
+            self.input.reset();
+            if table::keys(board, chars, self.model.scores.len()) {
+                self.screen = Screen::Game;
+            }
+            return;
+        }
+        if !matches!(self.connection, Connection::Joined) {
+            return;
+        }
+        let Some(view) = &self.model.view else { return };
+        let me = view.me.clone();
+        let turn = view.turn;
+        // Which neighbouring cells are known walls.
+        let wall = Dir::ALL.map(|d| view.map.get(me.pos.step(d)) == Tile::Wall);
+        let here = view.map.get(me.pos);
+        let party: Vec<(String, bool)> = view
+            .party
+            .iter()
+            .map(|p| (p.name.clone(), p.alive))
+            .collect();
+        // Not driving a living character: the dead, the winners, those following a friend,
+        // watchers.
+        let spectating = self.spectating();
+        if !spectating {
+            self.end_hidden = false;
+        }
+        // A new stat point opens the level-up dialog once.
+        if me.points > self.points_seen && !spectating && matches!(self.screen, Screen::Game) {
+            self.screen = Screen::LevelUp { selected: 0 };
+        }
+        self.points_seen = if spectating {
+            self.points_seen
+        } else {
+            me.points
+        };
+        if me.points == 0 && matches!(self.screen, Screen::LevelUp { .. }) {
+            self.screen = Screen::Game;
+        }
+        // The chat line takes every key while it is open.
+        if let Screen::Chat(line) = &mut self.screen {
+            line.feed(chars);
+            if self.input.named_pressed(Named::Escape) {
+                self.screen = Screen::Game;
+            } else if self.input.named_pressed(Named::Enter)
+                || self.input.named_pressed(Named::KpEnter)
+            {
+                let text = line.text.trim().to_string();
+                if !text.is_empty() {
+                    self.net.send(ClientMsg::Chat { text });
+                }
+                self.screen = Screen::Game;
+            }
+            return;
+        }
+        // So does the inventory: its letters are its own.
+        if matches!(self.screen, Screen::Inventory(_)) {
+            self.input.reset();
+            self.inventory_input(chars, spectating);
+            return;
+        }
+        let modal = !matches!(self.screen, Screen::Game) || spectating;
+        let can_repeat = self.awaiting.is_none() && !self.anims.busy(now);
+        let (commands, any_key) = self.input.poll(now, can_repeat, modal, chars);
+        // Any key stops a walk under way (the key still does what it does).
+        if any_key {
+            self.trip = None;
+        }
+        self.scroll_keys();
+        if !modal {
+            self.mouse(turn);
+        }
+        for cmd in commands {
+            // Help, the menu and sound work the same for everyone.
+            match (&self.screen, cmd) {
+                (Screen::Help, Command::Help | Command::Cancel | Command::Confirm) => {
+                    self.screen = Screen::Game;
+                    continue;
+                }
+                (Screen::Menu { .. }, Command::Cancel | Command::Menu) => {
+                    self.screen = Screen::Game;
+                    continue;
+                }
+                (Screen::Menu { selected }, Command::Confirm) => {
+                    let choice = MENU[*selected % MENU.len()];
+                    self.menu_choice(choice);
+                    continue;
+                }
+                (Screen::Game | Screen::Character | Screen::Messages { .. }, Command::Help) => {
+                    self.screen = Screen::Help;
+                    continue;
+                }
+                (Screen::Game, Command::Menu) => {
+                    self.screen = Screen::Menu { selected: 0 };
+                    continue;
+                }
+                _ => {}
+            }
+            if spectating {
+                self.spectator_command(cmd, &me.name, me.alive, &party);
+                continue;
+            }
+            match (&self.screen, cmd) {
+                (Screen::Character, Command::Character | Command::Cancel) => {
+                    self.screen = Screen::Game
+                }
+                (Screen::Messages { .. }, Command::Messages | Command::Cancel) => {
+                    self.screen = Screen::Game
+                }
+                (Screen::LevelUp { .. }, Command::Cancel) => self.screen = Screen::Game,
+                (Screen::LevelUp { selected }, Command::Confirm) => self.spend(*selected),
+                (Screen::LevelUp { .. }, Command::Choose(n)) => self.spend(usize::from(n) - 1),
+                (Screen::Game, Command::Cancel) => self.screen = Screen::Menu { selected: 0 },
+                (Screen::Game, Command::Character) => self.screen = Screen::Character,
+                (Screen::Game, Command::Inventory) => self.open_inventory(),
+                (Screen::Game, Command::Scores) => self.open_scores(),
+                (Screen::Game, Command::PickUp) => self.act(ClientMsg::Act(Action::PickUp), turn),
+                (Screen::Game, Command::Messages) => self.screen = Screen::Messages { scroll: 0 },
+                (Screen::Game, Command::LevelUp) if me.points > 0 => {
+                    self.screen = Screen::LevelUp { selected: 0 }
+                }
+                (Screen::Game, Command::LevelUp) => self.note(
+                    "You have no stat points to spend: you get one each time you gain a level.",
+                ),
+                (Screen::Game, Command::Confirm | Command::Talk) => self.open_chat(),
+                (Screen::Game, Command::Move(dir)) => {
+                    // Walking into a wall you can see is a no-op, as in most roguelikes: don't
+                    // spend a round trip to be told so.
+                    let k = Dir::ALL.iter().position(|d| *d == dir).unwrap_or(0);
+                    if !wall[k] {
+                        self.act(ClientMsg::Act(Action::Move { dir }), turn);
+                    }
+                }
+                (Screen::Game, Command::Wait) => self.act(ClientMsg::Act(Action::Wait), turn),
+                (Screen::Game, Command::Descend | Command::Ascend) => {
+                    let down = cmd == Command::Descend;
+                    let on = if down {
+                        Tile::StairsDown
+                    } else {
+                        Tile::StairsUp
+                    };
+                    if here == on {
+                        let msg = if down {
+                            ClientMsg::Act(Action::Descend)
+                        } else {
+                            ClientMsg::Act(Action::Ascend)
+                        };
+                        self.act(msg, turn);
+                    } else {
+                        // Away from the stairs: walk to the known ones, then take them.
+                        self.start_trip(Goal::Stairs { down });
+                    }
+                }
+                (Screen::Game, Command::Explore) => self.start_trip(Goal::Explore),
+                _ => {}
+            }
+        }
+    }
+
+    /// Keys for those not driving a living character: follow another player, go back to one's
+    /// own view, start again (the dead), chat, read the log.
+    fn spectator_command(
+        &mut self,
+        cmd: Command,
+        shown: &str,
+        shown_alive: bool,
+        party: &[(String, bool)],
+    ) {
+        let dead_player = !self.watcher_only();
+        match (&self.screen, cmd) {
+            (Screen::Messages { .. }, Command::Messages | Command::Cancel) => {
+                self.screen = Screen::Game
+            }
+            (Screen::Character, Command::Character | Command::Cancel) => self.screen = Screen::Game,
+            (Screen::Game, Command::Messages) => self.screen = Screen::Messages { scroll: 0 },
+            (Screen::Game, Command::Character) if shown_alive => self.screen = Screen::Character,
+            (Screen::Game, Command::Inventory) => self.open_inventory(),
+            (Screen::Game, Command::Scores) => self.open_scores(),
+            (Screen::Game, Command::Confirm | Command::Talk) => self.open_chat(),
+            (Screen::Game, Command::NewCharacter) if dead_player => {
+                self.net.send(ClientMsg::NewCharacter)
+            }
+            (Screen::Game, Command::Cancel) if dead_player && self.model.watching.is_some() => {
+                self.net.send(ClientMsg::Watch { name: None });
+            }
+            // The summary of a finished game folds into a banner, to watch the floor, and back.
+            (Screen::Game, Command::Cancel) if dead_player => self.end_hidden = !self.end_hidden,
+            (Screen::Game, Command::Cancel) => self.screen = Screen::Menu { selected: 0 },
+            (Screen::Game, Command::Follow) => {
+                // The next living player after the one shown, round the party.
+                let living: Vec<&String> = party
+                    .iter()
+                    .filter(|(_, alive)| *alive)
+                    .map(|(n, _)| n)
+                    .collect();
+                let at = living.iter().position(|n| n.as_str() == shown);
+                let next = match at {
+                    Some(k) => living.get((k + 1) % living.len().max(1)),
+                    None => living.first(),
+                };
+                if let Some(name) = next.filter(|n| n.as_str() != shown) {
+                    self.net.send(ClientMsg::Watch {
+                        name: Some((*name).clone()),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The inventory screen's keys: select, act on the selected item, confirm or cancel an
+    /// equip, close. Nothing is sent while the pack is read-only or locked; the banner says why.
+    fn inventory_input(&mut self, chars: &[char], spectating: bool) {
+        let Some(view) = &self.model.view else { return };
+        let Screen::Inventory(st) = &mut self.screen else {
+            return;
+        };
+        let inv = &view.inventory;
+        let blocked = inventory::pack_blocked(view, spectating);
+        let turn = view.turn;
+        let enter =
+            self.input.named_pressed(Named::Enter) || self.input.named_pressed(Named::KpEnter);
+        let esc = self.input.named_pressed(Named::Escape);
+        st.selected = st.selected.min(inv.len().saturating_sub(1));
+        // The pack changed under the comparison (a swap, a drop): close it.
+        if st
+            .compare
+            .is_some_and(|id| inv.get(st.selected).is_none_or(|i| i.id != id))
+        {
+            st.compare = None;
+        }
+        let mut send = None;
+        if let Some(id) = st.compare {
+            if enter || chars.iter().any(|c| matches!(c, 'y' | 'Y')) {
+                send = Some(ClientMsg::Act(Action::Equip { item: id }));
+            } else if esc || chars.iter().any(|c| matches!(c, 'n' | 'N')) {
+                st.compare = None;
+            }
+        } else {
+            let mut keys: Vec<PackKey> = chars.iter().filter_map(|&c| pack::pack_key(c)).collect();
+            if enter {
+                keys.push(PackKey::Primary);
+            }
+            if esc {
+                keys.push(PackKey::Close);
+            }
+            let len = inv.len();
+            if len > 0 {
+                if self.input.named_pressed(Named::Up) {
+                    st.selected = (st.selected + len - 1) % len;
+                    st.note = None;
+                }
+                if self.input.named_pressed(Named::Down) {
+                    st.selected = (st.selected + 1) % len;
+                    st.note = None;
+                }
+                if is_key_pressed(KeyCode::Home) || is_key_pressed(KeyCode::PageUp) {
+                    st.selected = 0;
+                }
+                if is_key_pressed(KeyCode::End) || is_key_pressed(KeyCode::PageDown) {
+                    st.selected = len - 1;
+                }
+            }
+            if is_mouse_button_pressed(MouseButton::Left) {
+                let lay = InvLayout::new(Layout::new().map, blocked.is_some());
+                if let Some(k) = lay.slot_at(mouse_position().into()).filter(|&k| k < len) {
+                    st.selected = k;
+                    st.note = None;
+                }
+            }
+            for key in keys {
+                match key {
+                    PackKey::Close => {
+                        self.screen = Screen::Game;
+                        return;
+                    }
+                    PackKey::Select(k) if k < len => {
+                        st.selected = k;
+                        st.note = None;
+                    }
+                    PackKey::Select(k) => {
+                        let letter = pack::letter(k).unwrap_or('?');
+                        st.note = Some(format!("Nothing in slot {letter}."));
+                    }
+                    key => {
+                        // An empty pack already says so, and how to fill it.
+                        let Some(item) = inv.get(st.selected) else {
+                            continue;
+                        };
+                        if let Some(why) = &blocked {
+                            st.note = Some(why.clone());
+                            continue;
+                        }
+                        match pack::pack_outcome(key, item) {
+                            Some(PackOutcome::Send(msg)) => send = Some(msg),
+                            Some(PackOutcome::Compare) => {
+                                st.compare = Some(item.id);
+                                st.note = None;
+                            }
+                            Some(PackOutcome::Note(n)) => st.note = Some(n),
+                            None => {}
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(msg) = send {
+            // Each pack action is the turn: back to the map to see what comes of it.
+            self.screen = Screen::Game;
+            self.act(msg, turn);
+        }
+    }
+
+    /// Arrow keys and the mouse wheel move selections and scroll lists.
+    pub(super) fn scroll_keys(&mut self) {
+        let wheel = mouse_wheel().1;
+        let (up, down) = (
+            self.input.named_pressed(Named::Up),
+            self.input.named_pressed(Named::Down),
+        );
+        let options = self.model.level_up.len().max(1);
+        match &mut self.screen {
+            Screen::Menu { selected } => {
+                if up {
+                    *selected = (*selected + MENU.len() - 1) % MENU.len();
+                }
+                if down {
+                    *selected = (*selected + 1) % MENU.len();
+                }
+            }
+            Screen::LevelUp { selected } => {
+                if up {
+                    *selected = (*selected + options - 1) % options;
+                }
+                if down {
+                    *selected = (*selected + 1) % options;
+                }
+            }
+            Screen::Messages { scroll } => {
+                if up || wheel > 0.0 {
+                    *scroll += 3;
+                }
+                if (down || wheel < 0.0) && *scroll > 0 {
+                    *scroll = scroll.saturating_sub(3);
+                }
+            }
+            Screen::Game
+            | Screen::Character
+            | Screen::Chat(_)
+            | Screen::Inventory(_)
+            | Screen::Help
+            | Screen::Scores(_) => {
+                let over_log = Layout::new().log.contains(mouse_position().into());
+                if over_log && wheel > 0.0 {
+                    self.log_scroll += 2;
+                } else if over_log && wheel < 0.0 {
+                    self.log_scroll = self.log_scroll.saturating_sub(2);
+                }
+            }
+        }
+    }
+}
+
+/// What the menu offers, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum MenuItem {
+    Resume,
+    Help,
+    Scores,
+    Quit,
+}
+
+pub(super) const MENU: [MenuItem; 4] = [
+    MenuItem::Resume,
+    MenuItem::Help,
+    MenuItem::Scores,
+    MenuItem::Quit,
+];
+
+impl MenuItem {
+    pub(super) fn label(self) -> &'static str {
+        match self {
+            MenuItem::Resume => "Resume",
+            MenuItem::Help => "Help and keys",
+            MenuItem::Scores => "High scores",
+            MenuItem::Quit => "Quit",
+        }
+    }
+}
+
+impl App {
+    fn menu_choice(&mut self, item: MenuItem) {
+        match item {
+            MenuItem::Resume => self.screen = Screen::Game,
+            MenuItem::Help => self.screen = Screen::Help,
+            MenuItem::Scores => self.open_scores(),
+            // The character stays in the dungeon, as when the window is closed; the solo
+            // server's journal already holds every turn.
+            #[cfg(not(target_arch = "wasm32"))]
+            MenuItem::Quit => std::process::exit(0),
+            // A page cannot close its own tab.
+            #[cfg(target_arch = "wasm32")]
+            MenuItem::Quit => self.note("Close the browser tab to quit; your character waits."),
+        }
+    }
+
+    /// A line in the log from the client itself (not the server).
+    pub(super) fn note(&mut self, text: &str) {
+        let turn = self.model.view.as_ref().map_or(0, |v| v.turn);
+        self.model
+            .push_log(delve_protocol::MessageKind::Normal, text.to_string(), turn);
+        self.log_scroll = 0;
+    }
+}

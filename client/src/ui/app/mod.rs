@@ -1,0 +1,558 @@
+//! The game's state between frames and the frame loop: drain the network, read the keys, draw.
+//! Its parts: `keys` (what each command does on each screen), `mouse` (hover, click to travel
+//! or attack, and the trip under way), `draw` (one frame's drawing).
+
+mod draw;
+mod keys;
+mod mouse;
+mod script;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use delve_protocol::{ClientMsg, Dir, MAX_CHAT_CHARS, PROTOCOL_VERSION, Pos, ServerMsg, Tile};
+use macroquad::prelude::*;
+
+use super::anim::Anims;
+use super::hud::{self, BG, Layout};
+use super::input::{Command, Input};
+use super::inventory::{self, InvLayout, InventoryState};
+use super::lobby::{Choice, Lobby, Step};
+use super::render::{self, Camera};
+use super::scores as table;
+use super::screens;
+use super::screenshot;
+use super::sprites::Sprites;
+use super::text_input::{TextInput, typed};
+use crate::keymap::KeyMap;
+use crate::model::Model;
+use crate::net::{Link, NetEvent, Platform};
+use crate::pack::{self, PackKey, PackOutcome};
+use crate::scores::{self, Mine, ScoreBoard};
+#[cfg(not(target_arch = "wasm32"))]
+use crate::solo::SoloServer;
+use crate::tokens::TokenStore;
+use crate::travel::Trip;
+
+/// What the game was started with.
+#[derive(Debug)]
+pub struct Options {
+    pub url: String,
+    pub name: String,
+    /// `None` opens the lobby first.
+    pub dungeon: Option<String>,
+    /// A dungeon a shared link asked for (the web page's `?dungeon=`): the lobby opens it as
+    /// soon as it knows whether a password is needed.
+    pub linked: Option<String>,
+    /// Print frame-time statistics to standard error every few seconds (for benchmarks).
+    pub frame_stats: bool,
+    pub password: Option<String>,
+    /// Watch this player instead of playing.
+    pub watch: Option<String>,
+    /// Save a PNG after this many frames (of play, or of the lobby), then exit.
+    pub screenshot: Option<(PathBuf, u32)>,
+    /// The in-process server of `--solo`, kept alive as long as the game runs.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub solo: Option<SoloServer>,
+    /// Where resume tokens are remembered; `None` remembers nothing.
+    pub tokens: Option<TokenStore>,
+    /// The server name tokens are kept under: its URL, or "solo" for the solo server (whose
+    /// port changes every time).
+    pub token_server: String,
+    /// The keys in force (the defaults, or the player's key file).
+    pub keys: KeyMap,
+    /// Where the key file is, or what is wrong with it: shown on the help screen.
+    pub keys_note: String,
+    /// Steps to play instead of a hand on the keys (`--script`, for screenshot tests).
+    pub script: Option<Vec<crate::script::Action>>,
+}
+
+enum Connection {
+    Connecting,
+    Joined,
+    /// Lost; the network thread tries again at `at` (game time).
+    Reconnecting {
+        attempt: u32,
+        at: f64,
+        reason: String,
+    },
+    Ended(String),
+}
+
+/// A screen over the game, taking the keys while it is open.
+#[derive(Clone, Debug)]
+enum Screen {
+    Game,
+    Character,
+    LevelUp {
+        selected: usize,
+    },
+    Messages {
+        scroll: usize,
+    },
+    Chat(TextInput),
+    Inventory(InventoryState),
+    /// The high-score table (Tab; `h` once the game is over).
+    Scores(ScoreBoard),
+    /// Every key, from the key table (`?`).
+    Help,
+    /// Esc on the map: resume, help, sound, high scores, quit.
+    Menu {
+        selected: usize,
+    },
+}
+
+struct App {
+    net: Platform,
+    model: Model,
+    sprites: Sprites,
+    anims: Anims,
+    input: Input,
+    connection: Connection,
+    screen: Screen,
+    /// The turn our last intent was for, until an update for it arrives.
+    awaiting: Option<u64>,
+    /// When the last turn status arrived, for its countdown.
+    status_at: f64,
+    /// Stat points seen last frame: a new one opens the level-up dialog.
+    points_seen: u32,
+    /// How far the log is scrolled back, in lines.
+    log_scroll: usize,
+    /// Where to remember the token of (server, dungeon, name).
+    tokens: Option<(TokenStore, String, String)>,
+    /// The death or victory summary was put away (Esc) to watch the floor.
+    end_hidden: bool,
+    /// Our own game that ended (death or victory), to pick out in the high scores; kept while
+    /// the ghost follows a friend, forgotten when a new character starts.
+    ended: Option<Mine>,
+    /// The server is the in-process one of `--solo`, which keeps no scores.
+    solo: bool,
+    /// The name we play (or watch) under, to pick out our games in the high scores.
+    name: String,
+    /// A walk under way (a click, `>`/`<` away from stairs, `x`), one move a turn.
+    trip: Option<Trip>,
+    /// Where the map was drawn last frame, to find the cell under the mouse.
+    camera: Option<Camera>,
+    /// Where the key file is, or why it could not be read, for the help screen.
+    keys_note: String,
+    /// Where a script points the mouse, and a click it made (`--script`).
+    pointed: Option<Vec2>,
+    click: bool,
+    script: Option<script::Player>,
+    /// Where this game's character dump was saved, once it ended.
+    dump: Option<String>,
+    /// The connection has been up once: a later failure is "lost", not "cannot reach".
+    ever_joined: bool,
+}
+
+impl App {
+    fn pump_network(&mut self, now: f64) {
+        while let Some(ev) = self.net.try_recv() {
+            match ev {
+                NetEvent::Connected => {}
+                NetEvent::Msg(msg) => self.on_message(*msg, now),
+                NetEvent::Reconnecting {
+                    attempt,
+                    wait,
+                    reason,
+                } => {
+                    self.connection = Connection::Reconnecting {
+                        attempt,
+                        at: now + wait.as_secs_f64(),
+                        reason,
+                    };
+                }
+                NetEvent::Ended(reason) => self.connection = Connection::Ended(reason),
+            }
+        }
+    }
+
+    fn on_message(&mut self, msg: ServerMsg, now: f64) {
+        if let ServerMsg::Welcome { token, .. } = &msg {
+            if self.ever_joined && matches!(self.connection, Connection::Reconnecting { .. }) {
+                let turn = self.model.view.as_ref().map_or(0, |v| v.turn);
+                self.model.push_log(
+                    delve_protocol::MessageKind::Good,
+                    "The connection is back: the game goes on.".into(),
+                    turn,
+                );
+            }
+            self.ever_joined = true;
+            self.connection = Connection::Joined;
+            if let (Some(t), Some((store, server, dungeon))) = (token, &mut self.tokens)
+                && let Err(e) = store.put(server, dungeon, &self.name, t)
+            {
+                eprintln!("delve: cannot remember the resume token: {e}");
+            }
+        }
+        if matches!(msg, ServerMsg::TurnStatus { .. }) {
+            self.status_at = now;
+        }
+        // Where entities stood before this message, for effects on those it removes (a kill).
+        let before: HashMap<u32, Pos> = self
+            .model
+            .view
+            .as_ref()
+            .map(|v| v.entities.iter().map(|e| (e.id, e.pos)).collect())
+            .unwrap_or_default();
+        let welcome = matches!(msg, ServerMsg::Welcome { .. });
+        // Our own character playing before this message: if it ends now, its game is kept.
+        let playing_before = !self.spectating() && self.model.view.is_some();
+        match self.model.handle(msg) {
+            Ok(h) => {
+                self.note_end();
+                if playing_before && self.ended.is_some() {
+                    self.keep_end();
+                }
+                if let Screen::Scores(board) = &mut self.screen {
+                    if let Some((_, message)) = &h.error {
+                        board.refused(message.clone());
+                    }
+                    // A question asked before the connection dropped is asked again.
+                    if welcome && !board.loaded() && !self.solo {
+                        self.net.send(scores::request());
+                    }
+                }
+                if h.snapshot {
+                    self.anims.reset();
+                    self.awaiting = None;
+                }
+                if let Some(view) = &self.model.view {
+                    let pos_of = |id| {
+                        view.entity(id)
+                            .map(|e| e.pos)
+                            .or_else(|| before.get(&id).copied())
+                    };
+                    self.anims.on_events(&h.events, view.me.id, pos_of, now);
+                    if let Some(trip) = &mut self.trip {
+                        trip.on_events(&h.events, view.me.id);
+                    }
+                    if self.awaiting.is_some_and(|t| view.turn >= t) {
+                        self.awaiting = None;
+                    }
+                }
+                if h.error.is_some() {
+                    // A refused intent leaves nothing pending.
+                    self.awaiting = None;
+                }
+                if !h.events.is_empty() {
+                    self.log_scroll = 0;
+                }
+            }
+            // Out of step with the server: ask for the whole view again.
+            Err(_) => self.net.send(ClientMsg::Resync),
+        }
+    }
+
+    /// Remembers how our own game ended, or forgets it once a new character plays.
+    fn note_end(&mut self) {
+        if self.watcher_only() || self.model.watching.is_some() {
+            return;
+        }
+        let (Some(view), Some(dungeon)) = (&self.model.view, &self.model.dungeon) else {
+            return;
+        };
+        let me = &view.me;
+        self.ended = (!me.alive || me.victory).then(|| Mine {
+            name: me.name.clone(),
+            dungeon: dungeon.clone(),
+            turns: me.turns,
+            score: me.score,
+        });
+    }
+
+    /// Opens the high-score table and asks the server for it (a solo game reads its own).
+    fn open_scores(&mut self) {
+        let mine = self.ended.clone();
+        self.screen = Screen::Scores(ScoreBoard::open(self.model.scores_received, mine));
+        self.ask_scores();
+    }
+
+    fn ask_scores(&mut self) {
+        if self.solo {
+            self.model.scores = crate::keep::solo_scores();
+            self.model.scores_received += 1;
+        } else {
+            self.net.send(scores::request());
+        }
+    }
+
+    /// Takes in the table's answer and asks again when our game should be in it but is not yet.
+    fn scores_tick(&mut self, now: f64) {
+        if let Screen::Scores(board) = &mut self.screen
+            && board.poll(&self.model.scores, self.model.scores_received, now)
+        {
+            self.ask_scores();
+        }
+    }
+
+    /// Keeps the game that just ended: its character dump, and in a solo game its score.
+    fn keep_end(&mut self) {
+        let secs = crate::keep::now_secs();
+        let date = delve_protocol::utc_date(secs);
+        let Some(text) = crate::morgue::dump(&self.model, &date) else {
+            return;
+        };
+        let Some(me) = self.model.view.as_ref().map(|v| v.me.clone()) else {
+            return;
+        };
+        let dungeon = self.model.dungeon.clone().unwrap_or_default();
+        let file = crate::morgue::file_name(&me.name, &dungeon, me.turns);
+        match crate::keep::save_dump(&file, &text) {
+            Ok(path) => self.dump = Some(path),
+            Err(e) => self.note(&format!("The character dump could not be saved: {e}")),
+        }
+        if self.solo {
+            let entry = delve_protocol::ScoreEntry {
+                name: me.name.clone(),
+                score: me.score,
+                level: me.level,
+                deepest: me.deepest,
+                kills: me.kills,
+                turns: me.turns,
+                victory: me.victory,
+                outcome: if me.victory {
+                    "won".into()
+                } else {
+                    me.cause.clone().unwrap_or_else(|| "died".into())
+                },
+                dungeon,
+                ended: secs,
+            };
+            if let Err(e) = crate::keep::add_solo_score(entry) {
+                self.note(&format!("The solo high scores could not be saved: {e}"));
+            }
+        }
+    }
+
+    /// Whether this connection has no character of its own (it only watches).
+    fn watcher_only(&self) -> bool {
+        self.model.token.is_none() && self.model.watching.is_some()
+    }
+
+    /// Not driving a living character: a watcher, the dead, a winner, or someone following a
+    /// friend's view.
+    fn spectating(&self) -> bool {
+        let over = self
+            .model
+            .view
+            .as_ref()
+            .is_some_and(|v| !v.me.alive || v.me.victory);
+        self.watcher_only() || over || self.model.watching.is_some()
+    }
+
+    fn open_inventory(&mut self) {
+        self.screen = Screen::Inventory(InventoryState::default());
+    }
+
+    fn open_chat(&mut self) {
+        self.screen = Screen::Chat(TextInput::new(MAX_CHAT_CHARS, false));
+    }
+
+    fn act(&mut self, msg: ClientMsg, turn: u64) {
+        self.net.send(msg);
+        self.awaiting = Some(turn + 1);
+    }
+
+    fn spend(&mut self, choice: usize) {
+        if let Some(&stat) = screens::level_up_choices(&self.model).get(choice) {
+            self.net.send(ClientMsg::LevelUp { stat });
+            // One point at a time; the dialog stays open while points remain.
+            self.screen = Screen::LevelUp { selected: choice };
+        }
+    }
+}
+
+/// Seconds to wait in screenshot mode for the game to get going before saving whatever is on
+/// screen (a time, not a frame count: under Xvfb frames can come very fast).
+const SCREENSHOT_PATIENCE: f64 = 20.0;
+
+/// Saves the screenshot and exits: 0 if `ok`, else 1.
+fn finish_screenshot(path: &std::path::Path, ok: bool) -> ! {
+    match screenshot::save(path) {
+        Ok(()) => println!("saved {}", path.display()),
+        Err(e) => {
+            eprintln!("delve: {e:#}");
+            std::process::exit(1);
+        }
+    }
+    if !ok {
+        eprintln!("delve: the game did not get going; the screenshot shows why");
+    }
+    std::process::exit(if ok { 0 } else { 1 });
+}
+
+/// Runs the lobby until the player chooses; exits the process if they quit.
+async fn lobby(
+    url: &str,
+    name: &str,
+    linked: Option<&str>,
+    screenshot: &Option<(PathBuf, u32)>,
+) -> Choice {
+    let started_lobby = match linked {
+        Some(d) => Lobby::for_dungeon(url, name, d),
+        None => Lobby::new(url, name),
+    };
+    let mut lobby = match started_lobby {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("delve: cannot start the network thread: {e}");
+            std::process::exit(1);
+        }
+    };
+    let (mut frames, started) = (0u32, get_time());
+    loop {
+        match lobby.frame(&typed()) {
+            Step::Chosen(choice) => return choice,
+            Step::Stay => {}
+            // A page cannot quit: closing the tab does.
+            #[cfg(not(target_arch = "wasm32"))]
+            Step::Quit => std::process::exit(0),
+            #[cfg(target_arch = "wasm32")]
+            Step::Quit => {}
+        }
+        #[cfg(target_arch = "wasm32")]
+        super::web::publish(&super::web::Status {
+            screen: lobby.showing(),
+            ..Default::default()
+        });
+        if let Some((path, after)) = screenshot {
+            frames += 1;
+            if (lobby.ready() && frames >= *after) || get_time() - started >= SCREENSHOT_PATIENCE {
+                finish_screenshot(path, lobby.ready());
+            }
+        }
+        next_frame().await;
+    }
+}
+
+/// Runs the game until the window closes (or the screenshot is taken).
+pub async fn run(mut options: Options) {
+    // The page asks a new player's name once; their tokens are kept per name.
+    #[cfg(target_arch = "wasm32")]
+    {
+        if options.name.is_empty() {
+            options.name = super::web::ask_name().await;
+        }
+    }
+    let choice = match options.dungeon.take() {
+        Some(dungeon) => Choice {
+            dungeon,
+            password: options.password.take(),
+            watch: options.watch.take(),
+        },
+        None => {
+            let linked = options.linked.take();
+            lobby(
+                &options.url,
+                &options.name,
+                linked.as_deref(),
+                &options.screenshot,
+            )
+            .await
+        }
+    };
+    // Resume our character in this dungeon if we have played it from here before.
+    let token = match (&choice.watch, &options.tokens) {
+        (None, Some(store)) => store.get(&options.token_server, &choice.dungeon, &options.name),
+        _ => None,
+    };
+    let hello = ClientMsg::Hello {
+        version: PROTOCOL_VERSION,
+        name: options.name.clone(),
+        dungeon: choice.dungeon.clone(),
+        token,
+        password: choice.password.clone(),
+        watch: choice.watch.clone(),
+    };
+    let net = match <Platform as Link>::game(options.url.clone(), hello) {
+        Ok(n) => n,
+        Err(e) => {
+            eprintln!("delve: cannot start the network thread: {e}");
+            std::process::exit(1);
+        }
+    };
+    let mut app = App {
+        net,
+        model: Model::new(),
+        sprites: Sprites::new(),
+        anims: Anims::default(),
+        input: Input::new(options.keys.clone()),
+        connection: Connection::Connecting,
+        screen: Screen::Game,
+        awaiting: None,
+        status_at: 0.0,
+        points_seen: 0,
+        log_scroll: 0,
+        end_hidden: false,
+        ended: None,
+        #[cfg(not(target_arch = "wasm32"))]
+        solo: options.solo.is_some(),
+        #[cfg(target_arch = "wasm32")]
+        solo: false,
+        name: options.name.clone(),
+        trip: None,
+        camera: None,
+        keys_note: options.keys_note.clone(),
+        pointed: None,
+        click: false,
+        script: options.script.take().map(script::Player::new),
+        dump: None,
+        ever_joined: false,
+        tokens: options
+            .tokens
+            .take()
+            .map(|t| (t, options.token_server.clone(), choice.dungeon.clone())),
+    };
+    #[cfg(not(target_arch = "wasm32"))]
+    let _solo = options.solo;
+    let (mut frames, started) = (0u32, get_time());
+    let mut stats = super::frames::FrameStats::default();
+    let mut stats_at = started;
+    loop {
+        let work = super::frames::clock_ms();
+        let now = get_time();
+        app.pump_network(now);
+        app.scores_tick(now);
+        let mut chars = typed();
+        chars.extend(app.input.injected_chars());
+        app.handle_input(now, &chars);
+        app.trip_tick(now);
+        app.draw(now);
+        app.script_tick(now);
+        stats.push(
+            f64::from(get_frame_time()) * 1000.0,
+            super::frames::clock_ms() - work,
+        );
+        #[cfg(target_arch = "wasm32")]
+        super::web::publish(&super::web::Status {
+            screen: match app.screen {
+                Screen::Chat(_) => "chat",
+                Screen::Inventory(_) => "pack",
+                Screen::Scores(_) => "scores",
+                _ => "game",
+            },
+            map: app.model.view.is_some(),
+            online: matches!(app.connection, Connection::Joined),
+            me: app.model.view.as_ref().map(|v| (v.me.pos.x, v.me.pos.y)),
+            frames: stats.means(),
+        });
+        if options.frame_stats && now - stats_at >= 5.0 {
+            stats_at = now;
+            let (interval, work) = stats.means();
+            eprintln!(
+                "frames: {} mean interval {interval:.3} ms, mean work {work:.3} ms",
+                stats.frames
+            );
+        }
+        if let Some((path, after)) = &options.screenshot {
+            if app.model.view.is_some() {
+                frames += 1;
+            }
+            if frames >= *after || (frames == 0 && get_time() - started >= SCREENSHOT_PATIENCE) {
+                finish_screenshot(path, app.model.view.is_some());
+            }
+        }
+        next_frame().await;
+    }
+}

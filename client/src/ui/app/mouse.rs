@@ -1,0 +1,128 @@
+//! The mouse on the map and walks under way. A left click on a known cell starts a trip there;
+//! on an adjacent monster it attacks. A trip sends one ordinary move a turn, each chosen from the
+//! view once the last one has resolved (see [`crate::travel`]); it ends when it arrives, when
+//! something happens, or at any key.
+
+use super::*;
+use crate::travel::{Goal, Step};
+use delve_protocol::Action;
+use delve_protocol::{EntityKind, MessageKind};
+
+impl App {
+    /// Where the pointer is: the mouse, or where a script points.
+    pub(super) fn pointer(&self) -> Vec2 {
+        match (self.pointed, &self.script) {
+            (Some(p), _) => p,
+            // A scripted run ignores the real pointer (Xvfb parks it mid-screen).
+            (None, Some(_)) => vec2(-100.0, -100.0),
+            (None, None) => mouse_position().into(),
+        }
+    }
+
+    /// The map cell under the mouse, if the mouse is over the drawn map.
+    pub(super) fn cell_under_mouse(&self) -> Option<Pos> {
+        let cam = self.camera?;
+        let m = self.pointer();
+        if !cam.area.contains(m) {
+            return None;
+        }
+        let c = ((m - cam.origin) / cam.tile).floor();
+        let p = Pos::new(c.x as i32, c.y as i32);
+        self.model
+            .view
+            .as_ref()
+            .is_some_and(|v| v.map.in_bounds(p))
+            .then_some(p)
+    }
+
+    /// A left click on the map: attack an adjacent monster, or travel to a known cell.
+    pub(super) fn mouse(&mut self, turn: u64) {
+        let clicked = std::mem::take(&mut self.click);
+        if !(clicked || is_mouse_button_pressed(MouseButton::Left)) {
+            return;
+        }
+        let (Some(cell), Some(view)) = (self.cell_under_mouse(), &self.model.view) else {
+            return;
+        };
+        self.trip = None;
+        let me = view.me.pos;
+        let monster_there = view
+            .entities
+            .iter()
+            .any(|e| e.pos == cell && e.kind == EntityKind::Monster);
+        if monster_there && me.chebyshev(cell) == 1 {
+            if let Some(dir) = Dir::from_delta(cell.x - me.x, cell.y - me.y) {
+                self.act(ClientMsg::Act(Action::Move { dir }), turn);
+            }
+            return;
+        }
+        if cell == me || view.map.get(cell) == Tile::Unknown {
+            return;
+        }
+        self.start_trip(Goal::Cell(cell));
+    }
+
+    pub(super) fn start_trip(&mut self, goal: Goal) {
+        let Some(view) = &self.model.view else { return };
+        match Trip::refuse(goal, view) {
+            Some(why) => {
+                let turn = view.turn;
+                self.model.push_log(MessageKind::Warning, why, turn);
+                self.log_scroll = 0;
+            }
+            None => self.trip = Some(Trip::new(goal, view)),
+        }
+    }
+
+    /// Takes the next step of the trip under way once the last one has resolved and been shown.
+    pub(super) fn trip_tick(&mut self, now: f64) {
+        if self.trip.is_none() {
+            return;
+        }
+        let joined = matches!(self.connection, Connection::Joined);
+        if !joined || self.spectating() {
+            self.trip = None;
+            return;
+        }
+        // Paused while a screen is open over the map, and until the last step is done.
+        if !matches!(self.screen, Screen::Game) || self.awaiting.is_some() || self.anims.busy(now) {
+            return;
+        }
+        let (Some(view), Some(trip)) = (&self.model.view, &mut self.trip) else {
+            return;
+        };
+        let turn = view.turn;
+        let step = trip.next(view);
+        // A trip walks; it does not fight. A monster in the way ends it.
+        if let Step::Move(dir) = step
+            && let Some(m) = view
+                .entities
+                .iter()
+                .find(|e| e.pos == view.me.pos.step(dir) && e.kind == EntityKind::Monster)
+        {
+            let text = format!("A {} is in the way.", m.name);
+            self.trip = None;
+            self.model.push_log(MessageKind::Warning, text, turn);
+            return;
+        }
+        match step {
+            Step::Move(dir) => self.act(ClientMsg::Act(Action::Move { dir }), turn),
+            Step::TakeStairs { down } => {
+                self.trip = None;
+                let msg = if down {
+                    ClientMsg::Act(Action::Descend)
+                } else {
+                    ClientMsg::Act(Action::Ascend)
+                };
+                self.act(msg, turn);
+            }
+            Step::Stop(why) => {
+                self.trip = None;
+                if !why.is_empty() {
+                    self.model.push_log(MessageKind::Warning, why, turn);
+                    self.log_scroll = 0;
+                }
+            }
+        }
+    }
+}

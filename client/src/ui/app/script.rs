@@ -1,0 +1,122 @@
+//! Plays a `--script` (see [`crate::script`]) in the real window: presses its keys, points and
+//! clicks where it says, waits for the game to settle, and saves screenshots. Every wait is for
+//! a condition, with a time limit that fails the run rather than shooting the wrong picture.
+
+use std::collections::VecDeque;
+
+use super::*;
+use crate::script::Action;
+
+/// Seconds any one step may wait for its condition.
+const STEP_PATIENCE: f64 = 30.0;
+
+#[derive(Debug)]
+pub(super) struct Player {
+    steps: VecDeque<Action>,
+    /// When the current step began waiting, and frames it has waited.
+    since: Option<(f64, u32)>,
+}
+
+impl Player {
+    pub(super) fn new(steps: Vec<Action>) -> Player {
+        Player {
+            steps: steps.into(),
+            since: None,
+        }
+    }
+}
+
+impl App {
+    /// Nothing under way: joined, a view, no walk, no intent in flight, no animation.
+    fn settled(&self, now: f64) -> bool {
+        matches!(self.connection, Connection::Joined)
+            && self.model.view.is_some()
+            && self.trip.is_none()
+            && self.awaiting.is_none()
+            && self.anims.quiet(now)
+    }
+
+    /// Runs the script's steps after a frame is drawn (so a shot saves what was drawn), until
+    /// one has to wait. Keys it presses are seen by the next frame.
+    pub(super) fn script_tick(&mut self, now: f64) {
+        let Some(mut player) = self.script.take() else {
+            return;
+        };
+        self.input.injected.clear();
+        self.click = false;
+        while let Some(step) = player.steps.front().cloned() {
+            let (began, frames) = *player.since.get_or_insert((now, 0));
+            if now - began > STEP_PATIENCE {
+                eprintln!("delve: script step {step:?} waited {STEP_PATIENCE} s in vain");
+                std::process::exit(1);
+            }
+            let view = self.model.view.as_ref();
+            let done = match &step {
+                // A key or click waits for the game to be ready for it, then one frame for the
+                // press to be read.
+                Action::Key(_) | Action::Hover(_) | Action::Click(_) if frames == 0 => {
+                    let ready = view.is_some() || matches!(step, Action::Key(_));
+                    if ready && (self.settled(now) || !matches!(self.screen, Screen::Game)) {
+                        match &step {
+                            Action::Key(k) => self.input.injected.push(*k),
+                            Action::Hover(t) | Action::Click(t) => {
+                                let cell = view.and_then(|v| t.cell(v));
+                                match (cell, self.camera) {
+                                    (Some(c), Some(cam)) => {
+                                        let at = cam.to_screen(vec2(c.x as f32, c.y as f32));
+                                        self.pointed = Some(at + vec2(cam.tile, cam.tile) * 0.5);
+                                        self.click = matches!(step, Action::Click(_));
+                                    }
+                                    _ => {
+                                        eprintln!("delve: script: nothing to point at for {t:?}");
+                                        std::process::exit(1);
+                                    }
+                                }
+                            }
+                            _ => {}
+                        }
+                        player.since = Some((began, 1));
+                    }
+                    false
+                }
+                Action::Key(_) | Action::Hover(_) | Action::Click(_) => true,
+                Action::Idle => frames >= 1 && self.settled(now),
+                Action::Frames(n) => frames >= *n,
+                Action::Turn(t) => view.is_some_and(|v| v.turn >= *t),
+                Action::Ended => view.is_some_and(|v| !v.me.alive || v.me.victory),
+                Action::Scores => matches!(&self.screen, Screen::Scores(b) if b.settled()),
+                Action::Connection(up) => {
+                    matches!(self.connection, Connection::Joined) == *up
+                        && !matches!(self.connection, Connection::Connecting)
+                }
+                // Two more frames first: glyphs drawn for the first time reach macroquad's font
+                // atlas a frame late, and would show as blocks.
+                Action::Shot(_) if frames < 2 => false,
+                Action::Shot(path) => {
+                    if let Err(e) = screenshot::save(std::path::Path::new(path)) {
+                        eprintln!("delve: {e:#}");
+                        std::process::exit(1);
+                    }
+                    println!("saved {path}");
+                    true
+                }
+                Action::Quit => std::process::exit(0),
+            };
+            if done {
+                player.steps.pop_front();
+                player.since = None;
+                continue;
+            }
+            if let Some(s) = &mut player.since
+                && !matches!(step, Action::Key(_) | Action::Hover(_) | Action::Click(_))
+            {
+                s.1 += 1;
+            }
+            break;
+        }
+        if player.steps.is_empty() {
+            std::process::exit(0);
+        }
+        self.script = Some(player);
+    }
+}

@@ -21,7 +21,7 @@ use delve_server::game::content::BUILTIN;
 use delve_server::game::input::Input;
 use delve_server::game::{Content, Dungeon};
 use delve_server::store::{Store, StoreOptions};
-use rand::SeedableRng;
+use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Snapshots every 40 entries, and the whole journal kept for the reference run.
@@ -164,4 +164,197 @@ async fn a_killed_server_loses_no_acknowledged_turn_and_replays_to_the_same_worl
         let out = replay_cli(&data, &content_file, from_start);
         assert!(out.contains(&format!("state hash: {live_hash}")), "{out}");
     }
+}
+
+/// Checks that every turn `name` was shown before kill `round` is in the world it resumes
+/// into. Exactly the world it saw (`true`), or one turn further (`false`): the turn it chose
+/// last was resolved and stored but the server died before sending it, which is allowed (it
+/// was never shown). Anything else fails.
+fn still_there(seen: &View, now: &View, name: &str, round: usize) -> bool {
+    let (a, b) = (seen.me.turns, now.me.turns);
+    if a == b {
+        assert!(
+            world_part(seen) == world_part(now),
+            "after kill {round}: {name}'s world differs from the one it saw at its turn {a} \
+             (saw floor {} turn {} at {:?}; now floor {} turn {} at {:?})",
+            seen.depth,
+            seen.turn,
+            seen.me.pos,
+            now.depth,
+            now.turn,
+            now.me.pos
+        );
+        return true;
+    }
+    assert_eq!(
+        b,
+        a + 1,
+        "after kill {round}: {name} lived {a} turns by what it saw, {b} by the saved world"
+    );
+    // What it saw of the map is still known.
+    if seen.depth == now.depth {
+        for y in 0..seen.map.height() as i32 {
+            for x in 0..seen.map.width() as i32 {
+                let p = delve_protocol::Pos::new(x, y);
+                if seen.map.get(p) != delve_protocol::Tile::Unknown {
+                    assert_ne!(
+                        now.map.get(p),
+                        delve_protocol::Tile::Unknown,
+                        "{name} forgot {p:?}"
+                    );
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The next step towards the nearest known down-stair, or while none is known towards the
+/// nearest edge of what the view knows (to find one).
+fn towards_stairs(v: &View) -> Option<delve_protocol::Dir> {
+    use delve_protocol::Tile;
+    step_towards(v, |p| v.map.get(p) == Tile::StairsDown).or_else(|| {
+        step_towards(v, |p| {
+            v.map.get(p).is_walkable()
+                && delve_protocol::Dir::ALL
+                    .iter()
+                    .any(|d| v.map.get(p.step(*d)) == Tile::Unknown)
+        })
+    })
+}
+
+/// The first step of a shortest walk over known tiles to a cell where `goal` holds.
+fn step_towards(
+    v: &View,
+    goal: impl Fn(delve_protocol::Pos) -> bool,
+) -> Option<delve_protocol::Dir> {
+    use delve_protocol::{Dir, Pos, Tile};
+    use std::collections::{HashMap, VecDeque};
+    let from = v.me.pos;
+    let mut came: HashMap<Pos, (Pos, Dir)> = HashMap::new();
+    let mut queue = VecDeque::from([from]);
+    while let Some(p) = queue.pop_front() {
+        if p != from && goal(p) {
+            let mut at = p;
+            while let Some(&(prev, dir)) = came.get(&at) {
+                if prev == from {
+                    return Some(dir);
+                }
+                at = prev;
+            }
+            return None;
+        }
+        for dir in Dir::ALL {
+            let next = p.step(dir);
+            let tile = v.map.get(next);
+            let open = tile.is_walkable() || tile == Tile::DoorClosed;
+            if open && next != from && !came.contains_key(&next) {
+                came.insert(next, (p, dir));
+                queue.push_back(next);
+            }
+        }
+    }
+    None
+}
+
+/// One client's play until the server dies under it: a step towards the known down-stair (or
+/// a random one), `descend` on it, and the view built from everything the server sent, read
+/// to the end of the socket.
+async fn play_until_the_server_dies(mut c: Client, seed: u64) -> (String, View) {
+    use futures_util::StreamExt;
+    use tokio_tungstenite::tungstenite::Message;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut chosen = false;
+    loop {
+        if !chosen {
+            let on_stairs = c.view.map.get(c.view.me.pos) == delve_protocol::Tile::StairsDown;
+            let msg = if on_stairs {
+                delve_protocol::ClientMsg::Act(delve_protocol::Action::Descend)
+            } else if let Some(dir) = towards_stairs(&c.view).filter(|_| rng.random_ratio(3, 4)) {
+                delve_protocol::ClientMsg::Act(delve_protocol::Action::Move { dir })
+            } else {
+                c.intent(&mut rng)
+            };
+            let text = Message::text(delve_protocol::encode(&msg));
+            // If the server is gone, the read below finds out.
+            let _ = futures_util::SinkExt::send(&mut c.ws, text).await;
+            chosen = true;
+        }
+        let frame = match tokio::time::timeout(common::WAIT, c.ws.next()).await {
+            Ok(Some(Ok(frame))) => frame,
+            // The socket ended (or broke): the server is dead.
+            Ok(_) => return (c.token, c.view),
+            Err(_) => panic!("{}: the server neither answered nor died", c.name),
+        };
+        let Message::Text(t) = frame else { continue };
+        match delve_protocol::decode_server(&t).expect("a message we know") {
+            delve_protocol::ServerMsg::Update {
+                seq, turn, diff, ..
+            } => {
+                assert_eq!(seq, c.seq + 1, "{}: updates in order", c.name);
+                c.view.apply(turn, &diff).expect("the diff applies");
+                c.seq = seq;
+                chosen = false;
+            }
+            delve_protocol::ServerMsg::Snapshot { seq, view } => {
+                c.view = view;
+                c.seq = seq;
+                chosen = false;
+            }
+            _ => {}
+        }
+    }
+}
+
+#[tokio::test]
+async fn kills_at_random_moments_with_turns_in_flight_lose_nothing_anyone_saw() {
+    const KILLS: usize = 20;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let content_file = dir.path().join("content.toml");
+    let text = BUILTIN.replacen("hp = 25\n", "hp = 100000\n", 1);
+    std::fs::write(&content_file, &text).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(99);
+    let names = ["Ann", "Bob", "Cy"];
+    let mut tokens: Vec<Option<String>> = vec![None; names.len()];
+    let mut last: Vec<Option<View>> = vec![None; names.len()];
+    let port = free_port();
+    let args = ["--snapshot-every", "25"];
+    let (mut deepest, mut hurt, mut in_flight) = (1u8, false, 0usize);
+    for round in 0..=KILLS {
+        let mut server = Proc::start(port, &data, &content_file, &args);
+        let mut playing = Vec::new();
+        for (k, name) in names.iter().enumerate() {
+            let c = Client::join(port, name, tokens[k].clone()).await;
+            if let Some(seen) = &last[k] {
+                in_flight += usize::from(!still_there(seen, &c.view, name, round));
+            }
+            playing.push(c);
+        }
+        if round == KILLS {
+            break;
+        }
+        let tasks: Vec<_> = playing
+            .into_iter()
+            .map(|c| tokio::spawn(play_until_the_server_dies(c, rng.random::<u64>())))
+            .collect();
+        // Let them play, then kill the server wherever it is: turns chosen, resolving, writing.
+        let ms = rng.random_range(150..900);
+        tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
+        server.child.kill().unwrap();
+        server.child.wait().unwrap();
+        for (k, t) in tasks.into_iter().enumerate() {
+            let (token, view) = t.await.unwrap();
+            deepest = deepest.max(view.depth);
+            hurt |= view.me.hp < view.me.max_hp;
+            tokens[k] = Some(token);
+            last[k] = Some(view);
+        }
+    }
+    println!(
+        "{KILLS} kills; deepest floor {deepest}; someone was hurt: {hurt}; \
+         resumed one stored turn past what was shown: {in_flight} times"
+    );
+    assert!(deepest >= 2, "the stairs were taken");
+    assert!(hurt, "there were fights");
 }

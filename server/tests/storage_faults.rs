@@ -383,3 +383,133 @@ async fn replay_from_the_start_is_refused_without_the_whole_journal() {
     assert!(said.contains("does not go back to its start"), "{said}");
     assert!(!String::from_utf8_lossy(&out.stdout).contains("state hash"));
 }
+
+/// A small tmpfs mounted for one test, unmounted when dropped.
+struct SmallDisk {
+    at: std::path::PathBuf,
+}
+
+impl SmallDisk {
+    /// Mounts `size` of tmpfs at `at`; `None` (with the reason printed) where this process may
+    /// not mount (not root, or no permission in a container).
+    fn mount(at: &Path, size: &str) -> Option<SmallDisk> {
+        std::fs::create_dir_all(at).unwrap();
+        let out = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(at)
+            .output();
+        match out {
+            Ok(o) if o.status.success() => Some(SmallDisk {
+                at: at.to_path_buf(),
+            }),
+            Ok(o) => {
+                println!(
+                    "skipped: cannot mount a tmpfs here ({}); run as root to test a full disk",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                );
+                None
+            }
+            Err(e) => {
+                println!("skipped: no mount command ({e})");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.at).status();
+    }
+}
+
+/// Fills the disk under `dir` with files of 16 KiB until it takes no more; returns them.
+fn fill(dir: &Path) -> Vec<std::path::PathBuf> {
+    use std::io::Write;
+    let mut files = Vec::new();
+    for n in 0.. {
+        let path = dir.join(format!("filler-{n}"));
+        let Ok(mut f) = std::fs::File::create(&path) else {
+            break;
+        };
+        files.push(path);
+        if f.write_all(&[7u8; 16 * 1024])
+            .and_then(|()| f.sync_all())
+            .is_err()
+        {
+            break;
+        }
+    }
+    files
+}
+
+#[tokio::test]
+async fn a_full_disk_pauses_the_dungeon_and_freeing_space_lets_it_go_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(disk) = SmallDisk::mount(&dir.path().join("disk"), "4m") else {
+        return;
+    };
+    let data = disk.at.join("data");
+    let content = tough_content(dir.path());
+    let port = free_port();
+    let mut server = Proc::start(port, &data, &content, &[]);
+    let mut ann = Client::join(port, "Ann", None).await;
+    wait_turns(&mut ann, 3).await;
+
+    let filler = fill(&disk.at);
+    assert!(!filler.is_empty());
+    // Ann plays on until a turn cannot be stored: she is told, and shown nothing of it.
+    let mut paused = false;
+    for _ in 0..400 {
+        ann.send(&ClientMsg::Act(Action::Wait)).await;
+        match next_msg(&mut ann.ws).await {
+            ServerMsg::Pause { paused: true, .. } => {
+                paused = true;
+                break;
+            }
+            ServerMsg::Update {
+                seq, turn, diff, ..
+            } => {
+                assert_eq!(seq, ann.seq + 1);
+                ann.view.apply(turn, &diff).unwrap();
+                ann.seq = seq;
+            }
+            _ => {}
+        }
+    }
+    assert!(paused, "the full disk never stopped a turn");
+    server.wait_for("cannot store the journal");
+    let held = ann.view.turn + 1;
+
+    // Room again: the dungeon goes on by itself and the held turn arrives.
+    for f in &filler {
+        std::fs::remove_file(f).unwrap();
+    }
+    let (mut resumed, mut shown) = (false, false);
+    while !(resumed && shown) {
+        match next_msg(&mut ann.ws).await {
+            ServerMsg::Pause { paused: false, .. } => resumed = true,
+            ServerMsg::Update {
+                seq, turn, diff, ..
+            } => {
+                assert_eq!(seq, ann.seq + 1);
+                ann.view.apply(turn, &diff).unwrap();
+                ann.seq = seq;
+                shown |= turn >= held;
+            }
+            _ => {}
+        }
+    }
+    wait_turns(&mut ann, 2).await;
+
+    // Every turn she saw survives a kill.
+    let (seen, token) = (ann.view.clone(), ann.token.clone());
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    drop(ann);
+    let mut server = Proc::start(port, &data, &content, &[]);
+    let ann = Client::join(port, "Ann", Some(token)).await;
+    assert_eq!(world_part(&ann.view), world_part(&seen));
+    drop(ann);
+    assert!(stop(&mut server).success());
+}

@@ -9,6 +9,8 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+
+mod config_file;
 use delve_server::game::content::{BUILTIN, BUILTIN_NAME};
 use delve_server::game::input::Input;
 use delve_server::game::save::hash_of_save;
@@ -28,6 +30,11 @@ struct Cli {
     /// Content file (monsters and tuning numbers) to use instead of the built-in one.
     #[arg(long, global = true)]
     content: Option<PathBuf>,
+
+    /// A TOML file of the server's options (`turn_timeout = 5`, `no_web = true`, ...; see
+    /// server/delve-server.example.toml). Options on the command line override it.
+    #[arg(long)]
+    config: Option<PathBuf>,
 
     #[command(flatten)]
     serve: Args,
@@ -174,7 +181,7 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli: Cli = config_file::parse();
     use std::io::IsTerminal;
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)

@@ -15,12 +15,14 @@
 //! - `turn`: resolving a floor's turn (players in a fair order, then monsters, then the end);
 //! - `combat`: attacks, kills and experience;
 //! - `items`: the pack, pick-ups and doors; `effects`: status effects and the victory;
-//! - `apply`: the only code that changes the world, one event at a time.
+//! - `apply`: the only code that changes the world, one event at a time;
+//! - `invariants`: what must hold after every input (checked by the fuzzer and property tests).
 
 mod apply;
 mod check;
 mod combat;
 mod effects;
+mod invariants;
 mod items;
 mod roster;
 mod turn;

@@ -31,7 +31,7 @@ use super::Shared;
 use super::dungeon_task::{Command, ConnId, Outgoing};
 use super::limits::{ConnectionSlot, RateLimiter, SlotRefused};
 use super::registry::OpenError;
-use super::validate::{check_dungeon, check_name};
+use super::validate::{check_dungeon, check_name, strip_invisible};
 
 /// The socket: hyper answered the HTTP upgrade, tungstenite speaks WebSocket over what it
 /// handed over.
@@ -387,7 +387,10 @@ impl Connection {
                         ClientMsg::Act(action) => Command::Act { conn, action },
                         ClientMsg::LevelUp { stat } => Command::LevelUp { conn, stat },
                         ClientMsg::NewCharacter => Command::NewCharacter { conn },
-                        ClientMsg::Chat { text } => Command::Chat { conn, text },
+                        ClientMsg::Chat { text } => {
+                            // No bidirectional overrides or invisible characters reach other players.
+                            Command::Chat { conn, text: strip_invisible(&text) }
+                        }
                         ClientMsg::Watch { name } => Command::Follow { conn, name },
                         ClientMsg::ListDungeons => {
                             let _ = send(&mut self.ws, &ServerMsg::Dungeons { dungeons: self.shared.dungeon_list().await }).await;

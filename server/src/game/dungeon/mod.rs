@@ -343,6 +343,14 @@ impl Dungeon {
         }
     }
 
+    /// Sets `id`'s HP, for tests of what is told at low HP.
+    #[cfg(test)]
+    pub(crate) fn set_hp_for_test(&mut self, id: EntityId, hp: i32) {
+        if let Some(p) = self.players.get_mut(&id) {
+            p.hp = hp;
+        }
+    }
+
     /// Gives `id` experience as a kill would, for tests.
     #[cfg(test)]
     pub(crate) fn gain_xp_for_test(&mut self, id: EntityId, amount: u32) -> Vec<Event> {

@@ -18,11 +18,23 @@ use super::input::Input;
 use super::stats::Stat;
 use super::{Action, Content, Dungeon, EntityId};
 
-/// The world every script starts from: seed `seed`, with Ann and Bob on floor 1.
+/// The world every script starts from: seed `seed`, with Ann and Bob on floor 1 after two
+/// turns of waiting. The waits are worth their place: a floor's first turns plan a route for
+/// every monster (most of the cost of a short script), and a script played from a clone of this
+/// world starts with those plans made.
 pub fn start(seed: u64, content: Arc<Content>) -> Dungeon {
     let mut d = Dungeon::new(seed, content);
     for name in ["Ann", "Bob"] {
         let _ = d.step(&Input::Join { name: name.into() });
+    }
+    for _ in 0..2 {
+        let ids: Vec<EntityId> = d.players().map(|p| p.id()).collect();
+        for id in ids {
+            let action = Action::Wait;
+            let _ = d.step(&Input::Choose { id, action });
+        }
+        let actions = d.choices(1);
+        let _ = d.step(&Input::Turn { depth: 1, actions });
     }
     d
 }

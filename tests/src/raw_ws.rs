@@ -2,7 +2,7 @@
 //! send: reserved bits, unknown opcodes, unmasked client frames, text that is not UTF-8,
 //! oversized messages cut into fragments. Every read waits at most [`crate::WAIT`].
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::within;
@@ -60,32 +60,16 @@ impl RawWs {
         self.socket.write_all(&frame).await.expect("writes");
     }
 
-    /// Sends bytes as they are (several frames at once, say).
+    /// Sends bytes as they are (several frames at once, say), all of them before anything is
+    /// read, as a simple client would. Panics if the server cuts the connection first.
     pub async fn send_bytes(&mut self, bytes: &[u8]) {
-        self.socket.write_all(bytes).await.expect("writes");
+        let sent = within(self.socket.write_all(bytes)).await;
+        sent.expect("the server takes every byte sent");
     }
 
     /// Reads one frame from the server: its opcode and payload. `Err` when the socket ends.
     pub async fn read_frame(&mut self) -> Result<(u8, Vec<u8>), String> {
-        within(async {
-            let mut head = [0u8; 2];
-            self.socket
-                .read_exact(&mut head)
-                .await
-                .map_err(|e| e.to_string())?;
-            let len = match head[1] & 0x7f {
-                126 => u64::from(self.socket.read_u16().await.map_err(|e| e.to_string())?),
-                127 => self.socket.read_u64().await.map_err(|e| e.to_string())?,
-                n => u64::from(n),
-            };
-            let mut payload = vec![0u8; usize::try_from(len).map_err(|e| e.to_string())?];
-            self.socket
-                .read_exact(&mut payload)
-                .await
-                .map_err(|e| e.to_string())?;
-            Ok((head[0] & 0x0f, payload))
-        })
-        .await
+        read_frame(&mut self.socket).await
     }
 
     /// Reads the text frame of the welcome (or the first error), skipping anything else.
@@ -126,6 +110,29 @@ impl RawWs {
             }
         }
     }
+}
+
+/// Reads one frame from the server: its opcode and payload. `Err` when the socket ends.
+async fn read_frame(socket: &mut (impl AsyncRead + Unpin)) -> Result<(u8, Vec<u8>), String> {
+    within(async {
+        let mut head = [0u8; 2];
+        socket
+            .read_exact(&mut head)
+            .await
+            .map_err(|e| e.to_string())?;
+        let len = match head[1] & 0x7f {
+            126 => u64::from(socket.read_u16().await.map_err(|e| e.to_string())?),
+            127 => socket.read_u64().await.map_err(|e| e.to_string())?,
+            n => u64::from(n),
+        };
+        let mut payload = vec![0u8; usize::try_from(len).map_err(|e| e.to_string())?];
+        socket
+            .read_exact(&mut payload)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok((head[0] & 0x0f, payload))
+    })
+    .await
 }
 
 /// One client frame's bytes.

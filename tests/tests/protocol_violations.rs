@@ -139,6 +139,26 @@ async fn an_oversized_message_in_fragments_gets_too_large_then_1009() {
         assert_eq!(ending.error, None, "{shape}: a clean end, not a reset");
     }
 
+    // A message far larger than the socket buffers, written whole before anything is read:
+    // the server reads on (and drops) what comes after its close, so the client's writes do
+    // not fail with a broken pipe before it can read the error and the close.
+    for i in 0..3 {
+        let mut ws = joined(&server.url, &format!("Stream{i}")).await;
+        ws.send_bytes(&fragmented(4 << 20, 4096)).await;
+        let ending = ws.until_closed().await;
+        let shape = format!("4 MiB in 1 KiB fragments, try {i}");
+        let error = ending
+            .texts
+            .iter()
+            .find_map(|t| match delve_protocol::decode_server(t) {
+                Ok(ServerMsg::Error { code, .. }) => Some(code),
+                _ => None,
+            });
+        assert_eq!(error, Some(ErrorCode::TooLarge), "{shape}: {ending:?}");
+        assert_eq!(ending.close_code, Some(close::TOO_BIG), "{shape}");
+        assert_eq!(ending.error, None, "{shape}: a clean end, not a reset");
+    }
+
     both_play_a_turn(&mut ann, &mut bob).await;
     server.stop().await;
 }

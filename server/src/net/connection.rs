@@ -596,7 +596,8 @@ fn violation_code(e: &WsError) -> Option<u16> {
 /// (a message sent in fragments used to end in a broken pipe instead of `too_large`).
 async fn close_and_drain(ws: &mut Ws, code: u16, reason: &str) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    const DRAIN_BYTES: usize = 1 << 20;
+    // Enough for any message a client library would send in one go; the time bounds it too.
+    const DRAIN_BYTES: usize = 16 << 20;
     const DRAIN_TIME: Duration = Duration::from_secs(2);
     let frame = CloseFrame {
         code: CloseCode::from(code),

@@ -18,12 +18,15 @@ use super::input::Input;
 use super::stats::Stat;
 use super::{Action, Content, Dungeon, EntityId};
 
-/// The world every script starts from: seed `seed`, with Ann and Bob on floor 1 after two
-/// turns of waiting. The waits are worth their place: a floor's first turns plan a route for
-/// every monster (most of the cost of a short script), and a script played from a clone of this
-/// world starts with those plans made.
+/// The world every script starts from: seed `seed`, every floor made, with Ann and Bob on
+/// floor 1 after two turns of waiting. Both are worth their place in a world that is cloned for
+/// every script: making a floor costs milliseconds (and floors are made the same whenever they
+/// are), and a floor's first turns plan a route for every monster.
 pub fn start(seed: u64, content: Arc<Content>) -> Dungeon {
     let mut d = Dungeon::new(seed, content);
+    for depth in 1..=d.depth_count() {
+        d.floor_mut(depth);
+    }
     for name in ["Ann", "Bob"] {
         let _ = d.step(&Input::Join { name: name.into() });
     }

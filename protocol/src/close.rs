@@ -5,6 +5,11 @@
 pub const NORMAL: u16 = 1000;
 /// The server is shutting down; try again later.
 pub const GOING_AWAY: u16 = 1001;
+/// The client broke a rule of the WebSocket protocol itself (reserved bits set, an unknown
+/// opcode, an unmasked frame, a fragmented control frame, ...).
+pub const PROTOCOL_ERROR: u16 = 1002;
+/// A text message that is not UTF-8.
+pub const INVALID_PAYLOAD: u16 = 1007;
 /// The client broke a rule of the conversation (a handshake timeout, a flood, too many wrong
 /// passwords).
 pub const POLICY: u16 = 1008;

@@ -17,6 +17,7 @@ pub const MAX_SERVER_FRAME: usize = 256 * 1024;
 pub enum DecodeError {
     #[error("frame of {len} bytes is larger than the limit of {max} bytes")]
     TooLarge { len: usize, max: usize },
+    /// Not JSON, or JSON with a key named twice in one object.
     #[error("frame is not valid JSON: {0}")]
     NotJson(String),
     #[error("message must be a JSON object with a string \"type\" field")]
@@ -96,9 +97,9 @@ fn parse(text: &str, max: usize, types: &[&str]) -> Result<Parsed, DecodeError> 
         });
     }
     // Parse to a generic value first: the size is bounded, and it lets us say precisely what is
-    // wrong instead of serde's one error for every case.
-    let json: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| DecodeError::NotJson(e.to_string()))?;
+    // wrong instead of serde's one error for every case. A key named twice is refused here
+    // (serde_json alone would keep the last one), so no message can be read two ways.
+    let json = crate::strict_json::parse(text).map_err(|e| DecodeError::NotJson(e.to_string()))?;
     let ty = json
         .get("type")
         .and_then(|t| t.as_str())
@@ -305,6 +306,27 @@ mod tests {
             decode_client(r#"{"type":"wait","note":1}"#),
             Ok(ClientMsg::Act(Action::Wait))
         );
+    }
+
+    #[test]
+    fn a_key_named_twice_is_refused_not_run() {
+        // serde_json alone keeps the last value: this would run as a `wait`.
+        let twice = decode_client(r#"{"type":"resync","type":"wait"}"#);
+        match twice {
+            Err(e @ DecodeError::NotJson(_)) => {
+                assert!(e.to_string().contains("duplicate key"), "{e}");
+                assert_eq!(e.code(), ErrorCode::Malformed);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            decode_client(r#"{"type":"move","dir":"n","dir":"s"}"#),
+            Err(DecodeError::NotJson(_))
+        ));
+        assert!(matches!(
+            decode_server(r#"{"type":"watching","name":"a","name":"b"}"#),
+            Err(DecodeError::NotJson(_))
+        ));
     }
 
     #[test]

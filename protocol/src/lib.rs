@@ -13,7 +13,8 @@
 //! - [`msg`]: the messages both ways ([`ClientMsg`], [`ServerMsg`]), the lobby and high-score
 //!   rows, the error codes, and the UTC date of a score.
 //! - [`codec`]: messages to JSON text frames and back, with the frame size limits both sides
-//!   enforce and the decode errors that map to error codes.
+//!   enforce and the decode errors that map to error codes (its JSON is read by `strict_json`,
+//!   which refuses a key named twice).
 //! - [`view`]: what one character knows ([`View`]): tiles, the visible set, entities, its own
 //!   stats, the party, the watchers and the pack, with the stats and effects they name.
 //! - [`diff`]: [`ViewDiff`], the change from one view to the next, and the rule that applies it.
@@ -29,6 +30,7 @@ pub mod event;
 pub mod geom;
 pub mod msg;
 pub mod stats;
+mod strict_json;
 pub mod view;
 
 pub use action::Action;

@@ -10,10 +10,12 @@
 //!   loaded dungeon, the limits, passwords, and the journaled world every input goes through.
 //! - [`store`]: the SQLite database in the data directory (dungeons, journals, snapshots, token
 //!   hashes, the high-score table) and the one thread that writes it.
+//! - [`logs`]: the binary's log, which never shows what a client sent (passwords, tokens).
 //! - [`sim`]: the balance simulation: whole games played by a careful bot straight through the
 //!   engine (`delve-server simulate`, docs/BALANCE.md).
 
 pub mod game;
+pub mod logs;
 pub mod net;
 pub mod sim;
 pub mod store;

@@ -182,15 +182,8 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
 
 fn main() -> ExitCode {
     let cli: Cli = config_file::parse();
-    use std::io::IsTerminal;
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        // Colours only for a person at a terminal, not in log files.
-        .with_ansi(std::io::stderr().is_terminal())
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .init();
+    // RUST_LOG to stderr; never what a client sent, at any level.
+    delve_server::logs::init();
     let result = load_content(cli.content.as_deref()).and_then(|content| match cli.command {
         None => run(cli.serve, content),
         Some(Command::Scores { data_dir, limit }) => scores(&data_dir, limit),

@@ -488,6 +488,58 @@ fn the_message_colours_are_the_client_s() {
     finish(check);
 }
 
+/// Every weapon that inflicts an effect has its row (effect and chance), and every row is such a
+/// weapon.
+fn weapon_effects(all: &[Table], c: &Content) -> Check {
+    let table = find(all, &["Weapon", "Inflicts", "Chance a damaging hit"]);
+    let mut check = Check {
+        failures: Vec::new(),
+    };
+    let inflicting: Vec<_> = c
+        .items
+        .iter()
+        .filter(|i| i.inflicts != Inflicts::None)
+        .collect();
+    for it in &inflicting {
+        let key = format!("`{}`", it.key);
+        let Some((line, got)) = table.rows.iter().find(|(_, r)| r[0] == key) else {
+            check.missing(table, &format!("weapon {key}"));
+            continue;
+        };
+        let effect = match it.inflicts {
+            Inflicts::None => "none",
+            Inflicts::Stun => "stun",
+            Inflicts::Poison => "poison",
+            Inflicts::Confusion => "confusion",
+        };
+        let [n, d] = it.inflict_chance;
+        let want = [key.clone(), effect.to_owned(), format!("{n} in {d}")];
+        check.row(table, *line, &format!("weapon {key}"), got, &want);
+    }
+    for (line, row) in &table.rows {
+        if !inflicting.iter().any(|i| row[0] == format!("`{}`", i.key)) {
+            check.failures.push(format!(
+                "{FILE}:{line}: {} inflicts nothing in the content file",
+                row[0]
+            ));
+        }
+    }
+    check
+}
+
+#[test]
+fn the_weapon_effects_are_the_content_file_s() {
+    let (all, c) = rules();
+    finish(weapon_effects(&all, &c));
+    // And the check bites: another chance is reported.
+    let mut changed = c.clone();
+    let baton = changed
+        .item_index("stun_baton")
+        .expect("the content has a Stun Baton");
+    changed.items[baton].inflict_chance = [1, 6];
+    assert_eq!(weapon_effects(&all, &changed).failures.len(), 1);
+}
+
 #[test]
 fn a_changed_number_is_reported_with_its_row() {
     // The checks above would pass vacuously if they read nothing: show that a change to the

@@ -142,6 +142,12 @@ pub struct ItemKind {
     pub weight: u32,
     #[serde(default)]
     pub loose: bool,
+    /// For a weapon: the effect its damaging hits may strike, on monsters too (only `stun`
+    /// for now), with a chance of `inflict_chance[0]` in `inflict_chance[1]` a hit.
+    #[serde(default)]
+    pub inflicts: Inflicts,
+    #[serde(default)]
+    pub inflict_chance: Odds,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -212,10 +218,11 @@ pub struct SpawnRules {
     pub safe_distance: u32,
 }
 
-/// The status effect a monster's hits can inflict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+/// The status effect a monster's hits (or a weapon's) can inflict.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Inflicts {
+    #[default]
     None,
     Stun,
     Poison,
@@ -501,6 +508,19 @@ impl Content {
             }
             if it.chip && it.slot.is_none() {
                 return Err(bad(&entry, "chip", "a chip needs a slot".into()));
+            }
+            match it.inflicts {
+                Inflicts::None => {}
+                Inflicts::Stun if it.slot == Some(Slot::Weapon) => {
+                    odds(&entry, "inflict_chance", it.inflict_chance)?;
+                }
+                _ => {
+                    return Err(bad(
+                        &entry,
+                        "inflicts",
+                        "only a weapon can inflict an effect, and only stun".into(),
+                    ));
+                }
             }
             if it.use_ == ItemUse::Heal && !(1..=100).contains(&it.heal_percent) {
                 return Err(bad(

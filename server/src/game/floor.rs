@@ -1,7 +1,7 @@
 //! One floor of a dungeon: its terrain, its monsters, its dice, its turn clock and the choices
 //! made for the turn being chosen.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use delve_protocol::{Pos, Tile, TileGrid};
 
@@ -41,6 +41,10 @@ pub struct Floor {
     /// players choose again.
     #[serde(skip)]
     pub(super) pending: BTreeMap<EntityId, Action>,
+    /// Monsters stunned this turn (by a Stun Baton): they lose their action in its monster
+    /// phase. Not saved: the turn's end empties it, and worlds are saved between turns.
+    #[serde(skip)]
+    pub(super) stunned: BTreeSet<EntityId>,
 }
 
 impl Floor {
@@ -85,6 +89,7 @@ impl Floor {
             opaque,
             rng: floor_rng(seed, depth, Stream::Play),
             pending: BTreeMap::new(),
+            stunned: BTreeSet::new(),
         }
     }
 

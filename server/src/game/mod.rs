@@ -18,6 +18,7 @@ pub mod player;
 pub mod rng;
 pub mod save;
 pub mod score;
+pub mod script;
 pub mod stats;
 
 pub use action::{Action, ActionError};

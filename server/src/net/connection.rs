@@ -3,8 +3,9 @@
 //!
 //! Everything a client sends is checked here before it reaches a dungeon: frame size (by the
 //! WebSocket config), rate, JSON shape, message type, names. Each problem gets an error frame
-//! with a stable code; only a version mismatch, an oversized frame or a sustained flood closes
-//! the connection.
+//! with a stable code; only a version mismatch, an oversized message, a sustained flood or a
+//! broken rule of the WebSocket protocol (closed with RFC 6455's code: 1002, or 1007 for text
+//! that is not UTF-8) closes the connection.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -24,13 +25,13 @@ use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
-use tracing::{debug, info, warn};
+use tracing::{debug, info, trace, warn};
 
 use super::Shared;
 use super::dungeon_task::{Command, ConnId, Outgoing};
 use super::limits::{ConnectionSlot, RateLimiter, SlotRefused};
 use super::registry::OpenError;
-use super::validate::{check_dungeon, check_name};
+use super::validate::{check_dungeon, check_name, strip_invisible};
 
 /// The socket: hyper answered the HTTP upgrade, tungstenite speaks WebSocket over what it
 /// handed over.
@@ -386,7 +387,10 @@ impl Connection {
                         ClientMsg::Act(action) => Command::Act { conn, action },
                         ClientMsg::LevelUp { stat } => Command::LevelUp { conn, stat },
                         ClientMsg::NewCharacter => Command::NewCharacter { conn },
-                        ClientMsg::Chat { text } => Command::Chat { conn, text },
+                        ClientMsg::Chat { text } => {
+                            // No bidirectional overrides or invisible characters reach other players.
+                            Command::Chat { conn, text: strip_invisible(&text) }
+                        }
                         ClientMsg::Watch { name } => Command::Follow { conn, name },
                         ClientMsg::ListDungeons => {
                             let _ = send(&mut self.ws, &ServerMsg::Dungeons { dungeons: self.shared.dungeon_list().await }).await;
@@ -452,23 +456,32 @@ impl Connection {
                 return Incoming::Stop;
             }
             Some(Err(WsError::Capacity(e))) => {
-                info!(peer = %self.peer, error = %e, "oversized frame; closing");
+                // However the message came (one frame or many fragments), the client hears why
+                // before the close, and the rest of what it sends is read and dropped so the
+                // close is not lost to a reset.
+                info!(peer = %self.peer, error = %e, "oversized message; closing (1009)");
                 let _ = send(
                     &mut self.ws,
                     &error(
                         ErrorCode::TooLarge,
                         &format!(
-                            "Frame too large ({e}); the limit is {} bytes.",
+                            "Message too large ({e}); the limit is {} bytes.",
                             delve_protocol::MAX_CLIENT_FRAME
                         ),
                     ),
                 )
                 .await;
-                close_gracefully(&mut self.ws, close::TOO_BIG, "frame too large").await;
+                close_and_drain(&mut self.ws, close::TOO_BIG, "message too large").await;
                 return Incoming::Stop;
             }
             Some(Err(e)) => {
-                debug!(peer = %self.peer, error = %e, "read failed");
+                if let Some(code) = violation_code(&e) {
+                    // RFC 6455 §7.1.7: fail the connection with the code of the violation.
+                    info!(peer = %self.peer, error = %e, code, "protocol violation; closing");
+                    close_and_drain(&mut self.ws, code, "protocol violation").await;
+                } else {
+                    debug!(peer = %self.peer, error = %e, "read failed");
+                }
                 return Incoming::Stop;
             }
             Some(Ok(Message::Close(_))) => {
@@ -494,6 +507,8 @@ impl Connection {
             }
             Some(Ok(Message::Text(t))) => t,
         };
+        // Its length only: the text may hold a password or a token, never logged.
+        trace!(peer = %self.peer, len = text.len(), "text frame");
         if !self.admit().await {
             return self.flood_check().await;
         }
@@ -574,6 +589,55 @@ async fn send(ws: &mut Ws, msg: &ServerMsg) -> Result<(), WsError> {
         Ok(r) => r,
         Err(_) => Err(WsError::ConnectionClosed),
     }
+}
+
+/// The close code RFC 6455 gives a read error that is the client's fault: 1007 for a text
+/// message that is not UTF-8 (§8.1), 1002 for any other broken rule of the protocol (reserved
+/// bits, unknown opcodes, unmasked or fragmented control frames, ...). `None` for errors of the
+/// connection itself (a reset, an IO error), where there is nobody to tell.
+fn violation_code(e: &WsError) -> Option<u16> {
+    use tokio_tungstenite::tungstenite::error::ProtocolError;
+    match e {
+        WsError::Utf8(_) => Some(close::INVALID_PAYLOAD),
+        WsError::Protocol(ProtocolError::ResetWithoutClosingHandshake) => None,
+        WsError::Protocol(_) => Some(close::PROTOCOL_ERROR),
+        _ => None,
+    }
+}
+
+/// Closes with `code` after a read error, then reads and drops whatever the client still sends
+/// (up to a bound, for a short while). Closing a socket with unread data makes the kernel send
+/// a reset, and a reset can destroy the error and close frame before the client reads them
+/// (a message sent in fragments used to end in a broken pipe instead of `too_large`).
+async fn close_and_drain(ws: &mut Ws, code: u16, reason: &str) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    // Enough for any message a client library would send in one go; the time bounds it too.
+    const DRAIN_BYTES: usize = 16 << 20;
+    const DRAIN_TIME: Duration = Duration::from_secs(2);
+    let frame = CloseFrame {
+        code: CloseCode::from(code),
+        reason: reason.to_owned().into(),
+    };
+    let _ = timeout(DRAIN_TIME, async {
+        // After a read error the frames that follow cannot be trusted, so the rest is read as
+        // bytes below the WebSocket layer.
+        if ws.close(Some(frame)).await.is_err() {
+            return;
+        }
+        // Our side is done: the end of stream after the close frame tells the client to
+        // close its side, which ends the drain at once.
+        let socket = ws.get_mut();
+        let _ = socket.shutdown().await;
+        let mut buf = [0u8; 4096];
+        let mut drained = 0;
+        while drained < DRAIN_BYTES {
+            match socket.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => drained += n,
+            }
+        }
+    })
+    .await;
 }
 
 /// Sends a close frame and waits briefly for the peer's, so the close is clean on both sides.

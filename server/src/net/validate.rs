@@ -3,9 +3,47 @@
 use delve_protocol::{MAX_DUNGEON_CHARS, MAX_NAME_CHARS};
 use rand::RngExt;
 use subtle::ConstantTimeEq;
+use unicode_security::MixedScript;
+
+/// Characters that show nothing or turn the text around them: zero-width spaces and joiners,
+/// bidirectional marks, embeddings, overrides and isolates, the byte order mark, and the other
+/// default-ignorable code points of Unicode (some of which, like the Hangul fillers, count as
+/// letters). In a name they would make two names look alike; in chat they could reverse the
+/// lines of others.
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{061C}'
+            | '\u{115F}'..='\u{1160}'
+            | '\u{17B4}'..='\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{FFF0}'..='\u{FFF8}'
+            | '\u{1BCA0}'..='\u{1BCA3}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E0FFF}'
+    )
+}
+
+/// A chat line without its invisible and bidirectional control characters (see
+/// [`is_invisible`]). The dungeon then removes control characters and trims it.
+pub fn strip_invisible(text: &str) -> String {
+    text.chars().filter(|&c| !is_invisible(c)).collect()
+}
 
 /// A player name: 1–20 characters of letters, digits, spaces and `-_.'`, not starting or ending
-/// with a space. Returns the reason it is refused.
+/// with a space, with no invisible character, all its letters of one script (Unicode TR 39's
+/// single-script test: digits and punctuation go with any script, and Japanese may mix its
+/// kana with Han), so "Аnn" with a Cyrillic А cannot pose as "Ann". Returns the reason it is
+/// refused.
 pub fn check_name(name: &str) -> Result<(), String> {
     let n = name.chars().count();
     if n == 0 || n > MAX_NAME_CHARS {
@@ -23,6 +61,20 @@ pub fn check_name(name: &str) -> Result<(), String> {
         return Err(format!(
             "A name may hold letters, digits, spaces and - _ . ' only, not {c:?}."
         ));
+    }
+    // Checked after the allow-list but separately: some invisible characters are letters.
+    if let Some(c) = name.chars().find(|&c| is_invisible(c)) {
+        return Err(format!(
+            "A name cannot hold invisible characters such as U+{:04X}.",
+            u32::from(c)
+        ));
+    }
+    if !name.is_single_script() {
+        return Err(
+            "A name must be written in one script: letters of two (such as Latin and \
+             Cyrillic) can imitate another name."
+                .into(),
+        );
     }
     Ok(())
 }
@@ -71,6 +123,67 @@ mod tests {
         assert!(check_name("<script>").is_err());
         assert!(check_name(&"x".repeat(21)).is_err());
         assert!(check_name(&"é".repeat(20)).is_ok());
+    }
+
+    #[test]
+    fn names_of_one_script_pass() {
+        for name in [
+            "Ann",
+            "Зоя",
+            "Ἀθηνᾶ",
+            "山田 花子",
+            "やまだ",
+            "ヤマダ太郎",
+            "Łukasz-2",
+            "O'Hara",
+        ] {
+            assert_eq!(check_name(name), Ok(()), "{name}");
+        }
+    }
+
+    #[test]
+    fn look_alike_letters_of_another_script_are_refused() {
+        // A Cyrillic А (U+0410), a Greek Α (U+0391), a Cyrillic о (U+043E) beside Latin.
+        for name in ["\u{0410}nn", "\u{0391}nn", "B\u{043E}b", "Ann \u{0410}"] {
+            let why = check_name(name).unwrap_err();
+            assert!(why.contains("one script"), "{name}: {why}");
+        }
+    }
+
+    #[test]
+    fn invisible_and_bidirectional_characters_are_refused_in_names() {
+        for c in [
+            '\u{200B}',
+            '\u{200C}',
+            '\u{200D}',
+            '\u{200E}',
+            '\u{200F}',
+            '\u{202A}',
+            '\u{202E}',
+            '\u{2066}',
+            '\u{2069}',
+            '\u{FEFF}',
+            '\u{3164}',
+            '\u{00AD}',
+            '\u{E0041}',
+        ] {
+            assert!(
+                check_name(&format!("An{c}n")).is_err(),
+                "U+{:04X}",
+                u32::from(c)
+            );
+        }
+        // The Hangul filler is a letter, so only the invisible check catches it.
+        assert!(check_name("Ann\u{3164}").unwrap_err().contains("invisible"));
+    }
+
+    #[test]
+    fn chat_loses_its_invisible_characters_only() {
+        assert_eq!(
+            strip_invisible("hi \u{202E}olleh\u{202C} \u{200B}all\u{FEFF} é 山"),
+            "hi olleh all é 山"
+        );
+        assert_eq!(strip_invisible("\u{2066}\u{2069}"), "");
     }
 
     #[test]

@@ -191,6 +191,24 @@ pub fn events_for(
                     });
                 }
             }
+            // A monster stunned by a Stun Baton, and its lost action, for whoever sees it.
+            Event::EffectStarted { id, effect } | Event::LostTurn { id, cause: effect }
+                if *effect == Effect::Stun && floor.monsters().contains_key(id) =>
+            {
+                let Some(m) = floor.monsters().get(id).filter(|m| sees(m.pos())) else {
+                    continue;
+                };
+                let name = &m.kind(dungeon.content()).name;
+                let (kind, text) = if matches!(e, Event::EffectStarted { .. }) {
+                    (MessageKind::Good, format!("The {name} is stunned!"))
+                } else {
+                    (
+                        MessageKind::Normal,
+                        format!("The {name} is stunned and loses its turn."),
+                    )
+                };
+                say(&mut out, kind, text);
+            }
             Event::Arrived { .. }
             | Event::Created { .. }
             | Event::Forgotten { .. }
@@ -438,4 +456,190 @@ pub fn events_for(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    //! The warnings and the other coloured lines: each text with the kind (so the colour,
+    //! GAME_RULES.md's orange, light blue, red or white) it is told with.
+
+    use std::sync::Arc;
+
+    use delve_protocol::{Dir, Effect, MessageKind, Pos, Tile};
+
+    use super::{events_for, own_lines};
+    use crate::game::event::{Actor, Event};
+    use crate::game::{ActionError, Content, Dungeon, EntityId};
+
+    use MessageKind::{Bad, Good, Normal, Warning};
+
+    fn line(kind: MessageKind, text: &str) -> Vec<(MessageKind, String)> {
+        vec![(kind, text.to_string())]
+    }
+
+    #[test]
+    fn the_effect_warnings_are_orange_and_their_ends_light_blue() {
+        let me = 1;
+        for (effect, struck, ended, lost) in [
+            (
+                Effect::Stun,
+                "You've been stunned!",
+                "You are no longer stunned.",
+                "You are stunned and lose the turn.",
+            ),
+            (
+                Effect::Poison,
+                "You've been poisoned!",
+                "You are no longer poisoned.",
+                "You are poisoned and lose the turn.",
+            ),
+            (
+                Effect::Confusion,
+                "You've been confused!",
+                "You are no longer confused.",
+                "You are confused and lose the turn.",
+            ),
+        ] {
+            let started = Event::EffectStarted { id: me, effect };
+            assert_eq!(own_lines(&started, me), line(Warning, struck));
+            let cured = false;
+            let over = Event::EffectEnded {
+                id: me,
+                effect,
+                cured,
+            };
+            assert_eq!(own_lines(&over, me), line(Good, ended));
+            let cause = effect;
+            let lost_turn = Event::LostTurn { id: me, cause };
+            assert_eq!(own_lines(&lost_turn, me), line(Warning, lost));
+            // Someone else's effect is not told as the viewer's.
+            assert!(own_lines(&started, me + 1).is_empty());
+        }
+        let cured = Event::EffectEnded {
+            id: me,
+            effect: Effect::Poison,
+            cured: true,
+        };
+        assert_eq!(
+            own_lines(&cured, me),
+            line(Good, "You drink the antivenom. You are no longer poisoned.")
+        );
+        assert_eq!(
+            own_lines(&Event::Stumbled { id: me }, me),
+            line(Warning, "You stumble about in confusion.")
+        );
+    }
+
+    #[test]
+    fn what_needs_care_is_a_warning_and_the_rest_is_plain() {
+        let me = 1;
+        let left = Event::LeftBehind {
+            id: me,
+            name: "Key".into(),
+        };
+        assert_eq!(
+            own_lines(&left, me),
+            line(Warning, "Your pack is full: you leave the Key.")
+        );
+        for (why, kind) in [
+            (ActionError::StairsBlocked, Warning),
+            (ActionError::Locked, Warning),
+            (ActionError::Wall, Normal),
+            (ActionError::NothingHere, Normal),
+        ] {
+            let told = own_lines(
+                &Event::Refused {
+                    id: me,
+                    why: why.clone(),
+                },
+                me,
+            );
+            assert_eq!(told.len(), 1);
+            assert_eq!(told[0].0, kind, "{why:?}: {told:?}");
+        }
+    }
+
+    /// Ann in a room of floor 1 with a Tough Mouse east of her.
+    fn scene() -> (Dungeon, EntityId, EntityId, Pos) {
+        let mut d = Dungeon::new(3, Arc::new(Content::builtin_without_monsters()));
+        let joined = d.step(&crate::game::Input::Join { name: "Ann".into() });
+        let ann = joined.ok().and_then(|o| o.character).expect("Ann joins");
+        let map = d.floor(1).expect("floor 1").map().clone();
+        let p = (0..map.cells().len())
+            .map(|i| map.pos_of(i))
+            .find(|p| {
+                (-1..=1).all(|dy| {
+                    (-1..=1).all(|dx| map.get(Pos::new(p.x + dx, p.y + dy)) == Tile::Floor)
+                })
+            })
+            .expect("a room");
+        d.place_for_test(ann, 1, p);
+        let mouse = d.add_monster_for_test(1, "tough_mouse", 1, p.step(Dir::E));
+        (d, ann, mouse, p)
+    }
+
+    fn messages(events: &[delve_protocol::Event]) -> Vec<(MessageKind, String)> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                delve_protocol::Event::Message { kind, text } => Some((*kind, text.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_stunned_monster_is_told_to_whoever_sees_it() {
+        let (d, ann, mouse, _) = scene();
+        let events = [
+            Event::EffectStarted {
+                id: mouse,
+                effect: Effect::Stun,
+            },
+            Event::LostTurn {
+                id: mouse,
+                cause: Effect::Stun,
+            },
+        ];
+        assert_eq!(
+            messages(&events_for(&d, ann, 1, &events)),
+            vec![
+                (Good, "The Tough Mouse is stunned!".to_string()),
+                (
+                    Normal,
+                    "The Tough Mouse is stunned and loses its turn.".to_string()
+                ),
+            ]
+        );
+        // From another floor, nothing is seen.
+        assert!(messages(&events_for(&d, ann, 2, &events)).is_empty());
+    }
+
+    #[test]
+    fn a_hit_is_red_and_low_hp_after_it_is_orange() {
+        let (mut d, ann, mouse, p) = scene();
+        let actor = |id, name: &str, pos, player| Actor {
+            id,
+            name: name.into(),
+            pos,
+            player,
+        };
+        let hit = [Event::Attacked {
+            attacker: actor(mouse, "Tough Mouse", p.step(Dir::E), false),
+            target: actor(ann, "Ann", p, true),
+            damage: Some(3),
+        }];
+        assert_eq!(
+            messages(&events_for(&d, ann, 1, &hit)),
+            vec![(Bad, "The Tough Mouse hits you for 3.".to_string())]
+        );
+        d.set_hp_for_test(ann, 2);
+        assert_eq!(
+            messages(&events_for(&d, ann, 1, &hit)),
+            vec![
+                (Bad, "The Tough Mouse hits you for 3.".to_string()),
+                (Warning, "Your HP is low!".to_string()),
+            ]
+        );
+    }
 }

@@ -232,6 +232,12 @@ impl Dungeon {
                 if let Some(p) = self.players.get_mut(id) {
                     p.effects.insert(*effect);
                     p.fresh_effects.insert(*effect);
+                } else if *effect == delve_protocol::Effect::Stun
+                    && let Some(depth) = monster_depth(*id)
+                    && self.monster_mut(*id).is_some()
+                {
+                    // A monster's stun lasts only until its next action, this turn's.
+                    self.floor_mut(depth).stunned.insert(*id);
                 }
             }
             Event::EffectEnded { id, effect, .. } => {
@@ -262,8 +268,9 @@ impl Dungeon {
             Event::TurnEnded { depth, players } => {
                 let floor = self.floor_mut(*depth);
                 floor.turn += 1;
-                // The choices made for this turn are spent.
+                // The choices made for this turn are spent, and so are the monsters' stuns.
                 floor.pending.clear();
+                floor.stunned.clear();
                 // Everyone who took part, even if they left by the stairs during the turn.
                 for id in players {
                     if let Some(p) = self.players.get_mut(id).filter(|p| p.alive) {

@@ -80,6 +80,8 @@ impl Dungeon {
             self.kill(depth, t, a, out);
         } else if damage.is_some() && t.actor.player && !a.actor.player {
             self.maybe_inflict(depth, attacker, target, out);
+        } else if damage.is_some() && a.actor.player {
+            self.weapon_inflict(depth, attacker, target, out);
         }
     }
 

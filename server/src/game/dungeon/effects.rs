@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use delve_protocol::{Dir, Effect};
+use delve_protocol::{Dir, Effect, Slot};
 use rand::RngExt;
 
 use super::Dungeon;
@@ -43,6 +43,46 @@ impl Dungeon {
         }
         let [n, d] = content.effects.chance;
         if self.floor_mut(depth).rng.random_range(0..d) >= n {
+            return;
+        }
+        self.emit(Event::EffectStarted { id: target, effect }, out);
+    }
+
+    /// After player `attacker` hit `target` (a monster, or anyone) for damage and left it
+    /// alive: a worn weapon that inflicts an effect (the Stun Baton) strikes it with the
+    /// weapon's chance, unless the target already suffers it.
+    pub(super) fn weapon_inflict(
+        &mut self,
+        depth: u8,
+        attacker: EntityId,
+        target: EntityId,
+        out: &mut Vec<Event>,
+    ) {
+        let content = Arc::clone(&self.content);
+        let Some(weapon) = self
+            .players
+            .get(&attacker)
+            .and_then(|p| p.worn_in(Slot::Weapon, &content))
+            .map(|w| w.kind(&content))
+        else {
+            return;
+        };
+        let effect = match weapon.inflicts {
+            Inflicts::Stun => Effect::Stun,
+            // The content file allows weapons to stun only.
+            Inflicts::None | Inflicts::Poison | Inflicts::Confusion => return,
+        };
+        let suffers = match self.players.get(&target) {
+            Some(p) => !p.alive || p.has(effect),
+            None => self
+                .floor(depth)
+                .is_none_or(|f| f.stunned.contains(&target)),
+        };
+        if suffers {
+            return;
+        }
+        let [n, d] = weapon.inflict_chance;
+        if self.floor_mut(depth).rng.random_range(0..d.max(1)) >= n {
             return;
         }
         self.emit(Event::EffectStarted { id: target, effect }, out);
@@ -426,5 +466,108 @@ mod tests {
         // The living who have not won may not.
         let (di, _) = d.join("Di").unwrap();
         assert_eq!(d.new_character(di).map(|_| ()), Err(JoinError::StillAlive));
+    }
+
+    #[test]
+    fn a_confused_stagger_onto_items_leaves_them_lying() {
+        // Ann, confused for good, stands in a room where every cell near her, hers too,
+        // holds a Key.
+        let (mut d, ann, p) = quiet(35);
+        set_save(&mut d, ann, -1000);
+        d.afflict_for_test(ann, Effect::Confusion);
+        for dy in -2..=2 {
+            for dx in -2..=2 {
+                d.lay_for_test(1, "key", Pos::new(p.x + dx, p.y + dy));
+            }
+        }
+        let carried = d.player(ann).unwrap().inventory.len();
+        let mut steps = 0;
+        for _ in 0..12 {
+            let from = d.player(ann).unwrap().pos;
+            let events = turn(&mut d, ann, Action::Move { dir: Dir::E });
+            let to = d.player(ann).unwrap().pos;
+            if to != from && (to.x - p.x).abs() <= 2 && (to.y - p.y).abs() <= 2 {
+                steps += 1;
+                assert!(d.floor(1).unwrap().items_at(to).next().is_some());
+            }
+            assert!(
+                !events.iter().any(|e| matches!(e, Event::PickedUp { .. })),
+                "a stagger picked something up: {events:?}"
+            );
+        }
+        assert!(steps >= 3, "Ann staggered onto keys {steps} times");
+        assert_eq!(d.player(ann).unwrap().inventory.len(), carried);
+        // Cured, the same step picks the key up.
+        d.apply(&Event::EffectEnded {
+            id: ann,
+            effect: Effect::Confusion,
+            cured: true,
+        });
+        let here = d.player(ann).unwrap().pos;
+        let dir = Dir::ALL
+            .into_iter()
+            .find(|&dir| {
+                d.floor(1)
+                    .unwrap()
+                    .items_at(here.step(dir))
+                    .next()
+                    .is_some()
+            })
+            .expect("a key beside Ann");
+        let events = turn(&mut d, ann, Action::Move { dir });
+        assert!(events.iter().any(|e| matches!(e, Event::PickedUp { .. })));
+    }
+
+    /// Ann, kept alive, hits a Tough Mouse kept alive east of her for `turns` turns wielding
+    /// `weapon`. Returns her damaging hits, the stuns they struck, and the turns the mouse lost.
+    fn bash(weapon: &str, turns: usize) -> (u32, u32, u32) {
+        let (mut d, ann, p) = quiet(36);
+        let w = d.give_for_test(ann, weapon);
+        turn(&mut d, ann, Action::Equip { item: w });
+        let mouse = d.add_monster_for_test(1, "tough_mouse", 1, p.step(Dir::E));
+        let (mut hits, mut stuns, mut lost) = (0, 0, 0);
+        for _ in 0..turns {
+            d.players.get_mut(&ann).unwrap().hp = 10_000;
+            d.floor_mut(1).monsters.get_mut(&mouse).unwrap().hp = 1_000_000;
+            let events = turn(&mut d, ann, Action::Move { dir: Dir::E });
+            let struck = events.iter().any(
+                |e| matches!(e, Event::EffectStarted { id, effect: Effect::Stun } if *id == mouse),
+            );
+            let lost_now = events
+                .iter()
+                .any(|e| matches!(e, Event::LostTurn { id, cause: Effect::Stun } if *id == mouse));
+            let mouse_swung = events
+                .iter()
+                .any(|e| matches!(e, Event::Attacked { attacker, .. } if attacker.id == mouse));
+            hits += u32::from(events.iter().any(|e| {
+                matches!(e, Event::Attacked { attacker, damage: Some(_), .. } if attacker.id == ann)
+            }));
+            stuns += u32::from(struck);
+            lost += u32::from(lost_now);
+            // Stunned, the mouse loses exactly that turn's action; otherwise it fights back.
+            assert_eq!(struck, lost_now, "{events:?}");
+            assert_eq!(mouse_swung, !struck, "{events:?}");
+            assert!(
+                d.floor(1).unwrap().stunned.is_empty(),
+                "the stun ends with the turn"
+            );
+        }
+        (hits, stuns, lost)
+    }
+
+    #[test]
+    fn the_stun_baton_stuns_monsters_one_hit_in_four_and_they_lose_their_action() {
+        let (hits, stuns, lost) = bash("stun_baton", 1500);
+        let [n, d] = Content::builtin().items[Content::builtin().item_index("stun_baton").unwrap()]
+            .inflict_chance;
+        assert_eq!([n, d], [1, 4]);
+        let rate = f64::from(stuns) / f64::from(hits);
+        assert!(hits > 400, "{hits} hits");
+        assert!((0.19..0.31).contains(&rate), "{stuns} stuns in {hits} hits");
+        assert_eq!(lost, stuns);
+        // The crowbar hits as hard but never stuns.
+        let (hits, stuns, _) = bash("crowbar", 300);
+        assert!(hits > 50);
+        assert_eq!(stuns, 0);
     }
 }

@@ -15,12 +15,14 @@
 //! - `turn`: resolving a floor's turn (players in a fair order, then monsters, then the end);
 //! - `combat`: attacks, kills and experience;
 //! - `items`: the pack, pick-ups and doors; `effects`: status effects and the victory;
-//! - `apply`: the only code that changes the world, one event at a time.
+//! - `apply`: the only code that changes the world, one event at a time;
+//! - `invariants`: what must hold after every input (checked by the fuzzer and property tests).
 
 mod apply;
 mod check;
 mod combat;
 mod effects;
+mod invariants;
 mod items;
 mod roster;
 mod turn;
@@ -338,6 +340,14 @@ impl Dungeon {
         self.apply(&Event::EffectStarted { id, effect });
         if let Some(p) = self.players.get_mut(&id) {
             p.fresh_effects.clear();
+        }
+    }
+
+    /// Sets `id`'s HP, for tests of what is told at low HP.
+    #[cfg(test)]
+    pub(crate) fn set_hp_for_test(&mut self, id: EntityId, hp: i32) {
+        if let Some(p) = self.players.get_mut(&id) {
+            p.hp = hp;
         }
     }
 

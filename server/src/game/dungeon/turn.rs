@@ -87,6 +87,11 @@ impl Dungeon {
                 let staggered = self.stagger(depth, id, out);
                 return self.carry_out(depth, id, staggered, out, floors);
             }
+        } else if self.floor(depth).is_some_and(|f| f.stunned.contains(&id)) {
+            // A monster stunned by a hit this turn loses its action, as a player would.
+            let cause = Effect::Stun;
+            self.emit(Event::LostTurn { id, cause }, out);
+            return;
         }
         self.carry_out(depth, id, action, out, floors);
     }
@@ -168,7 +173,8 @@ impl Dungeon {
 
     /// A step from `from` to `to`: what is there decides what the step does. Into an enemy it
     /// is an attack; into a shut door a player opens it; onto a free cell it is a move (and a
-    /// player picks up what lies there).
+    /// player picks up what lies there, unless confused: no pack handling while confused, so a
+    /// stagger onto items leaves them lying).
     fn step_into(&mut self, depth: u8, id: EntityId, from: Pos, to: Pos, out: &mut Vec<Event>) {
         let player = self.players.contains_key(&id);
         let Some(floor) = self.floor(depth) else {
@@ -206,7 +212,11 @@ impl Dungeon {
             }
             _ => {
                 self.emit(Event::Moved { id, from, to }, out);
-                if player {
+                let confused = self
+                    .players
+                    .get(&id)
+                    .is_some_and(|p| p.has(Effect::Confusion));
+                if player && !confused {
                     self.pick_up_all(depth, id, out);
                 }
             }

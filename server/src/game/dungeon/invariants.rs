@@ -1,0 +1,128 @@
+//! What must hold in every world after every input, whatever was sent: the property tests and
+//! the fuzzer check it after each step (see [`crate::game::script`]).
+
+use delve_protocol::{INVENTORY_SLOTS, Pos, Tile};
+
+use super::{Dungeon, Floor};
+
+/// Whether a character or monster may stand on `tile`.
+fn standable(tile: Tile) -> bool {
+    matches!(
+        tile,
+        Tile::Floor | Tile::StairsDown | Tile::StairsUp | Tile::DoorOpen
+    )
+}
+
+impl Dungeon {
+    /// Checks the world's invariants: nobody stands in a wall (or a closed door, or off the map)
+    /// or on another's cell, the living have HP in `1..=max`, no pack holds more than its slots.
+    /// Returns the first one broken, in words.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let c = self.content();
+        for p in self.players() {
+            if p.inventory.len() > INVENTORY_SLOTS {
+                return Err(format!(
+                    "{} carries {} items in {INVENTORY_SLOTS} slots",
+                    p.name,
+                    p.inventory.len()
+                ));
+            }
+            if !(p.alive && p.present) {
+                continue;
+            }
+            let max = p.stats(c).max_hp;
+            if p.hp < 1 || p.hp > max {
+                return Err(format!("{} is alive with {} of {max} HP", p.name, p.hp));
+            }
+            let Some(floor) = self.floor(p.depth) else {
+                return Err(format!("{} is on floor {}, never made", p.name, p.depth));
+            };
+            self.check_cell(floor, p.pos, &p.name)?;
+            if let Some(m) = floor.monster_at(p.pos) {
+                return Err(format!(
+                    "{} shares {:?} with monster {}",
+                    p.name, p.pos, m.id
+                ));
+            }
+            if let Some(q) = self
+                .living_on(p.depth)
+                .find(|q| q.id != p.id && q.present && q.pos == p.pos)
+            {
+                return Err(format!("{} shares {:?} with {}", p.name, p.pos, q.name));
+            }
+        }
+        for floor in (1..=self.depth_count()).filter_map(|d| self.floor(d)) {
+            let mut seen = std::collections::BTreeSet::new();
+            for m in floor.monsters.values() {
+                let who = format!("monster {} on floor {}", m.id, floor.depth);
+                let max = m.stats(c).max_hp;
+                if m.hp < 1 || m.hp > max {
+                    return Err(format!("{who} has {} of {max} HP", m.hp));
+                }
+                self.check_cell(floor, m.pos, &who)?;
+                if !seen.insert(m.pos) {
+                    return Err(format!("{who} shares {:?} with another monster", m.pos));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn check_cell(&self, floor: &Floor, pos: Pos, who: &str) -> Result<(), String> {
+        if !floor.map().in_bounds(pos) {
+            return Err(format!("{who} is off the map at {pos:?}"));
+        }
+        let tile = floor.tile(pos);
+        if !standable(tile) {
+            return Err(format!("{who} stands in {tile:?} at {pos:?}"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use delve_protocol::{Pos, Tile};
+
+    use crate::game::{Content, Dungeon};
+
+    fn world() -> (Dungeon, crate::game::EntityId) {
+        let mut d = Dungeon::new(7, Arc::new(Content::builtin()));
+        let (ann, _) = d.join("Ann").unwrap();
+        assert_eq!(d.check_invariants(), Ok(()));
+        (d, ann)
+    }
+
+    #[test]
+    fn a_character_in_a_wall_is_caught() {
+        let (mut d, ann) = world();
+        let wall = Pos::new(0, 0);
+        assert_eq!(d.floor(1).unwrap().tile(wall), Tile::Wall);
+        d.players.get_mut(&ann).unwrap().pos = wall;
+        assert!(d.check_invariants().unwrap_err().contains("Wall"));
+    }
+
+    #[test]
+    fn hp_out_of_bounds_is_caught() {
+        let (mut d, ann) = world();
+        d.players.get_mut(&ann).unwrap().hp = 1000;
+        assert!(d.check_invariants().unwrap_err().contains("HP"));
+        d.players.get_mut(&ann).unwrap().hp = 0;
+        assert!(d.check_invariants().unwrap_err().contains("HP"));
+    }
+
+    #[test]
+    fn an_overfull_pack_is_caught() {
+        let (mut d, ann) = world();
+        let floor = d.floor(1).unwrap();
+        let Some((_, (_, item))) = floor.items().iter().next() else {
+            panic!("floor 1 of seed 7 has items");
+        };
+        let item = item.clone();
+        let p = d.players.get_mut(&ann).unwrap();
+        p.inventory = vec![item; delve_protocol::INVENTORY_SLOTS + 1];
+        assert!(d.check_invariants().unwrap_err().contains("slots"));
+    }
+}

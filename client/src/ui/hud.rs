@@ -532,12 +532,19 @@ pub fn draw_log(area: Rect, model: &Model, scroll: usize) {
     let scroll = scroll.min(model.log.len().saturating_sub(rows));
     let newest_turn = model.log.back().map_or(0, |l| l.turn);
     let mut y = area.y + area.h - 12.0;
-    for (k, line) in model.log.iter().rev().skip(scroll).take(rows).enumerate() {
+    // Long lines wrap to the log's width (a narrow window would cut them under the panel).
+    let char_w = measure_text("M", None, 20, 1.0).width.max(1.0);
+    let chars = (((area.w - 32.0) / char_w).floor() as usize).max(16);
+    let mut left = rows;
+    for (k, line) in model.log.iter().rev().skip(scroll).enumerate() {
+        if left == 0 {
+            break;
+        }
         let mut c = message_color(line.kind);
         if scroll == 0 && (line.turn + 1 < newest_turn || k >= 3) {
             c.a = (1.0 - k as f32 * 0.1).max(0.45);
         }
-        let text = match &line.from {
+        let mut text = match &line.from {
             Some(from) => {
                 c = Color::new(CHAT.r, CHAT.g, CHAT.b, c.a);
                 format!("{from}: {}", line.text)
@@ -545,17 +552,15 @@ pub fn draw_log(area: Rect, model: &Model, scroll: usize) {
             None => line.text.clone(),
         };
         if line.count > 1 {
-            draw_text(
-                format!("{text} (x{})", line.count),
-                area.x + 16.0,
-                y,
-                20.0,
-                c,
-            );
-        } else {
-            draw_text(&text, area.x + 16.0, y, 20.0, c);
+            text = format!("{text} (x{})", line.count);
         }
-        y -= line_h;
+        let parts = wrap(&text, chars);
+        // The newest rows are at the bottom: a wrapped line's last part lowest.
+        for part in parts.iter().rev().take(left) {
+            draw_text(part, area.x + 16.0, y, 20.0, c);
+            y -= line_h;
+            left -= 1;
+        }
     }
     if scroll > 0 {
         let note = format!("{scroll} newer lines below - scroll down, or m for all");

@@ -232,8 +232,10 @@ impl App {
                     }
                 }
                 if h.error.is_some() {
-                    // A refused intent leaves nothing pending.
+                    // A refused intent leaves nothing pending, and ends a walk: trying the
+                    // same step again would only be refused again (and spend the rate limit).
                     self.awaiting = None;
+                    self.trip = None;
                 }
                 if !h.events.is_empty() {
                     self.log_scroll = 0;

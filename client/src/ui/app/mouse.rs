@@ -56,7 +56,16 @@ impl App {
             }
             return;
         }
-        if cell == me || view.map.get(cell) == Tile::Unknown {
+        let tile = view.map.get(cell);
+        if cell == me || tile == Tile::Unknown {
+            return;
+        }
+        // Walls are not places to go; doors are (walking into one opens it).
+        if !tile.is_walkable() && !tile.is_shut_door() {
+            let turn = view.turn;
+            self.model
+                .push_log(MessageKind::Warning, "You cannot walk there.".into(), turn);
+            self.log_scroll = 0;
             return;
         }
         self.start_trip(Goal::Cell(cell));

@@ -167,9 +167,10 @@ async fn a_killed_server_loses_no_acknowledged_turn_and_replays_to_the_same_worl
 }
 
 /// Checks that every turn `name` was shown before kill `round` is in the world it resumes
-/// into. Exactly the world it saw (`true`), or one turn further (`false`): the turn it chose
-/// last was resolved and stored but the server died before sending it, which is allowed (it
-/// was never shown). Anything else fails.
+/// into: exactly the world it saw (`true`), or further on (`false`). Further is allowed: turns
+/// stored but not yet sent when the server died, or sent but lost with the reset a killed
+/// process leaves (a client may not get to read what was still in its socket). Fewer turns
+/// than it saw, or another world at the same turn, fails.
 fn still_there(seen: &View, now: &View, name: &str, round: usize) -> bool {
     let (a, b) = (seen.me.turns, now.me.turns);
     if a == b {
@@ -186,10 +187,9 @@ fn still_there(seen: &View, now: &View, name: &str, round: usize) -> bool {
         );
         return true;
     }
-    assert_eq!(
-        b,
-        a + 1,
-        "after kill {round}: {name} lived {a} turns by what it saw, {b} by the saved world"
+    assert!(
+        b > a,
+        "after kill {round}: {name} lived {a} turns by what it saw, only {b} by the saved world"
     );
     // What it saw of the map is still known.
     if seen.depth == now.depth {
@@ -353,7 +353,7 @@ async fn kills_at_random_moments_with_turns_in_flight_lose_nothing_anyone_saw() 
     }
     println!(
         "{KILLS} kills; deepest floor {deepest}; someone was hurt: {hurt}; \
-         resumed one stored turn past what was shown: {in_flight} times"
+         resumed past what was read: {in_flight} times"
     );
     assert!(deepest >= 2, "the stairs were taken");
     assert!(hurt, "there were fights");

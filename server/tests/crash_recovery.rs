@@ -15,7 +15,7 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
 
-use common::{Client, Proc, free_port, play};
+use common::{Client, Proc, free_port, play, replay, tough_content, world_part};
 use delve_protocol::View;
 use delve_server::game::content::BUILTIN;
 use delve_server::game::input::Input;
@@ -27,31 +27,9 @@ use rand_chacha::ChaCha8Rng;
 /// Snapshots every 40 entries, and the whole journal kept for the reference run.
 const CRASH_ARGS: &[&str] = &["--snapshot-every", "40", "--keep-journal"];
 
-/// The parts of a view that belong to the world (not the party panel, which says who is
-/// connected right now).
-fn world_part(v: &View) -> impl PartialEq + std::fmt::Debug {
-    (
-        v.turn,
-        v.depth,
-        v.map.clone(),
-        v.visible.clone(),
-        v.entities.clone(),
-        v.me.clone(),
-        v.inventory.clone(),
-    )
-}
-
 /// Runs `delve-server replay` and returns what it printed.
 fn replay_cli(data: &Path, content: &Path, from_start: bool) -> String {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_delve-server"));
-    cmd.args(["replay", "--dungeon", "crypt", "--data-dir"])
-        .arg(data)
-        .arg("--content")
-        .arg(content);
-    if from_start {
-        cmd.arg("--from-start");
-    }
-    let out = cmd.output().expect("replay runs");
+    let out = replay(data, content, from_start);
     assert!(
         out.status.success(),
         "replay failed: {}",
@@ -311,9 +289,7 @@ async fn kills_at_random_moments_with_turns_in_flight_lose_nothing_anyone_saw() 
     const KILLS: usize = 20;
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    let content_file = dir.path().join("content.toml");
-    let text = BUILTIN.replacen("hp = 25\n", "hp = 100000\n", 1);
-    std::fs::write(&content_file, &text).unwrap();
+    let content_file = tough_content(dir.path());
     let mut rng = ChaCha8Rng::seed_from_u64(99);
     let names = ["Ann", "Bob", "Cy"];
     let mut tokens: Vec<Option<String>> = vec![None; names.len()];

@@ -10,32 +10,10 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{Client, Proc, free_port, next_msg};
-use delve_protocol::{Action, ClientMsg, ServerMsg, View};
-use delve_server::game::content::BUILTIN;
+use common::{Client, Proc, free_port, next_msg, replay, stop, tough_content, world_part};
+use delve_protocol::{Action, ClientMsg, ServerMsg};
 use delve_server::store::db_path;
 use rusqlite::Connection;
-
-/// The parts of a view that belong to the world (not who is connected right now).
-fn world_part(v: &View) -> impl PartialEq + std::fmt::Debug {
-    (
-        v.turn,
-        v.depth,
-        v.map.clone(),
-        v.entities.clone(),
-        v.me.clone(),
-        v.inventory.clone(),
-    )
-}
-
-/// A content file with characters too tough to die, so a short walk never ends in death.
-fn tough_content(dir: &Path) -> std::path::PathBuf {
-    let path = dir.join("content.toml");
-    let text = BUILTIN.replacen("hp = 25\n", "hp = 100000\n", 1);
-    assert_ne!(text, BUILTIN);
-    std::fs::write(&path, text).unwrap();
-    path
-}
 
 /// Ann waits `turns` turns alone (a lone player's turn resolves as soon as she chooses).
 async fn wait_turns(ann: &mut Client, turns: u64) {
@@ -46,16 +24,23 @@ async fn wait_turns(ann: &mut Client, turns: u64) {
     }
 }
 
-fn stop(server: &mut Proc) -> std::process::ExitStatus {
-    let pid = server.child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
-    server.child.wait().unwrap()
+/// Reads until the dungeon says it goes on again and the held turn `turn` has arrived.
+async fn until_resumed_with_turn(ann: &mut Client, turn: u64) {
+    let (mut resumed, mut shown) = (false, false);
+    while !(resumed && shown) {
+        match next_msg(&mut ann.ws).await {
+            ServerMsg::Pause { paused: false, .. } => resumed = true,
+            ServerMsg::Update {
+                seq, turn: t, diff, ..
+            } => {
+                assert_eq!(seq, ann.seq + 1);
+                ann.view.apply(t, &diff).unwrap();
+                ann.seq = seq;
+                shown |= t >= turn;
+            }
+            _ => {}
+        }
+    }
 }
 
 #[tokio::test]
@@ -91,21 +76,7 @@ async fn a_locked_database_pauses_the_dungeon_and_play_goes_on_once_it_is_releas
     other.execute_batch("COMMIT").unwrap();
     drop(other);
     // Storage works again: play goes on by itself, and the held turn arrives.
-    let (mut resumed, mut shown) = (false, false);
-    while !(resumed && shown) {
-        match next_msg(&mut ann.ws).await {
-            ServerMsg::Pause { paused: false, .. } => resumed = true,
-            ServerMsg::Update {
-                seq, turn, diff, ..
-            } => {
-                assert_eq!(seq, ann.seq + 1);
-                ann.view.apply(turn, &diff).unwrap();
-                ann.seq = seq;
-                shown = turn == before + 1;
-            }
-            _ => {}
-        }
-    }
+    until_resumed_with_turn(&mut ann, before + 1).await;
     server.wait_for("journal stored again");
     wait_turns(&mut ann, 2).await;
 
@@ -343,19 +314,6 @@ fn removing_the_lock_file_does_not_let_a_second_server_in() {
     first.child.wait().unwrap();
 }
 
-/// Runs `delve-server replay` on `data`.
-fn replay(data: &Path, content: &Path, from_start: bool) -> std::process::Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_delve-server"));
-    cmd.args(["replay", "--dungeon", "crypt", "--data-dir"])
-        .arg(data)
-        .arg("--content")
-        .arg(content);
-    if from_start {
-        cmd.arg("--from-start");
-    }
-    cmd.output().unwrap()
-}
-
 #[tokio::test]
 async fn replay_from_the_start_is_refused_without_the_whole_journal() {
     let dir = tempfile::tempdir().unwrap();
@@ -485,21 +443,7 @@ async fn a_full_disk_pauses_the_dungeon_and_freeing_space_lets_it_go_on() {
     for f in &filler {
         std::fs::remove_file(f).unwrap();
     }
-    let (mut resumed, mut shown) = (false, false);
-    while !(resumed && shown) {
-        match next_msg(&mut ann.ws).await {
-            ServerMsg::Pause { paused: false, .. } => resumed = true,
-            ServerMsg::Update {
-                seq, turn, diff, ..
-            } => {
-                assert_eq!(seq, ann.seq + 1);
-                ann.view.apply(turn, &diff).unwrap();
-                ann.seq = seq;
-                shown |= turn >= held;
-            }
-            _ => {}
-        }
-    }
+    until_resumed_with_turn(&mut ann, held).await;
     wait_turns(&mut ann, 2).await;
 
     // Every turn she saw survives a kill.

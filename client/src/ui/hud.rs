@@ -601,19 +601,10 @@ pub fn draw_notice(title: &str, detail: &str) {
 /// how long until it, and why the connection went (fitted to the map's width).
 pub fn draw_reconnecting(area: Rect, attempt: u32, wait: f64, reason: &str) {
     let h = 58.0;
-    draw_rectangle(
-        area.x,
-        area.y,
-        area.w,
+    draw_banner_box(
+        area,
         h,
         Color::new(0.35, 0.06, 0.06, 0.92),
-    );
-    draw_line(
-        area.x,
-        area.y + h,
-        area.x + area.w,
-        area.y + h,
-        2.0,
         Color::new(0.9, 0.3, 0.2, 1.0),
     );
     let title = if wait > 0.0 {
@@ -640,19 +631,10 @@ pub fn draw_paused(area: Rect, why: &str) {
     let chars = (((area.w - 32.0) / 8.0).floor() as usize).max(16);
     let lines = wrap(why, chars);
     let h = 36.0 + 20.0 * lines.len().min(3) as f32;
-    draw_rectangle(
-        area.x,
-        area.y,
-        area.w,
+    draw_banner_box(
+        area,
         h,
         Color::new(0.36, 0.27, 0.04, 0.92),
-    );
-    draw_line(
-        area.x,
-        area.y + h,
-        area.x + area.w,
-        area.y + h,
-        2.0,
         Color::new(0.95, 0.75, 0.2, 1.0),
     );
     draw_text("Paused", area.x + 16.0, area.y + 26.0, 24.0, WHITE);
@@ -665,6 +647,12 @@ pub fn draw_paused(area: Rect, why: &str) {
             Color::new(1.0, 0.92, 0.7, 1.0),
         );
     }
+}
+
+/// A banner's box across the top of `area`, `h` high, with a bright edge below it.
+fn draw_banner_box(area: Rect, h: f32, fill: Color, edge: Color) {
+    draw_rectangle(area.x, area.y, area.w, h, fill);
+    draw_line(area.x, area.y + h, area.x + area.w, area.y + h, 2.0, edge);
 }
 
 /// Splits text into lines of at most `width` characters at spaces.

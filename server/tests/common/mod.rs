@@ -222,3 +222,54 @@ pub async fn play(ann: &mut Client, bob: &mut Client, turns: u64, rng: &mut ChaC
         bob.until_turn(turn).await;
     }
 }
+
+/// The parts of a view that belong to the world (not the party panel, which says who is
+/// connected right now).
+pub fn world_part(v: &View) -> impl PartialEq + std::fmt::Debug {
+    (
+        v.turn,
+        v.depth,
+        v.map.clone(),
+        v.visible.clone(),
+        v.entities.clone(),
+        v.me.clone(),
+        v.inventory.clone(),
+    )
+}
+
+/// A content file in `dir` with characters too tough to die, so a long walk never ends in
+/// death; monsters still roam and fight.
+pub fn tough_content(dir: &Path) -> std::path::PathBuf {
+    let builtin = delve_server::game::content::BUILTIN;
+    let path = dir.join("content.toml");
+    let text = builtin.replacen("hp = 25\n", "hp = 100000\n", 1);
+    assert_ne!(text, builtin);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Stops the server with SIGTERM, as an operator would, and returns how it exited.
+pub fn stop(server: &mut Proc) -> std::process::ExitStatus {
+    let pid = server.child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    server.child.wait().unwrap()
+}
+
+/// Runs `delve-server replay` on the dungeon `crypt` of `data`.
+pub fn replay(data: &Path, content: &Path, from_start: bool) -> std::process::Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_delve-server"));
+    cmd.args(["replay", "--dungeon", "crypt", "--data-dir"])
+        .arg(data)
+        .arg("--content")
+        .arg(content);
+    if from_start {
+        cmd.arg("--from-start");
+    }
+    cmd.output().unwrap()
+}

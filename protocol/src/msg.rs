@@ -327,7 +327,8 @@ pub enum ErrorCode {
     DungeonFull,
     /// The server has as many connections or dungeons as it allows.
     ServerFull,
-    /// Too many messages too fast; this one was dropped.
+    /// Too many messages too fast; this one was dropped. Also: too many new characters from
+    /// one address in a dungeon for now.
     RateLimited,
     /// A frame larger than the server accepts. Sent before closing.
     TooLarge,

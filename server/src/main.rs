@@ -155,6 +155,11 @@ struct Args {
     #[arg(long, default_value_t = ServerConfig::default().max_characters_per_dungeon)]
     max_characters: usize,
 
+    /// New characters one address (an IPv6 /64 counts as one) may make in one dungeon in a row;
+    /// it earns one back every 10 minutes. Resuming a character never counts.
+    #[arg(long, default_value_t = ServerConfig::default().new_characters_per_address)]
+    new_characters_per_address: u32,
+
     /// Most dungeons loaded at once.
     #[arg(long, default_value_t = ServerConfig::default().max_dungeons)]
     max_dungeons: usize,
@@ -392,6 +397,7 @@ fn run(args: Args, content: Arc<Content>) -> anyhow::Result<()> {
         max_connections_per_ip: args.max_connections_per_ip,
         max_players_per_dungeon: args.max_players,
         max_characters_per_dungeon: args.max_characters,
+        new_characters_per_address: args.new_characters_per_address,
         max_dungeons: args.max_dungeons,
         msgs_per_sec: args.rate,
         msg_burst: args.burst,

@@ -53,6 +53,13 @@ pub enum Input {
         id: EntityId,
         action: Action,
     },
+    /// A character that was made and never played, whose player left, was forgotten when its
+    /// grace period ended (so a public dungeon cannot be filled by hellos). Whether it ever
+    /// played is the server's to know; the engine only refuses one that is connected, finished
+    /// or has a choice pending.
+    Forget {
+        id: EntityId,
+    },
 }
 
 impl Input {
@@ -154,6 +161,7 @@ impl Dungeon {
                 events: vec![self.submit(*id, *action)?],
                 ..Outcome::default()
             }),
+            Input::Forget { id } => changed(self.forget_unplayed(*id)),
         }
     }
 

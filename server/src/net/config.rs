@@ -63,6 +63,10 @@ pub struct ServerConfig {
     /// back every `password_refill`.
     pub password_tries: u32,
     pub password_refill: Duration,
+    /// New characters one address (an IPv6 /64 counts as one) may make in one dungeon in a
+    /// row; it earns one back every `new_character_refill`. Resuming never counts.
+    pub new_characters_per_address: u32,
+    pub new_character_refill: Duration,
     /// Monsters and tuning numbers (the built-in content file unless `--content` says).
     pub content: Arc<Content>,
 }
@@ -93,6 +97,8 @@ impl Default for ServerConfig {
             chat_burst: 5,
             password_tries: 5,
             password_refill: Duration::from_secs(12),
+            new_characters_per_address: 6,
+            new_character_refill: Duration::from_secs(600),
             content: Arc::new(Content::builtin()),
         }
     }

@@ -345,6 +345,7 @@ impl Connection {
             None => Command::Join {
                 name: h.name,
                 token: h.token,
+                from: self.peer.ip(),
                 conn,
                 out,
                 reply,

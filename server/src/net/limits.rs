@@ -52,6 +52,36 @@ impl RateLimiter {
     }
 }
 
+/// New characters made in one dungeon, counted per address ([`subject`]): `n` in a row, one
+/// more every `refill`. Friends behind one router share it, so the default leaves room for a
+/// whole party; a script making characters by the dozen is held to a trickle.
+#[derive(Debug)]
+pub struct NewCharacterBudget {
+    inner: governor::RateLimiter<IpAddr, HashMapStateStore<IpAddr>, TokioClock>,
+}
+
+impl NewCharacterBudget {
+    pub fn new(n: u32, refill: Duration) -> Self {
+        let quota = Quota::with_period(refill.max(Duration::from_millis(1)))
+            .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
+            .allow_burst(at_least_one(n));
+        NewCharacterBudget {
+            inner: governor::RateLimiter::new(quota, HashMapStateStore::default(), TokioClock),
+        }
+    }
+
+    /// Takes one new character from `ip`'s budget, or says how long until one is there.
+    pub fn take(&self, ip: IpAddr) -> Result<(), Duration> {
+        let ip = subject(ip);
+        if self.inner.len() > GUARD_PRUNE_AT {
+            self.inner.retain_recent();
+        }
+        self.inner
+            .check_key(&ip)
+            .map_err(|later| later.wait_time_from(TokioClock.now()))
+    }
+}
+
 /// Counts open connections, in all and per address. A slot is held by a [`ConnectionSlot`] and
 /// released when it drops, so no exit path can leak one.
 #[derive(Debug, Default)]
@@ -348,5 +378,20 @@ mod tests {
         assert!(g.misses.len() <= 3, "{}", g.misses.len());
         assert!(g.reserve(a));
         assert!(!g.reserve(a));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn new_characters_are_counted_per_address_and_come_back_slowly() {
+        let b = NewCharacterBudget::new(3, Duration::from_secs(600));
+        let a: IpAddr = "2001:db8::1".parse().unwrap();
+        let same_64: IpAddr = "2001:db8::ffff:2".parse().unwrap();
+        let other: IpAddr = [192, 0, 2, 1].into();
+        assert!(b.take(a).is_ok() && b.take(same_64).is_ok() && b.take(a).is_ok());
+        let wait = b.take(same_64).expect_err("the /64 spent its three");
+        assert!(wait > Duration::from_secs(590) && wait <= Duration::from_secs(600));
+        assert!(b.take(other).is_ok(), "another address has its own budget");
+        advance(Duration::from_secs(601)).await;
+        assert!(b.take(a).is_ok(), "one came back");
+        assert!(b.take(a).is_err());
     }
 }

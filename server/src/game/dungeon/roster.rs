@@ -16,6 +16,25 @@ impl Dungeon {
         true
     }
 
+    /// Forgets `id`, a character its player made and left without playing (see
+    /// [`Input::Forget`](crate::game::Input::Forget)). Nothing for a connected or finished
+    /// character, or one with a choice waiting for its floor's turn.
+    pub(in crate::game) fn forget_unplayed(&mut self, id: EntityId) -> Vec<Event> {
+        let mut out = Vec::new();
+        let Some(p) = self.players.get(&id) else {
+            return out;
+        };
+        let pending = self
+            .floors
+            .get(usize::from(p.depth).wrapping_sub(1))
+            .and_then(Option::as_ref)
+            .is_some_and(|f| f.pending.contains_key(&id));
+        if p.alive && !p.victory && !p.connected && !pending {
+            self.emit(Event::Forgotten { id }, &mut out);
+        }
+        out
+    }
+
     /// Whether `name` is in use by a character other than `except`: a living one, or a dead one
     /// whose player is still here (it may start again under that name).
     pub(super) fn name_in_use(&self, name: &str, except: Option<EntityId>) -> bool {

@@ -895,3 +895,32 @@ fn the_turn_spent_on_the_stairs_counts_and_the_top_level_has_no_next() {
     let (from, next) = d.player(ann).unwrap().xp_band(&c);
     assert_eq!(from, next, "no next level to show progress towards");
 }
+
+#[test]
+fn only_a_left_character_with_nothing_pending_is_forgotten_unplayed() {
+    let mut d = quiet(9);
+    let (ann, _) = d.join("Ann").unwrap();
+    let (bob, _) = d.join("Bob").unwrap();
+    d.set_connected(ann, true);
+    d.set_connected(bob, true);
+    assert!(
+        d.forget_unplayed(ann).is_empty(),
+        "a connected character stays"
+    );
+    d.set_connected(ann, false);
+    let dir = walls_free_dir(&d, ann);
+    d.submit(ann, Action::Move { dir }).unwrap();
+    assert!(
+        d.forget_unplayed(ann).is_empty(),
+        "a character whose choice waits for the turn stays"
+    );
+    d.resolve_pending(1);
+    let events = d.forget_unplayed(ann);
+    assert!(matches!(events[..], [Event::Forgotten { id }] if id == ann));
+    assert!(d.player(ann).is_none());
+    assert_eq!(d.character_count(), 1);
+    // Its name is free again, and the one who stays is untouched.
+    assert!(d.join("Ann").is_ok());
+    assert!(d.player(bob).is_some_and(|p| p.alive));
+    assert!(d.forget_unplayed(ann).is_empty(), "nothing left to forget");
+}

@@ -3,6 +3,9 @@
 //! tokens themselves are the [`Roster`](super::roster::Roster)'s.
 
 use delve_protocol::{ErrorCode, Event as ProtoEvent, encode};
+use std::net::IpAddr;
+use std::time::Duration;
+
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tracing::{error, info};
@@ -40,6 +43,7 @@ impl DungeonTask {
         &mut self,
         name: String,
         token: Option<String>,
+        from: IpAddr,
         conn: ConnId,
         out: mpsc::Sender<Outgoing>,
     ) -> Result<EntityId, Refusal> {
@@ -121,6 +125,19 @@ impl DungeonTask {
                         format!("Dungeon {} has no room for another character.", self.name),
                     ));
                 }
+                // Last, so a refusal above spends nothing.
+                if let Err(wait) = self.new_characters.take(from) {
+                    info!(dungeon = %self.name, "refused: too many new characters from one address");
+                    return Err((
+                        ErrorCode::RateLimited,
+                        format!(
+                            "Too many new characters from your address in dungeon {}; \
+                             the next one can be made in {}. Resume yours with its token.",
+                            self.name,
+                            in_words(wait)
+                        ),
+                    ));
+                }
                 let done = self
                     .dungeon
                     .step(
@@ -143,6 +160,7 @@ impl DungeonTask {
                 let events = done.events;
                 let token = new_token();
                 self.remember_token(player, token.clone()).await;
+                self.unplayed.insert(player);
                 (player, token, events, false, false)
             }
         };
@@ -235,10 +253,25 @@ impl DungeonTask {
     }
 
     /// The grace period of a disconnected character ended: it leaves its floor until its player
-    /// comes back.
+    /// comes back, or, never played, it is forgotten.
     pub(super) async fn lift(&mut self, id: EntityId) {
         if self.conn_of(id).is_some() {
             return;
+        }
+        let depth = self.depth_of(id);
+        if self.unplayed.remove(&id) {
+            let forgotten = self
+                .dungeon
+                .step(Input::Forget { id }, &mut Everyone(&self.sessions))
+                .await;
+            if let Ok(done) = forgotten {
+                self.roster.forget(id);
+                self.forget_character(id);
+                info!(dungeon = %self.name, player = id, "character never played; forgotten after the grace period");
+                self.send_views(depth, depth, &done.events, false);
+                self.check_floor(depth).await;
+                return;
+            }
         }
         let Ok(done) = self
             .dungeon
@@ -248,7 +281,6 @@ impl DungeonTask {
             return;
         };
         let events = done.events;
-        let depth = self.depth_of(id);
         info!(dungeon = %self.name, player = id, "character lifted out after the grace period");
         self.send_views(depth, depth, &events, false);
         self.check_floor(depth).await;
@@ -313,5 +345,15 @@ impl DungeonTask {
             Vec::new(),
         );
         self.send_turn_status(1);
+    }
+}
+
+/// A wait as a player reads it: "40 s", "3 min".
+fn in_words(wait: Duration) -> String {
+    let secs = wait.as_secs_f64().ceil() as u64;
+    if secs < 120 {
+        format!("{} s", secs.max(1))
+    } else {
+        format!("{} min", secs.div_ceil(60))
     }
 }

@@ -24,7 +24,8 @@
 //! - `scores`: high-score entries for the games a turn ended;
 //! - the party panel, watcher list and turn status are built in [`crate::view`].
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
@@ -47,7 +48,7 @@ use outbox::{Everyone, Session};
 use roster::Roster;
 
 use super::config::ServerConfig;
-use super::limits::RateLimiter;
+use super::limits::{NewCharacterBudget, RateLimiter};
 use super::world::World;
 use crate::game::{Action, EntityId, Event, Input, Refusal as EngineRefusal};
 use crate::view::{self, events_for, input_refusal, view_of};
@@ -64,6 +65,8 @@ pub enum Command {
     Join {
         name: String,
         token: Option<String>,
+        /// Where the connection comes from, for the budget of new characters per address.
+        from: IpAddr,
         conn: ConnId,
         out: mpsc::Sender<Outgoing>,
         reply: oneshot::Sender<Result<EntityId, Refusal>>,
@@ -129,6 +132,12 @@ pub struct DungeonTask {
     deadlines: BTreeMap<u8, Instant>,
     /// When each disconnected character is lifted out of its floor.
     lifts: HashMap<EntityId, Instant>,
+    /// Characters made and not yet played (no choice accepted): one whose player leaves is
+    /// forgotten at the end of its grace period instead of lifted out, so hellos alone cannot
+    /// fill the dungeon. A loaded world's characters that never lived a turn count too.
+    unplayed: HashSet<EntityId>,
+    /// New characters per address in this dungeon.
+    new_characters: NewCharacterBudget,
 }
 
 impl DungeonTask {
@@ -147,6 +156,15 @@ impl DungeonTask {
         for p in dungeon.players().filter(|p| p.alive() && p.present()) {
             lifts.insert(p.id(), now + config.grace);
         }
+        let unplayed = dungeon
+            .players()
+            .filter(|p| p.alive() && p.turns() == 0)
+            .map(|p| p.id())
+            .collect();
+        let new_characters = NewCharacterBudget::new(
+            config.new_characters_per_address,
+            config.new_character_refill,
+        );
         let deepest = dungeon.players().map(|p| p.deepest()).max().unwrap_or(1);
         stats.deepest.fetch_max(deepest, Ordering::Relaxed);
         DungeonTask {
@@ -159,6 +177,8 @@ impl DungeonTask {
             empty_since: Some(now),
             deadlines: BTreeMap::new(),
             lifts,
+            unplayed,
+            new_characters,
         }
     }
 
@@ -278,11 +298,12 @@ impl DungeonTask {
             Command::Join {
                 name,
                 token,
+                from,
                 conn,
                 out,
                 reply,
             } => {
-                let result = self.join(name, token, conn, out).await;
+                let result = self.join(name, token, from, conn, out).await;
                 let _ = reply.send(result);
             }
             Command::JoinWatching {
@@ -307,7 +328,10 @@ impl DungeonTask {
                     )
                     .await
                 {
-                    Ok(_) => self.after_choice(player).await,
+                    Ok(_) => {
+                        self.unplayed.remove(&player);
+                        self.after_choice(player).await;
+                    }
                     Err(e) => self.refuse(conn, &e),
                 }
             }
@@ -727,6 +751,7 @@ mod tests {
         tx.send(Command::Join {
             name: name.into(),
             token: None,
+            from: std::net::Ipv4Addr::LOCALHOST.into(),
             conn,
             out,
             reply,

@@ -53,6 +53,12 @@ impl Roster {
         self.plain.get(&id)
     }
 
+    /// Forgets `id`'s token: its character is gone and nobody goes on with it.
+    pub fn forget(&mut self, id: EntityId) {
+        self.hashes.remove(&id);
+        self.plain.remove(&id);
+    }
+
     /// Forgets `old` and returns its token (a new one if it is not known), for the character
     /// its player goes on with: the token belongs to the player, not the character.
     pub fn hand_over(&mut self, old: EntityId) -> String {

@@ -44,6 +44,8 @@ pub fn test_config() -> ServerConfig {
         seed: Some(42),
         turn_timeout: Duration::ZERO,
         content: Arc::new(Content::builtin_without_monsters()),
+        // Every test connects from 127.0.0.1; the budget has its own tests (hello_flood.rs).
+        new_characters_per_address: 1_000,
         ..ServerConfig::default()
     }
 }

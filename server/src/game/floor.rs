@@ -48,7 +48,8 @@ pub struct Floor {
 }
 
 impl Floor {
-    pub(super) fn generate(
+    /// Floor `depth` of the dungeon with `seed`, whole: its map, doors, items and monsters.
+    pub fn generate(
         seed: u64,
         depth: u8,
         has_down: bool,

@@ -176,4 +176,9 @@ impl Monster {
     pub fn level(&self) -> u32 {
         self.level
     }
+
+    /// Whether it has been alerted and is after a player (rather than on patrol).
+    pub fn hunting(&self) -> bool {
+        matches!(self.ai, Ai::Hunt { .. })
+    }
 }

@@ -22,13 +22,22 @@ use super::EntityId;
 use super::action::Action;
 use super::fov::within_radius;
 use super::monster::{Ai, Monster};
-use super::path::{astar, flow_field};
+use super::path::{Scratch, flow_field};
 use super::rng::GameRng;
 
 /// Turns a monster waits behind another before giving up on its route.
 const PATIENCE: u8 = 3;
 /// Longest route a monster plans.
 const MAX_ROUTE: u32 = 160;
+
+/// What the AI works out once per monster phase and shares between monsters: the flow field
+/// towards the players (made by the first monster that needs it) and the route search's working
+/// memory.
+#[derive(Debug, Default)]
+pub struct Paths {
+    pub flow: Option<Vec<u32>>,
+    pub scratch: Scratch,
+}
 
 /// What the AI knows of the floor this turn.
 pub struct Ctx<'a> {
@@ -71,13 +80,13 @@ fn dir_to(from: Pos, to: Pos) -> Option<Dir> {
 }
 
 /// Decides `m`'s action for this turn and the plan it holds afterwards (the dungeon applies the
-/// plan as an event; the AI changes nothing itself). `flow` is the floor's flow field towards
-/// the players, computed by the first monster that needs it.
+/// plan as an event; the AI changes nothing itself). `paths` is shared by the floor's monsters
+/// this turn.
 pub fn think(
     m: &Monster,
     sight: i32,
     ctx: &Ctx,
-    flow: &mut Option<Vec<u32>>,
+    paths: &mut Paths,
     rng: &mut GameRng,
 ) -> (Action, Ai) {
     // Next to a living player: attack it (the weakest first would need HP; the nearest will do).
@@ -96,8 +105,9 @@ pub fn think(
             route: Vec::new(),
             stuck: 0,
         };
-        let field =
-            flow.get_or_insert_with(|| flow_field(ctx.map, ctx.players.iter().map(|(_, p)| *p)));
+        let field = paths
+            .flow
+            .get_or_insert_with(|| flow_field(ctx.map, ctx.players.iter().map(|(_, p)| *p)));
         return (chase(m.pos, ctx, field, rng), plan);
     }
     match m.ai.clone() {
@@ -110,7 +120,8 @@ pub fn think(
                 // Lost them: back to patrolling.
                 return (Action::Wait, Ai::Patrol);
             }
-            let (action, route, stuck) = follow(m.pos, target, route, stuck, ctx);
+            let (action, route, stuck) =
+                follow(m.pos, target, route, stuck, ctx, &mut paths.scratch);
             let plan = if route.is_empty() && action == Action::Wait {
                 Ai::Patrol
             } else {
@@ -124,13 +135,16 @@ pub fn think(
         }
         Ai::Wander { route, stuck } if !route.is_empty() && stuck < PATIENCE => {
             let goal = route[0];
-            let (action, route, stuck) = follow(m.pos, goal, route, stuck, ctx);
+            let (action, route, stuck) = follow(m.pos, goal, route, stuck, ctx, &mut paths.scratch);
             (action, Ai::Wander { route, stuck })
         }
         Ai::Patrol | Ai::Wander { .. } => {
             // Pick somewhere to go; the walk starts next turn.
             let plan = if let Some(&goal) = pick(ctx.open_cells, rng)
-                && let Some(mut route) = astar(ctx.map, m.pos, goal, MAX_ROUTE, |_| false)
+                && let Some(mut route) =
+                    paths
+                        .scratch
+                        .astar(ctx.map, m.pos, goal, MAX_ROUTE, |_| false)
             {
                 route.reverse();
                 Ai::Wander { route, stuck: 0 }
@@ -188,12 +202,13 @@ fn follow(
     mut route: Vec<Pos>,
     stuck: u8,
     ctx: &Ctx,
+    scratch: &mut Scratch,
 ) -> (Action, Vec<Pos>, u8) {
     while route.last() == Some(&from) {
         route.pop();
     }
     if route.last().is_none_or(|n| n.chebyshev(from) != 1) {
-        route = match astar(ctx.map, from, goal, MAX_ROUTE, |_| false) {
+        route = match scratch.astar(ctx.map, from, goal, MAX_ROUTE, |_| false) {
             Some(mut r) => {
                 r.reverse();
                 r

@@ -7,36 +7,204 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use delve_protocol::{Dir, Pos, TileGrid};
 
+/// The eight neighbours of cell `i` of a `w`×`h` grid, in [`Dir::ALL`]'s order (which decides
+/// ties, so routes come out the same however they are searched). Away from the edge (where
+/// nearly every walkable cell is) they are fixed offsets; only edge cells check the bounds.
+#[inline]
+fn neighbours(i: usize, w: usize, h: usize) -> Neighbours {
+    let (x, y) = (i % w, i / w);
+    let mut out = Neighbours {
+        cells: [0; 8],
+        len: 0,
+    };
+    if x > 0 && y > 0 && x + 1 < w && y + 1 < h {
+        out.cells = [
+            i - w,
+            i - w + 1,
+            i + 1,
+            i + w + 1,
+            i + w,
+            i + w - 1,
+            i - 1,
+            i - w - 1,
+        ];
+        out.len = 8;
+        return out;
+    }
+    for d in Dir::ALL {
+        let (dx, dy) = d.delta();
+        let (nx, ny) = (x as i32 + dx, y as i32 + dy);
+        if nx >= 0 && ny >= 0 && (nx as usize) < w && (ny as usize) < h {
+            out.cells[out.len] = ny as usize * w + nx as usize;
+            out.len += 1;
+        }
+    }
+    out
+}
+
+/// Up to eight cells, without allocating.
+struct Neighbours {
+    cells: [usize; 8],
+    len: usize,
+}
+
+impl IntoIterator for Neighbours {
+    type Item = usize;
+    type IntoIter = std::iter::Take<std::array::IntoIter<usize, 8>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.cells.into_iter().take(self.len)
+    }
+}
+
 /// Steps from every cell to the nearest source, over walkable cells (8 directions, each step
 /// costing 1). `u32::MAX` where no source can be reached.
 pub fn flow_field(map: &TileGrid, sources: impl IntoIterator<Item = Pos>) -> Vec<u32> {
-    let mut dist = vec![u32::MAX; map.width() * map.height()];
-    let mut queue = VecDeque::new();
+    let (w, h) = (map.width(), map.height());
+    let cells = map.cells();
+    let mut dist = vec![u32::MAX; w * h];
+    // A plain vector read from the front is the queue: every cell enters it at most once.
+    let mut queue: Vec<u32> = Vec::with_capacity(w * h);
     for s in sources {
         if let Some(i) = map.index(s) {
             dist[i] = 0;
-            queue.push_back(s);
+            queue.push(i as u32);
         }
     }
-    while let Some(p) = queue.pop_front() {
-        let d = map.index(p).map_or(u32::MAX, |i| dist[i]);
-        for dir in Dir::ALL {
-            let q = p.step(dir);
-            if let Some(i) = map.index(q)
-                && dist[i] == u32::MAX
-                && map.get(q).is_walkable()
-            {
-                dist[i] = d + 1;
-                queue.push_back(q);
+    let mut head = 0;
+    while let Some(&i) = queue.get(head) {
+        head += 1;
+        let i = i as usize;
+        let d = dist[i];
+        for j in neighbours(i, w, h) {
+            if dist[j] == u32::MAX && cells[j].is_walkable() {
+                dist[j] = d + 1;
+                queue.push(j as u32);
             }
         }
     }
     dist
 }
 
-/// The shortest 8-directional route from `from` to `to` over walkable cells that `blocked`
-/// does not forbid (the goal itself is always allowed). Returns the cells after `from`, in
-/// order, ending with `to`; `None` if there is no way, or it is longer than `max_len`.
+/// Working memory for [`Scratch::astar`], kept from one search to the next: a monster phase
+/// plans many routes on one floor, and clearing (or allocating) two arrays the size of the floor
+/// for each used to cost more than many of the searches themselves. Cells are stamped with the
+/// search that last wrote them, so a new search starts without clearing anything.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    stamp: Vec<u32>,
+    cost: Vec<u32>,
+    came: Vec<u32>,
+    search: u32,
+    open: BinaryHeap<Reverse<u64>>,
+}
+
+/// Bits of a heap key given to the cell index and to the heuristic; the estimate takes the rest.
+const CELL_BITS: u32 = 20;
+const H_BITS: u32 = 20;
+
+impl Scratch {
+    pub fn new() -> Scratch {
+        Scratch::default()
+    }
+
+    /// Starts a search on a floor of `n` cells.
+    fn begin(&mut self, n: usize) {
+        if self.stamp.len() != n {
+            self.stamp = vec![0; n];
+            self.cost = vec![0; n];
+            self.came = vec![0; n];
+            self.search = 0;
+        }
+        self.search = self.search.wrapping_add(1);
+        if self.search == 0 {
+            self.stamp.fill(0);
+            self.search = 1;
+        }
+        self.open.clear();
+    }
+
+    fn cost(&self, i: usize) -> u32 {
+        if self.stamp[i] == self.search {
+            self.cost[i]
+        } else {
+            u32::MAX
+        }
+    }
+
+    /// The shortest 8-directional route from `from` to `to` over walkable cells that `blocked`
+    /// does not forbid (the goal itself is always allowed). Returns the cells after `from`, in
+    /// order, ending with `to`; `None` if there is no way, or it is longer than `max_len`.
+    ///
+    /// The open set is ordered by (estimate, heuristic, cell), packed into one integer so the
+    /// heap compares one word; the order, and so the route, is the one the tuple gives.
+    pub fn astar(
+        &mut self,
+        map: &TileGrid,
+        from: Pos,
+        to: Pos,
+        max_len: u32,
+        blocked: impl Fn(Pos) -> bool,
+    ) -> Option<Vec<Pos>> {
+        let start = map.index(from)?;
+        let goal = map.index(to)?;
+        if !map.get(to).is_walkable() {
+            return None;
+        }
+        let (w, h) = (map.width(), map.height());
+        let n = w * h;
+        if n >= 1 << CELL_BITS || w.max(h) >= 1 << H_BITS {
+            // Far beyond any floor the content can make; the keys would not fit.
+            return None;
+        }
+        let key = |f: u32, hh: u32, j: usize| -> u64 {
+            (u64::from(f) << (CELL_BITS + H_BITS)) | (u64::from(hh) << CELL_BITS) | j as u64
+        };
+        let cells = map.cells();
+        let (tx, ty) = (to.x, to.y);
+        let heuristic = |j: usize| -> u32 {
+            let (x, y) = ((j % w) as i32, (j / w) as i32);
+            (x - tx).abs().max((y - ty).abs()) as u32
+        };
+        self.begin(n);
+        self.stamp[start] = self.search;
+        self.cost[start] = 0;
+        let h0 = heuristic(start);
+        self.open.push(Reverse(key(h0, h0, start)));
+        while let Some(Reverse(k)) = self.open.pop() {
+            let i = (k & ((1 << CELL_BITS) - 1)) as usize;
+            if i == goal {
+                let mut route = Vec::new();
+                let mut c = goal;
+                while c != start {
+                    route.push(map.pos_of(c));
+                    c = self.came[c] as usize;
+                }
+                route.reverse();
+                return Some(route);
+            }
+            let c = self.cost[i];
+            if c >= max_len {
+                continue;
+            }
+            for j in neighbours(i, w, h) {
+                if !cells[j].is_walkable() || (j != goal && blocked(map.pos_of(j))) {
+                    continue;
+                }
+                if c + 1 < self.cost(j) {
+                    self.stamp[j] = self.search;
+                    self.cost[j] = c + 1;
+                    self.came[j] = i as u32;
+                    let hj = heuristic(j);
+                    self.open.push(Reverse(key(c + 1 + hj, hj, j)));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// [`Scratch::astar`] with working memory of its own, for a single search.
 pub fn astar(
     map: &TileGrid,
     from: Pos,
@@ -44,53 +212,7 @@ pub fn astar(
     max_len: u32,
     blocked: impl Fn(Pos) -> bool,
 ) -> Option<Vec<Pos>> {
-    let start = map.index(from)?;
-    let goal = map.index(to)?;
-    if !map.get(to).is_walkable() {
-        return None;
-    }
-    let n = map.width() * map.height();
-    let mut cost = vec![u32::MAX; n];
-    let mut came = vec![usize::MAX; n];
-    let mut open = BinaryHeap::new();
-    cost[start] = 0;
-    // Ties prefer the cell closer to the goal, which keeps routes straight and the search small.
-    open.push(Reverse((
-        from.chebyshev(to) as u32,
-        from.chebyshev(to) as u32,
-        start,
-    )));
-    while let Some(Reverse((_, _, i))) = open.pop() {
-        if i == goal {
-            let mut route = Vec::new();
-            let mut k = goal;
-            while k != start {
-                route.push(map.pos_of(k));
-                k = came[k];
-            }
-            route.reverse();
-            return Some(route);
-        }
-        let p = map.pos_of(i);
-        let c = cost[i];
-        if c >= max_len {
-            continue;
-        }
-        for dir in Dir::ALL {
-            let q = p.step(dir);
-            let Some(j) = map.index(q) else { continue };
-            if !map.get(q).is_walkable() || (j != goal && blocked(q)) {
-                continue;
-            }
-            if c + 1 < cost[j] {
-                cost[j] = c + 1;
-                came[j] = i;
-                let h = q.chebyshev(to) as u32;
-                open.push(Reverse((c + 1 + h, h, j)));
-            }
-        }
-    }
-    None
+    Scratch::new().astar(map, from, to, max_len, blocked)
 }
 
 /// Breadth-first over walkable cells of `map` (a real floor, or a player's memory of one) to the
@@ -124,6 +246,98 @@ pub fn nearest_route(map: &TileGrid, from: Pos, goal: impl Fn(Pos) -> bool) -> O
         }
     }
     None
+}
+
+/// The first, plainer versions, kept as the oracle the fast ones must agree with.
+#[cfg(test)]
+mod reference {
+    use super::*;
+
+    /// Steps from every cell to the nearest source, over walkable cells (8 directions, each step
+    /// costing 1). `u32::MAX` where no source can be reached.
+    pub(super) fn flow_field(map: &TileGrid, sources: impl IntoIterator<Item = Pos>) -> Vec<u32> {
+        let mut dist = vec![u32::MAX; map.width() * map.height()];
+        let mut queue = VecDeque::new();
+        for s in sources {
+            if let Some(i) = map.index(s) {
+                dist[i] = 0;
+                queue.push_back(s);
+            }
+        }
+        while let Some(p) = queue.pop_front() {
+            let d = map.index(p).map_or(u32::MAX, |i| dist[i]);
+            for dir in Dir::ALL {
+                let q = p.step(dir);
+                if let Some(i) = map.index(q)
+                    && dist[i] == u32::MAX
+                    && map.get(q).is_walkable()
+                {
+                    dist[i] = d + 1;
+                    queue.push_back(q);
+                }
+            }
+        }
+        dist
+    }
+
+    /// The shortest 8-directional route from `from` to `to` over walkable cells that `blocked`
+    /// does not forbid (the goal itself is always allowed). Returns the cells after `from`, in
+    /// order, ending with `to`; `None` if there is no way, or it is longer than `max_len`.
+    pub(super) fn astar(
+        map: &TileGrid,
+        from: Pos,
+        to: Pos,
+        max_len: u32,
+        blocked: impl Fn(Pos) -> bool,
+    ) -> Option<Vec<Pos>> {
+        let start = map.index(from)?;
+        let goal = map.index(to)?;
+        if !map.get(to).is_walkable() {
+            return None;
+        }
+        let n = map.width() * map.height();
+        let mut cost = vec![u32::MAX; n];
+        let mut came = vec![usize::MAX; n];
+        let mut open = BinaryHeap::new();
+        cost[start] = 0;
+        // Ties prefer the cell closer to the goal, which keeps routes straight and the search small.
+        open.push(Reverse((
+            from.chebyshev(to) as u32,
+            from.chebyshev(to) as u32,
+            start,
+        )));
+        while let Some(Reverse((_, _, i))) = open.pop() {
+            if i == goal {
+                let mut route = Vec::new();
+                let mut k = goal;
+                while k != start {
+                    route.push(map.pos_of(k));
+                    k = came[k];
+                }
+                route.reverse();
+                return Some(route);
+            }
+            let p = map.pos_of(i);
+            let c = cost[i];
+            if c >= max_len {
+                continue;
+            }
+            for dir in Dir::ALL {
+                let q = p.step(dir);
+                let Some(j) = map.index(q) else { continue };
+                if !map.get(q).is_walkable() || (j != goal && blocked(q)) {
+                    continue;
+                }
+                if c + 1 < cost[j] {
+                    cost[j] = c + 1;
+                    came[j] = i;
+                    let h = q.chebyshev(to) as u32;
+                    open.push(Reverse((c + 1 + h, h, j)));
+                }
+            }
+        }
+        None
+    }
 }
 
 #[cfg(test)]
@@ -208,5 +422,40 @@ mod tests {
             "nearer to (8, 5) than to (1, 1) round the wall"
         );
         assert_eq!(at(0, 0), u32::MAX, "walls are never reached");
+    }
+
+    #[test]
+    fn the_fast_searches_agree_with_the_reference_on_real_floors() {
+        use crate::game::mapgen::{GenParams, generate};
+        use rand::{RngExt, SeedableRng};
+        // One scratch for every search, across floors, as a monster phase uses it.
+        let mut scratch = Scratch::new();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for seed in 0..12u64 {
+            let depth = (seed % 10) as u8 + 1;
+            let map = generate(seed, depth, depth < 10, &GenParams::default()).map;
+            let open: Vec<Pos> = (0..map.cells().len())
+                .filter(|&i| map.cells()[i].is_walkable())
+                .map(|i| map.pos_of(i))
+                .collect();
+            let any = |rng: &mut rand_chacha::ChaCha8Rng| open[rng.random_range(0..open.len())];
+            for _ in 0..60 {
+                let (a, b) = (any(&mut rng), any(&mut rng));
+                let limit = rng.random_range(5..200);
+                let wall = any(&mut rng);
+                let blocked = |p: Pos| p == wall;
+                assert_eq!(
+                    scratch.astar(&map, a, b, limit, blocked),
+                    reference::astar(&map, a, b, limit, blocked),
+                    "seed {seed}: {a:?} to {b:?} within {limit}"
+                );
+            }
+            let sources = [any(&mut rng), any(&mut rng), any(&mut rng)];
+            assert_eq!(
+                flow_field(&map, sources),
+                reference::flow_field(&map, sources),
+                "seed {seed}"
+            );
+        }
     }
 }

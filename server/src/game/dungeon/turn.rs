@@ -9,7 +9,7 @@ use rand::seq::SliceRandom;
 use super::*;
 use crate::game::EntityId;
 use crate::game::action::{Action, ActionError};
-use crate::game::ai::{Ctx, think};
+use crate::game::ai::{Ctx, Paths, think};
 use crate::game::event::Event;
 use crate::game::floor::Floor;
 use crate::game::fov;
@@ -263,7 +263,7 @@ impl Dungeon {
             }
         }
         let ids: Vec<EntityId> = floor.monsters.keys().copied().collect();
-        let mut flow = None;
+        let mut paths = Paths::default();
         for mid in ids {
             if players.is_empty() {
                 break;
@@ -290,7 +290,7 @@ impl Dungeon {
                 awareness: &awareness,
                 occupant: &occupant,
             };
-            let (action, plan) = think(m, sight, &ctx, &mut flow, rng);
+            let (action, plan) = think(m, sight, &ctx, &mut paths, rng);
             let from = m.pos;
             let step = match action {
                 Action::Move { dir } => map.index(from.step(dir)),
@@ -317,7 +317,7 @@ impl Dungeon {
                         awareness.remove(k);
                     }
                     occupant[ti] = None;
-                    flow = None;
+                    paths.flow = None;
                 }
             } else if self.position(depth, mid) != Some(from) {
                 if let Some(fi) = self.floor(depth).and_then(|f| f.map.index(from)) {

@@ -14,12 +14,15 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use delve_server::game::content::Content;
 use delve_server::net::{Server, ServerConfig};
+
+mod common;
+use common::Xvfb;
 
 /// A channel differing by more than this makes a pixel "changed".
 const CHANNEL_TOLERANCE: u8 = 40;
@@ -30,52 +33,6 @@ const CLIENT_PATIENCE: Duration = Duration::from_secs(120);
 
 fn refs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/screens")
-}
-
-/// A virtual display of its own, gone when dropped.
-struct Xvfb {
-    child: Child,
-    display: String,
-}
-
-impl Xvfb {
-    fn start(w: u32, h: u32) -> Option<Xvfb> {
-        let found = Command::new("Xvfb").arg("-help").output().is_ok();
-        if !found {
-            return None;
-        }
-        // A display number nobody uses: no socket and no lock file.
-        let n = (140..400).find(|n| {
-            !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-                && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
-        })?;
-        let child = Command::new("Xvfb")
-            .arg(format!(":{n}"))
-            .args(["-screen", "0", &format!("{w}x{h}x24"), "-nolisten", "tcp"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .ok()?;
-        let x = Xvfb {
-            child,
-            display: format!(":{n}"),
-        };
-        // Ready once its socket is there.
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let socket = format!("/tmp/.X11-unix/X{n}");
-        while !Path::new(&socket).exists() {
-            assert!(Instant::now() < deadline, "Xvfb :{n} did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Some(x)
-    }
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// A real server on a loopback port, in a runtime of its own.

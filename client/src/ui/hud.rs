@@ -597,6 +597,16 @@ pub fn draw_notice(title: &str, detail: &str) {
     }
 }
 
+/// Which try is next and how long until it; at 0 s the try is under way (it may take a while
+/// to fail), so the count is not shown standing at 0.
+pub fn reconnect_line(attempt: u32, wait: f64) -> String {
+    if wait > 0.0 {
+        format!("Reconnecting, try {attempt} in {wait:.0} s")
+    } else {
+        format!("Reconnecting, try {attempt}")
+    }
+}
+
 /// The banner over the map while the connection is down and the game tries again: which try,
 /// how long until it, and why the connection went (fitted to the map's width).
 pub fn draw_reconnecting(area: Rect, attempt: u32, wait: f64, reason: &str) {
@@ -607,11 +617,7 @@ pub fn draw_reconnecting(area: Rect, attempt: u32, wait: f64, reason: &str) {
         Color::new(0.35, 0.06, 0.06, 0.92),
         Color::new(0.9, 0.3, 0.2, 1.0),
     );
-    let title = if wait > 0.0 {
-        format!("Connection lost. Reconnecting, try {attempt} in {wait:.0} s")
-    } else {
-        format!("Connection lost. Reconnecting, try {attempt}")
-    };
+    let title = format!("Connection lost. {}", reconnect_line(attempt, wait));
     draw_text(&title, area.x + 16.0, area.y + 26.0, 24.0, WHITE);
     let chars = (((area.w - 32.0) / 8.0).floor() as usize).max(16);
     if let Some(line) = wrap(reason, chars).first() {

@@ -2,6 +2,7 @@
 
 pub mod anim;
 pub mod app;
+pub mod audio;
 pub mod frames;
 pub mod help;
 pub mod hud;

@@ -1,6 +1,6 @@
 //! Drawing a frame of the game: the map, the panel, the log, and whatever screen is open.
 
-use super::keys::MENU;
+use super::keys::{MENU, MenuItem};
 
 /// The time a still picture is drawn at: later than any animation's start.
 const STILL_TIME: f64 = 1.0e6;
@@ -20,15 +20,11 @@ impl App {
         };
         clear_background(BG);
         let layout = Layout::new();
+        // The side panel's connection line. While reconnecting, the banner over the map (or
+        // the notice, before there is a map) is the one place that says so.
         let connection = match &self.connection {
             Connection::Connecting => "Connecting...".to_string(),
-            Connection::Joined => String::new(),
-            Connection::Reconnecting { attempt, at, .. } => {
-                format!(
-                    "Reconnecting in {:.0} s (try {attempt})",
-                    (at - now).max(0.0).ceil()
-                )
-            }
+            Connection::Joined | Connection::Reconnecting { .. } => String::new(),
             Connection::Ended(_) => "Disconnected".to_string(),
         };
         if let Some(view) = &self.model.view {
@@ -127,11 +123,8 @@ impl App {
                     };
                     table::draw(board, &self.model.scores, &ctx);
                 }
-                Screen::Help => help::draw_help(&self.input.keys, &self.keys_note),
-                Screen::Menu { selected } => {
-                    let labels: Vec<&str> = MENU.iter().map(|m| m.label()).collect();
-                    help::draw_menu(&labels, *selected);
-                }
+                // Drawn last, over any notice: they work with the connection down too.
+                Screen::Help | Screen::Menu { .. } => {}
                 // Just above the log, so no line of it is hidden.
                 Screen::Chat(line) => line.draw(
                     "Say: ",
@@ -152,9 +145,17 @@ impl App {
             Connection::Connecting if self.model.view.is_none() => {
                 hud::draw_notice("Connecting", "Opening the way into the dungeon...")
             }
-            Connection::Reconnecting { reason, .. } if self.model.view.is_none() => {
-                hud::draw_notice(title, &format!("{reason}. {connection}."))
-            }
+            Connection::Reconnecting {
+                reason,
+                attempt,
+                at,
+            } if self.model.view.is_none() => hud::draw_notice(
+                title,
+                &format!(
+                    "{reason}. {}.",
+                    hud::reconnect_line(*attempt, (at - now).max(0.0).ceil())
+                ),
+            ),
             Connection::Reconnecting {
                 attempt,
                 at,
@@ -167,6 +168,21 @@ impl App {
                     hud::draw_paused(layout.map, why);
                 }
             }
+        }
+        match &self.screen {
+            Screen::Help => help::draw_help(&self.input.keys, &self.keys_note),
+            Screen::Menu { selected } => {
+                let sound = self.audio.settings();
+                let labels: Vec<String> = MENU.iter().map(|m| m.label(sound)).collect();
+                let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+                let footer = if MENU[*selected % MENU.len()] == MenuItem::Sound {
+                    "Left/Right: volume; Enter: sound on/off"
+                } else {
+                    "Up/Down, Enter; Esc resumes"
+                };
+                help::draw_menu(&labels, *selected, footer);
+            }
+            _ => {}
         }
     }
 }

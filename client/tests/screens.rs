@@ -280,7 +280,7 @@ fn every_screen_looks_as_committed() {
     let mut run = Run::new();
 
     // The game, the hover box, the pack, the character sheet, help and menu, then the server
-    // goes away (the reconnect banner) and comes back.
+    // goes away (Esc still opens the menu; the reconnect banner) and comes back.
     {
         let home = run.home("play");
         let mut server = TestServer::start(&builtin(), &home.join("server"));
@@ -289,7 +289,8 @@ fn every_screen_looks_as_committed() {
              key i; frames 2; shot {pack}; key Escape; frames 2; key c; frames 2; \
              shot {sheet}; key Escape; frames 2; key ?; frames 2; shot {help}; key Escape; \
              frames 2; key Escape; frames 2; shot {menu}; key Escape; frames 2; \
-             shot {mark}; wait lost; shot {lost}; wait back; idle; shot {back}",
+             shot {mark}; wait lost; key Escape; frames 2; shot {lost_menu}; key Escape; \
+             frames 2; shot {lost}; wait back; idle; shot {back}",
             mark = run.shot("_server-may-go"),
             game = run.shot("game"),
             hover = run.shot("hover"),
@@ -297,6 +298,7 @@ fn every_screen_looks_as_committed() {
             sheet = run.shot("character"),
             help = run.shot("help"),
             menu = run.shot("menu"),
+            lost_menu = run.shot("menu-offline"),
             lost = run.shot("reconnecting"),
             back = run.shot("reconnected"),
         );
@@ -317,15 +319,20 @@ fn every_screen_looks_as_committed() {
                 }
             },
         );
-        assert_eq!(shots.len(), 9, "{shots:?}");
+        assert_eq!(shots.len(), 10, "{shots:?}");
         // The marker only tells the test when to stop the server.
         for s in shots.iter().filter(|s| !s.contains("/_")) {
             run.check(s);
         }
     }
 
-    // A small window and a large one.
-    for (size, name) in [("800x600", "game-800x600"), ("1920x1080", "game-1920x1080")] {
+    // The smallest window the panel stands beside the map in, a large one, and one below it
+    // (the panel folds into a bar over the map; help and the other screens shrink to fit).
+    for (size, name) in [
+        ("800x600", "game-800x600"),
+        ("1920x1080", "game-1920x1080"),
+        ("640x480", "game-640x480"),
+    ] {
         let home = run.home(name);
         let server = TestServer::start(&builtin(), &home.join("server"));
         let script = format!(

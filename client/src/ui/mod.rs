@@ -9,6 +9,7 @@ pub mod hud;
 pub mod input;
 pub mod inventory;
 pub mod lobby;
+pub mod modal;
 pub mod render;
 pub mod scores;
 pub mod screens;

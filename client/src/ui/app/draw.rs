@@ -58,6 +58,11 @@ impl App {
         if !matches!(self.connection, Connection::Joined) || spectating {
             turn.text.clear();
         }
+        // The banner says why and when the next try is; the clock only that nothing moves.
+        if matches!(self.connection, Connection::Reconnecting { .. }) && !spectating {
+            turn.text = "Offline".into();
+            turn.color = Color::from_rgba(255, 160, 0, 255);
+        }
         // A finished game of one's own says how it ended instead.
         if let Some(me) = self.model.view.as_ref().map(|v| &v.me)
             && self.model.watching.is_none()
@@ -81,11 +86,14 @@ impl App {
             &hints,
             now,
         );
+        // Everything over the map from here on: scaled down as a whole in a small window.
+        crate::ui::modal::begin();
+        let over = crate::ui::modal::rect(layout.map);
         if let Some(view) = &self.model.view {
             let me = &view.me;
             if let Some(whom) = &self.model.watching {
                 let own_dead = !self.watcher_only();
-                hud::draw_watching(layout.map, whom, me.alive, own_dead);
+                hud::draw_watching(over, whom, me.alive, own_dead);
             } else if self.end_hidden && !self.watcher_only() && (!me.alive || me.victory) {
                 let (title, color) = if me.victory {
                     (
@@ -96,22 +104,23 @@ impl App {
                     ("You died.", Color::from_rgba(255, 64, 64, 255))
                 };
                 hud::draw_end_banner(
-                    layout.map,
+                    over,
                     &format!("{title}   Score {}", me.score),
                     color,
                     "n: new character   w: watch a friend   h: high scores   Esc: show the summary   \
                      Enter: chat",
                 );
             } else if me.victory {
-                screens::victory(me, &self.sprites, now, layout.map, self.dump.as_deref());
+                screens::victory(me, &self.sprites, now, over, self.dump.as_deref());
             } else if !me.alive {
-                screens::death(me, layout.map, self.dump.as_deref());
+                screens::death(me, over, self.dump.as_deref());
             }
             match &self.screen {
                 Screen::Game => {}
                 Screen::Character => screens::character(view, &self.sprites),
                 Screen::Inventory(st) => {
-                    inventory::draw(layout.map, view, &self.sprites, st, spectating)
+                    let area = crate::ui::modal::pack_area(&layout);
+                    inventory::draw(area, view, &self.sprites, st, spectating)
                 }
                 Screen::LevelUp { selected } => screens::level_up(&self.model, me, *selected),
                 Screen::Messages { scroll } => screens::messages(&self.model, *scroll),
@@ -128,9 +137,9 @@ impl App {
                 // Just above the log, so no line of it is hidden.
                 Screen::Chat(line) => line.draw(
                     "Say: ",
-                    layout.map.x + 10.0,
-                    layout.map.y + layout.map.h - 12.0,
-                    layout.map.w - 20.0,
+                    over.x + 10.0,
+                    over.y + over.h - 12.0,
+                    over.w - 20.0,
                 ),
             }
         }
@@ -160,12 +169,12 @@ impl App {
                 attempt,
                 at,
                 reason,
-            } => hud::draw_reconnecting(layout.map, *attempt, (at - now).max(0.0).ceil(), reason),
+            } => hud::draw_reconnecting(over, *attempt, (at - now).max(0.0).ceil(), reason),
             Connection::Ended(reason) => hud::draw_notice(title, reason),
             _ => {
                 // The server holds the dungeon until it can save its turns again.
                 if let Some(why) = &self.model.paused {
-                    hud::draw_paused(layout.map, why);
+                    hud::draw_paused(over, why);
                 }
             }
         }
@@ -184,5 +193,6 @@ impl App {
             }
             _ => {}
         }
+        crate::ui::modal::end();
     }
 }

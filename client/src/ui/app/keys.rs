@@ -289,8 +289,10 @@ impl App {
                 }
             }
             if is_mouse_button_pressed(MouseButton::Left) {
-                let lay = InvLayout::new(Layout::new().map, blocked.is_some());
-                if let Some(k) = lay.slot_at(mouse_position().into()).filter(|&k| k < len) {
+                let area = crate::ui::modal::pack_area(&Layout::new());
+                let lay = InvLayout::new(area, blocked.is_some());
+                let at = crate::ui::modal::point(mouse_position().into());
+                if let Some(k) = lay.slot_at(at).filter(|&k| k < len) {
                     st.selected = k;
                     st.note = None;
                 }

@@ -39,6 +39,8 @@ pub enum Command {
     Help,
     /// The menu (also Esc with nothing open).
     Menu,
+    /// Sound off, or on again (the volume is in the menu).
+    Mute,
     /// A number key (1-9), for choosing in a dialog.
     Choose(u8),
     /// Follow the next player's view (the dead, watchers).
@@ -308,6 +310,13 @@ pub const TABLE: &[Entry] = &[
         &["?", "F1"],
     ),
     entry(Command::Menu, "menu", "the menu", Always, &["F10"]),
+    entry(
+        Command::Mute,
+        "mute",
+        "sound off or on (volume: menu)",
+        Always,
+        &["v", "F8"],
+    ),
     entry(
         Command::Cancel,
         "cancel",

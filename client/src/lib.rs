@@ -19,6 +19,8 @@
 //! - [`script`]: `--script`, scripted key presses, pointing and screenshots (for tests).
 //! - [`solo`]: `--solo`, the server library started inside the client on a loopback port
 //!   (native only).
+//! - [`sound`]: which sound effect a turn makes, the sound settings, and the effects themselves
+//!   (synthesized, written as WAV files by a test).
 //! - [`tokens`]: resume tokens remembered per server, dungeon and name.
 //! - [`travel`]: click-to-travel, stairs travel and explore, as one ordinary move a turn.
 //! - [`ui`]: the macroquad front end: drawing, input, the lobby and the screens.
@@ -36,6 +38,7 @@ pub mod scores;
 pub mod script;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod solo;
+pub mod sound;
 pub mod tokens;
 pub mod travel;
 pub mod ui;

@@ -10,6 +10,9 @@
 //! - `wait lost` / `wait back`: wait until the connection is down (trying again) / up again;
 //! - `wait dead`: wait until our character's game is over (death or victory);
 //! - `wait scores`: wait until the open high-score table has its answer (and found our game);
+//! - `sound NAME`: wait until the sound effect NAME (`hit`, `door`, ... as in
+//!   `client/assets/sounds/`) has been played (or would have been, muted or without a device)
+//!   and the output has played it out;
 //! - `shot PATH`: save the window as a PNG;
 //! - `quit`: exit (0).
 //!
@@ -73,6 +76,8 @@ pub enum Action {
     Ended,
     /// Wait for the high-score table's answer.
     Scores,
+    /// Wait until this sound effect has been played.
+    Sound(crate::sound::Cue),
     Shot(String),
     Quit,
 }
@@ -108,6 +113,12 @@ pub fn parse(text: &str) -> Result<Vec<Action>, String> {
             "wait" if arg == "back" => Action::Connection(true),
             "wait" if arg == "dead" => Action::Ended,
             "wait" if arg == "scores" => Action::Scores,
+            "sound" => Action::Sound(
+                crate::sound::Cue::ALL
+                    .into_iter()
+                    .find(|c| c.name() == arg)
+                    .ok_or_else(bad)?,
+            ),
             "shot" if !arg.is_empty() => Action::Shot(arg.to_string()),
             "quit" => Action::Quit,
             _ => return Err(bad()),
@@ -124,7 +135,7 @@ mod tests {
 
     #[test]
     fn a_script_reads_step_by_step() {
-        let s = parse("key x; idle; hover monster; click -2,1; key Escape; frames 3; turn 4; wait lost; wait back; wait dead; shot /tmp/a b.png; quit").unwrap();
+        let s = parse("key x; idle; hover monster; click -2,1; key Escape; frames 3; turn 4; wait lost; wait back; wait dead; sound level-up; shot /tmp/a b.png; quit").unwrap();
         assert_eq!(
             s,
             vec![
@@ -138,12 +149,14 @@ mod tests {
                 Action::Connection(false),
                 Action::Connection(true),
                 Action::Ended,
+                Action::Sound(crate::sound::Cue::LevelUp),
                 Action::Shot("/tmp/a b.png".into()),
                 Action::Quit,
             ]
         );
         assert!(parse("jump 3").unwrap_err().contains("jump 3"));
         assert!(parse("click here").is_err());
+        assert!(parse("sound trumpet").is_err());
     }
 
     #[test]

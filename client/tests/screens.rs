@@ -14,12 +14,15 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use delve_server::game::content::Content;
 use delve_server::net::{Server, ServerConfig};
+
+mod common;
+use common::Xvfb;
 
 /// A channel differing by more than this makes a pixel "changed".
 const CHANNEL_TOLERANCE: u8 = 40;
@@ -30,52 +33,6 @@ const CLIENT_PATIENCE: Duration = Duration::from_secs(120);
 
 fn refs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/screens")
-}
-
-/// A virtual display of its own, gone when dropped.
-struct Xvfb {
-    child: Child,
-    display: String,
-}
-
-impl Xvfb {
-    fn start(w: u32, h: u32) -> Option<Xvfb> {
-        let found = Command::new("Xvfb").arg("-help").output().is_ok();
-        if !found {
-            return None;
-        }
-        // A display number nobody uses: no socket and no lock file.
-        let n = (140..400).find(|n| {
-            !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-                && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
-        })?;
-        let child = Command::new("Xvfb")
-            .arg(format!(":{n}"))
-            .args(["-screen", "0", &format!("{w}x{h}x24"), "-nolisten", "tcp"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .ok()?;
-        let x = Xvfb {
-            child,
-            display: format!(":{n}"),
-        };
-        // Ready once its socket is there.
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let socket = format!("/tmp/.X11-unix/X{n}");
-        while !Path::new(&socket).exists() {
-            assert!(Instant::now() < deadline, "Xvfb :{n} did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Some(x)
-    }
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// A real server on a loopback port, in a runtime of its own.
@@ -323,7 +280,7 @@ fn every_screen_looks_as_committed() {
     let mut run = Run::new();
 
     // The game, the hover box, the pack, the character sheet, help and menu, then the server
-    // goes away (the reconnect banner) and comes back.
+    // goes away (Esc still opens the menu; the reconnect banner) and comes back.
     {
         let home = run.home("play");
         let mut server = TestServer::start(&builtin(), &home.join("server"));
@@ -332,7 +289,8 @@ fn every_screen_looks_as_committed() {
              key i; frames 2; shot {pack}; key Escape; frames 2; key c; frames 2; \
              shot {sheet}; key Escape; frames 2; key ?; frames 2; shot {help}; key Escape; \
              frames 2; key Escape; frames 2; shot {menu}; key Escape; frames 2; \
-             shot {mark}; wait lost; shot {lost}; wait back; idle; shot {back}",
+             shot {mark}; wait lost; key Escape; frames 2; shot {lost_menu}; key Escape; \
+             frames 2; shot {lost}; wait back; idle; shot {back}",
             mark = run.shot("_server-may-go"),
             game = run.shot("game"),
             hover = run.shot("hover"),
@@ -340,6 +298,7 @@ fn every_screen_looks_as_committed() {
             sheet = run.shot("character"),
             help = run.shot("help"),
             menu = run.shot("menu"),
+            lost_menu = run.shot("menu-offline"),
             lost = run.shot("reconnecting"),
             back = run.shot("reconnected"),
         );
@@ -360,15 +319,20 @@ fn every_screen_looks_as_committed() {
                 }
             },
         );
-        assert_eq!(shots.len(), 9, "{shots:?}");
+        assert_eq!(shots.len(), 10, "{shots:?}");
         // The marker only tells the test when to stop the server.
         for s in shots.iter().filter(|s| !s.contains("/_")) {
             run.check(s);
         }
     }
 
-    // A small window and a large one.
-    for (size, name) in [("800x600", "game-800x600"), ("1920x1080", "game-1920x1080")] {
+    // The smallest window the panel stands beside the map in, a large one, and one below it
+    // (the panel folds into a bar over the map; help and the other screens shrink to fit).
+    for (size, name) in [
+        ("800x600", "game-800x600"),
+        ("1920x1080", "game-1920x1080"),
+        ("640x480", "game-640x480"),
+    ] {
         let home = run.home(name);
         let server = TestServer::start(&builtin(), &home.join("server"));
         let script = format!(

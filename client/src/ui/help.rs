@@ -34,7 +34,7 @@ fn fit(text: &str, w: f32, size: u16) -> String {
 
 /// Every key, in two columns when the window is wide enough, then the mouse and the key file.
 pub fn draw_help(keys: &KeyMap, note: &str) {
-    let (sw, sh) = (screen_width(), screen_height());
+    let (sw, sh) = super::modal::screen_size();
     draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.6));
     let rows = keys.help_rows();
     let w = (sw - 24.0).min(1100.0);
@@ -95,8 +95,8 @@ pub fn draw_help(keys: &KeyMap, note: &str) {
 }
 
 /// The Esc menu: its items, the selected one marked.
-pub fn draw_menu(items: &[&str], selected: usize) {
-    let (sw, sh) = (screen_width(), screen_height());
+pub fn draw_menu(items: &[&str], selected: usize, footer: &str) {
+    let (sw, sh) = super::modal::screen_size();
     draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.55));
     let (w, h) = (320.0, 90.0 + items.len() as f32 * 40.0);
     let (x, y) = (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round());
@@ -117,13 +117,7 @@ pub fn draw_menu(items: &[&str], selected: usize) {
         let c = if k == selected { GOLD } else { WHITE };
         draw_text(item, x + 32.0, iy, 24.0, c);
     }
-    draw_text(
-        "Up/Down, Enter; Esc resumes",
-        x + 24.0,
-        y + h - 12.0,
-        16.0,
-        DIM,
-    );
+    draw_text(footer, x + 24.0, y + h - 12.0, 16.0, DIM);
 }
 
 /// Marks the cell under the mouse and, beside the pointer, says what is there. The box stays

@@ -21,21 +21,49 @@ const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
 /// Chat lines, apart from the four message kinds.
 pub const CHAT: Color = Color::new(0.55, 0.95, 0.55, 1.0);
 
+/// Below this width or height the side panel folds into a status bar over the map: its
+/// lines are laid out for 300 pixels across and 600 down, and squeezed they would overlap.
+pub const FOLD_W: f32 = 800.0;
+pub const FOLD_H: f32 = 540.0;
+/// The folded panel's height.
+pub const BAR_H: f32 = 58.0;
+/// The log's height in a short window (five lines instead of seven).
+const LOG_H_SHORT: f32 = 112.0;
+
 /// Screen areas for this frame's window size.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Layout {
     pub map: Rect,
     pub log: Rect,
+    /// The side panel, or (folded) the status bar across the top.
     pub panel: Rect,
+    pub folded: bool,
 }
 
 impl Layout {
     pub fn new() -> Layout {
-        let (w, h) = (screen_width(), screen_height());
+        Layout::for_size(screen_width(), screen_height())
+    }
+
+    /// The areas for a window of `w` by `h`: they tile it, none overlapping another.
+    pub fn for_size(w: f32, h: f32) -> Layout {
+        let log_h = if h < 600.0 { LOG_H_SHORT } else { LOG_H };
+        if w < FOLD_W || h < FOLD_H {
+            let bar = BAR_H.min(h);
+            let log_h = log_h.min((h - bar).max(0.0) / 2.0);
+            return Layout {
+                panel: Rect::new(0.0, 0.0, w, bar),
+                map: Rect::new(0.0, bar, w, (h - bar - log_h).max(0.0)),
+                log: Rect::new(0.0, h - log_h, w, log_h),
+                folded: true,
+            };
+        }
         let panel_w = PANEL_W.min(w * 0.4);
         Layout {
-            map: Rect::new(0.0, 0.0, w - panel_w, h - LOG_H),
-            log: Rect::new(0.0, h - LOG_H, w - panel_w, LOG_H),
+            map: Rect::new(0.0, 0.0, w - panel_w, h - log_h),
+            log: Rect::new(0.0, h - log_h, w - panel_w, log_h),
             panel: Rect::new(w - panel_w, 0.0, panel_w, h),
+            folded: false,
         }
     }
 }
@@ -236,6 +264,10 @@ pub fn draw_panel(
     hints: &[String],
     now: f64,
 ) {
+    if area.w > area.h {
+        draw_status_bar(area, model, turn, connection, now);
+        return;
+    }
     draw_rectangle(area.x, area.y, area.w, area.h, PANEL);
     draw_line(area.x, area.y, area.x, area.y + area.h, 2.0, EDGE);
     let x = area.x + 20.0;
@@ -469,6 +501,85 @@ pub fn draw_panel(
     }
 }
 
+/// The side panel folded (a narrow or short window): one bar over the map with what matters
+/// from turn to turn (who, HP, XP, floor, turn, whose move), the rest a key away (`c`, `i`).
+fn draw_status_bar(area: Rect, model: &Model, turn: &TurnLine, connection: &str, now: f64) {
+    draw_rectangle(area.x, area.y, area.w, area.h, PANEL);
+    draw_line(
+        area.x,
+        area.y + area.h,
+        area.x + area.w,
+        area.y + area.h,
+        2.0,
+        EDGE,
+    );
+    let (x, w) = (area.x + 12.0, area.w - 24.0);
+    let Some(view) = &model.view else {
+        draw_text("DELVE", x, area.y + 34.0, 32.0, GOLD);
+        draw_text(connection, x + 130.0, area.y + 32.0, 20.0, DIM);
+        return;
+    };
+    let me = &view.me;
+    let top = area.y + 22.0;
+    draw_text(&me.name, x, top, 22.0, player_color(me.id));
+    let name_w = measure_text(&me.name, None, 22, 1.0).width;
+    let place = format!("L{}  Floor {}  Turn {}", me.level, me.depth, view.turn);
+    draw_text(&place, x + name_w + 14.0, top, 18.0, DIM);
+    // Whose move it is, at the right; a connection problem instead while there is one.
+    let (right, color) = if connection.is_empty() {
+        (turn.text.as_str(), turn.color)
+    } else {
+        (connection, Color::from_rgba(255, 160, 0, 255))
+    };
+    let d = measure_text(right, None, 18, 1.0);
+    draw_text(right, x + w - d.width, top, 18.0, color);
+    // HP wide, XP narrower, then the level-up reminder or the effects.
+    let by = top + 10.0;
+    let hp_w = (w * 0.45).round();
+    let hp_frac = me.hp as f32 / me.max_hp.max(1) as f32;
+    let hp_color = if hp_frac > 0.5 {
+        Color::from_rgba(60, 170, 80, 255)
+    } else if hp_frac > 0.25 {
+        Color::from_rgba(220, 160, 40, 255)
+    } else {
+        Color::from_rgba(210, 50, 50, 255)
+    };
+    bar(
+        x,
+        by,
+        hp_w,
+        18.0,
+        hp_frac,
+        hp_color,
+        &format!("HP {} / {}", me.hp, me.max_hp),
+    );
+    let xp_w = (w * 0.25).round();
+    let span = me.xp_next.saturating_sub(me.xp_level).max(1);
+    let frac = me.xp.saturating_sub(me.xp_level) as f32 / span as f32;
+    bar(
+        x + hp_w + 10.0,
+        by,
+        xp_w,
+        18.0,
+        frac,
+        Color::from_rgba(70, 110, 220, 255),
+        &format!("XP {} / {}", me.xp, me.xp_next),
+    );
+    let rest_x = x + hp_w + xp_w + 20.0;
+    if me.points > 0 && me.alive && !me.victory {
+        let blink = (now * 3.0).sin() > -0.3;
+        draw_text(
+            "Level up! p",
+            rest_x,
+            by + 15.0,
+            18.0,
+            if blink { GOLD } else { DIM },
+        );
+    } else {
+        draw_effects(&me.effects, rest_x, by - 2.0, x + w - rest_x, now);
+    }
+}
+
 /// The whole floor as remembered, small. Returns the y below it.
 fn draw_minimap(view: &View, sprites: &Sprites, x: f32, y: f32, w: f32) -> f32 {
     let map = &view.map;
@@ -577,7 +688,7 @@ pub fn draw_log(area: Rect, model: &Model, scroll: usize) {
 
 /// A centred notice over everything (connecting, connection lost, ...).
 pub fn draw_notice(title: &str, detail: &str) {
-    let (w, h) = (screen_width(), screen_height());
+    let (w, h) = super::modal::screen_size();
     draw_rectangle(0.0, 0.0, w, h, Color::new(0.0, 0.0, 0.0, 0.6));
     let t = measure_text(title, None, 40, 1.0);
     draw_text(
@@ -597,6 +708,16 @@ pub fn draw_notice(title: &str, detail: &str) {
     }
 }
 
+/// Which try is next and how long until it; at 0 s the try is under way (it may take a while
+/// to fail), so the count is not shown standing at 0.
+pub fn reconnect_line(attempt: u32, wait: f64) -> String {
+    if wait > 0.0 {
+        format!("Reconnecting, try {attempt} in {wait:.0} s")
+    } else {
+        format!("Reconnecting, try {attempt}")
+    }
+}
+
 /// The banner over the map while the connection is down and the game tries again: which try,
 /// how long until it, and why the connection went (fitted to the map's width).
 pub fn draw_reconnecting(area: Rect, attempt: u32, wait: f64, reason: &str) {
@@ -607,11 +728,7 @@ pub fn draw_reconnecting(area: Rect, attempt: u32, wait: f64, reason: &str) {
         Color::new(0.35, 0.06, 0.06, 0.92),
         Color::new(0.9, 0.3, 0.2, 1.0),
     );
-    let title = if wait > 0.0 {
-        format!("Connection lost. Reconnecting, try {attempt} in {wait:.0} s")
-    } else {
-        format!("Connection lost. Reconnecting, try {attempt}")
-    };
+    let title = format!("Connection lost. {}", reconnect_line(attempt, wait));
     draw_text(&title, area.x + 16.0, area.y + 26.0, 24.0, WHITE);
     let chars = (((area.w - 32.0) / 8.0).floor() as usize).max(16);
     if let Some(line) = wrap(reason, chars).first() {
@@ -697,4 +814,49 @@ pub fn draw_end_banner(area: Rect, title: &str, color: Color, keys: &str) {
     draw_rectangle(area.x, area.y, area.w, 56.0, Color::new(0.0, 0.0, 0.0, 0.6));
     draw_text(title, area.x + 16.0, area.y + 26.0, 24.0, color);
     draw_text(keys, area.x + 16.0, area.y + 48.0, 16.0, DIM);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn overlap(a: Rect, b: Rect) -> bool {
+        a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h
+    }
+
+    #[test]
+    fn the_areas_tile_the_window_at_every_size_and_fold_when_narrow() {
+        for (w, h) in [
+            (640.0, 480.0),
+            (799.0, 600.0),
+            (800.0, 600.0),
+            (1024.0, 768.0),
+            (1280.0, 800.0),
+            (1920.0, 1080.0),
+            (900.0, 500.0),
+            (333.0, 251.0),
+        ] {
+            let l = Layout::for_size(w, h);
+            let areas = [l.map, l.log, l.panel];
+            for (i, a) in areas.iter().enumerate() {
+                assert!(a.w >= 0.0 && a.h >= 0.0, "{w}x{h}: {a:?}");
+                assert!(a.x >= 0.0 && a.y >= 0.0, "{w}x{h}: {a:?}");
+                assert!(
+                    a.x + a.w <= w && a.y + a.h <= h,
+                    "{w}x{h}: {a:?} leaves the window"
+                );
+                for b in &areas[i + 1..] {
+                    assert!(!overlap(*a, *b), "{w}x{h}: {a:?} overlaps {b:?}");
+                }
+            }
+            let total: f32 = areas.iter().map(|a| a.w * a.h).sum();
+            assert!(
+                (total - w * h).abs() < 1.0,
+                "{w}x{h}: the areas leave a gap"
+            );
+            assert_eq!(l.folded, w < FOLD_W || h < FOLD_H, "{w}x{h}");
+            // The folded bar is wider than tall: that is how the panel knows to draw a bar.
+            assert_eq!(l.panel.w > l.panel.h, l.folded, "{w}x{h}");
+        }
+    }
 }

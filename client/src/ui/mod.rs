@@ -2,12 +2,14 @@
 
 pub mod anim;
 pub mod app;
+pub mod audio;
 pub mod frames;
 pub mod help;
 pub mod hud;
 pub mod input;
 pub mod inventory;
 pub mod lobby;
+pub mod modal;
 pub mod render;
 pub mod scores;
 pub mod screens;

@@ -23,7 +23,7 @@ const BOTTOM: f32 = 84.0;
 
 /// The box the table is drawn in: x, y, w, h.
 fn area() -> (f32, f32, f32, f32) {
-    let (sw, sh) = (screen_width(), screen_height());
+    let (sw, sh) = super::modal::screen_size();
     let w = (sw - 48.0).clamp(320.0, 1280.0);
     let h = (sh - 48.0).max(TOP + BOTTOM + ROW_H);
     (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round(), w, h)
@@ -88,7 +88,7 @@ fn text_w(text: &str, size: f32) -> f32 {
 
 /// Draws the table over whatever is on the screen.
 pub fn draw(board: &ScoreBoard, entries: &[ScoreEntry], ctx: &Context) {
-    let (sw, sh) = (screen_width(), screen_height());
+    let (sw, sh) = super::modal::screen_size();
     draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.6));
     let (bx, by, bw, bh) = area();
     draw_rectangle(bx, by, bw, bh, Color::new(0.07, 0.065, 0.095, 1.0));

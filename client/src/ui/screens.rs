@@ -17,7 +17,7 @@ const GOOD: Color = Color::new(0.35, 0.85, 0.45, 1.0);
 
 /// A framed box centred on the screen; returns its inner top-left corner.
 fn frame(w: f32, h: f32, title: &str, title_color: Color) -> (f32, f32) {
-    let (sw, sh) = (screen_width(), screen_height());
+    let (sw, sh) = super::modal::screen_size();
     draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.55));
     let (x, y) = (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round());
     draw_rectangle(x, y, w, h, Color::new(0.07, 0.065, 0.095, 0.97));
@@ -389,7 +389,7 @@ pub fn victory(me: &SelfView, sprites: &Sprites, now: f64, area: Rect, dump: Opt
 
 /// The whole message log, newest at the bottom; `scroll` lines up from the newest.
 pub fn messages(model: &Model, scroll: usize) {
-    let (sw, sh) = (screen_width(), screen_height());
+    let (sw, sh) = super::modal::screen_size();
     let (x, y) = frame(sw - 160.0, sh - 120.0, "Messages", GOLD);
     let rows = ((sh - 120.0 - 110.0) / 22.0).floor().max(1.0) as usize;
     let lines: Vec<(Color, String)> = model

@@ -1,6 +1,6 @@
 //! Drawing a frame of the game: the map, the panel, the log, and whatever screen is open.
 
-use super::keys::MENU;
+use super::keys::{MENU, MenuItem};
 
 /// The time a still picture is drawn at: later than any animation's start.
 const STILL_TIME: f64 = 1.0e6;
@@ -20,15 +20,11 @@ impl App {
         };
         clear_background(BG);
         let layout = Layout::new();
+        // The side panel's connection line. While reconnecting, the banner over the map (or
+        // the notice, before there is a map) is the one place that says so.
         let connection = match &self.connection {
             Connection::Connecting => "Connecting...".to_string(),
-            Connection::Joined => String::new(),
-            Connection::Reconnecting { attempt, at, .. } => {
-                format!(
-                    "Reconnecting in {:.0} s (try {attempt})",
-                    (at - now).max(0.0).ceil()
-                )
-            }
+            Connection::Joined | Connection::Reconnecting { .. } => String::new(),
             Connection::Ended(_) => "Disconnected".to_string(),
         };
         if let Some(view) = &self.model.view {
@@ -62,6 +58,11 @@ impl App {
         if !matches!(self.connection, Connection::Joined) || spectating {
             turn.text.clear();
         }
+        // The banner says why and when the next try is; the clock only that nothing moves.
+        if matches!(self.connection, Connection::Reconnecting { .. }) && !spectating {
+            turn.text = "Offline".into();
+            turn.color = Color::from_rgba(255, 160, 0, 255);
+        }
         // A finished game of one's own says how it ended instead.
         if let Some(me) = self.model.view.as_ref().map(|v| &v.me)
             && self.model.watching.is_none()
@@ -85,11 +86,14 @@ impl App {
             &hints,
             now,
         );
+        // Everything over the map from here on: scaled down as a whole in a small window.
+        crate::ui::modal::begin();
+        let over = crate::ui::modal::rect(layout.map);
         if let Some(view) = &self.model.view {
             let me = &view.me;
             if let Some(whom) = &self.model.watching {
                 let own_dead = !self.watcher_only();
-                hud::draw_watching(layout.map, whom, me.alive, own_dead);
+                hud::draw_watching(over, whom, me.alive, own_dead);
             } else if self.end_hidden && !self.watcher_only() && (!me.alive || me.victory) {
                 let (title, color) = if me.victory {
                     (
@@ -100,22 +104,23 @@ impl App {
                     ("You died.", Color::from_rgba(255, 64, 64, 255))
                 };
                 hud::draw_end_banner(
-                    layout.map,
+                    over,
                     &format!("{title}   Score {}", me.score),
                     color,
                     "n: new character   w: watch a friend   h: high scores   Esc: show the summary   \
                      Enter: chat",
                 );
             } else if me.victory {
-                screens::victory(me, &self.sprites, now, layout.map, self.dump.as_deref());
+                screens::victory(me, &self.sprites, now, over, self.dump.as_deref());
             } else if !me.alive {
-                screens::death(me, layout.map, self.dump.as_deref());
+                screens::death(me, over, self.dump.as_deref());
             }
             match &self.screen {
                 Screen::Game => {}
                 Screen::Character => screens::character(view, &self.sprites),
                 Screen::Inventory(st) => {
-                    inventory::draw(layout.map, view, &self.sprites, st, spectating)
+                    let area = crate::ui::modal::pack_area(&layout);
+                    inventory::draw(area, view, &self.sprites, st, spectating)
                 }
                 Screen::LevelUp { selected } => screens::level_up(&self.model, me, *selected),
                 Screen::Messages { scroll } => screens::messages(&self.model, *scroll),
@@ -127,17 +132,14 @@ impl App {
                     };
                     table::draw(board, &self.model.scores, &ctx);
                 }
-                Screen::Help => help::draw_help(&self.input.keys, &self.keys_note),
-                Screen::Menu { selected } => {
-                    let labels: Vec<&str> = MENU.iter().map(|m| m.label()).collect();
-                    help::draw_menu(&labels, *selected);
-                }
+                // Drawn last, over any notice: they work with the connection down too.
+                Screen::Help | Screen::Menu { .. } => {}
                 // Just above the log, so no line of it is hidden.
                 Screen::Chat(line) => line.draw(
                     "Say: ",
-                    layout.map.x + 10.0,
-                    layout.map.y + layout.map.h - 12.0,
-                    layout.map.w - 20.0,
+                    over.x + 10.0,
+                    over.y + over.h - 12.0,
+                    over.w - 20.0,
                 ),
             }
         }
@@ -152,21 +154,45 @@ impl App {
             Connection::Connecting if self.model.view.is_none() => {
                 hud::draw_notice("Connecting", "Opening the way into the dungeon...")
             }
-            Connection::Reconnecting { reason, .. } if self.model.view.is_none() => {
-                hud::draw_notice(title, &format!("{reason}. {connection}."))
-            }
+            Connection::Reconnecting {
+                reason,
+                attempt,
+                at,
+            } if self.model.view.is_none() => hud::draw_notice(
+                title,
+                &format!(
+                    "{reason}. {}.",
+                    hud::reconnect_line(*attempt, (at - now).max(0.0).ceil())
+                ),
+            ),
             Connection::Reconnecting {
                 attempt,
                 at,
                 reason,
-            } => hud::draw_reconnecting(layout.map, *attempt, (at - now).max(0.0).ceil(), reason),
+            } => hud::draw_reconnecting(over, *attempt, (at - now).max(0.0).ceil(), reason),
             Connection::Ended(reason) => hud::draw_notice(title, reason),
             _ => {
                 // The server holds the dungeon until it can save its turns again.
                 if let Some(why) = &self.model.paused {
-                    hud::draw_paused(layout.map, why);
+                    hud::draw_paused(over, why);
                 }
             }
         }
+        match &self.screen {
+            Screen::Help => help::draw_help(&self.input.keys, &self.keys_note),
+            Screen::Menu { selected } => {
+                let sound = self.audio.settings();
+                let labels: Vec<String> = MENU.iter().map(|m| m.label(sound)).collect();
+                let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+                let footer = if MENU[*selected % MENU.len()] == MenuItem::Sound {
+                    "Left/Right: volume; Enter: sound on/off"
+                } else {
+                    "Up/Down, Enter; Esc resumes"
+                };
+                help::draw_menu(&labels, *selected, footer);
+            }
+            _ => {}
+        }
+        crate::ui::modal::end();
     }
 }

@@ -16,7 +16,20 @@ impl App {
             }
             return;
         }
+        // With the connection down nothing can be sent, but the menu, help and sound still
+        // answer (and Esc closes whatever was open).
         if !matches!(self.connection, Connection::Joined) {
+            let (commands, _) = self.input.poll(now, false, true, chars);
+            self.trip = None;
+            self.scroll_keys();
+            for cmd in commands {
+                if !self.common_command(cmd) && cmd == Command::Cancel {
+                    self.screen = match self.screen {
+                        Screen::Game => Screen::Menu { selected: 0 },
+                        _ => Screen::Game,
+                    };
+                }
+            }
             return;
         }
         let Some(view) = &self.model.view else { return };
@@ -82,30 +95,8 @@ impl App {
             self.mouse(turn);
         }
         for cmd in commands {
-            // Help, the menu and sound work the same for everyone.
-            match (&self.screen, cmd) {
-                (Screen::Help, Command::Help | Command::Cancel | Command::Confirm) => {
-                    self.screen = Screen::Game;
-                    continue;
-                }
-                (Screen::Menu { .. }, Command::Cancel | Command::Menu) => {
-                    self.screen = Screen::Game;
-                    continue;
-                }
-                (Screen::Menu { selected }, Command::Confirm) => {
-                    let choice = MENU[*selected % MENU.len()];
-                    self.menu_choice(choice);
-                    continue;
-                }
-                (Screen::Game | Screen::Character | Screen::Messages { .. }, Command::Help) => {
-                    self.screen = Screen::Help;
-                    continue;
-                }
-                (Screen::Game, Command::Menu) => {
-                    self.screen = Screen::Menu { selected: 0 };
-                    continue;
-                }
-                _ => {}
+            if self.common_command(cmd) {
+                continue;
             }
             if spectating {
                 self.spectator_command(cmd, &me.name, me.alive, &party);
@@ -166,6 +157,31 @@ impl App {
                 _ => {}
             }
         }
+    }
+
+    /// Help, the menu and sound: the same for everyone, connected or not. Returns whether the
+    /// command was taken.
+    fn common_command(&mut self, cmd: Command) -> bool {
+        match (&self.screen, cmd) {
+            (_, Command::Mute) => {
+                let said = self.audio.toggle_mute();
+                self.note(&said);
+            }
+            (Screen::Help, Command::Help | Command::Cancel | Command::Confirm) => {
+                self.screen = Screen::Game;
+            }
+            (Screen::Menu { .. }, Command::Cancel | Command::Menu) => self.screen = Screen::Game,
+            (Screen::Menu { selected }, Command::Confirm) => {
+                let choice = MENU[*selected % MENU.len()];
+                self.menu_choice(choice);
+            }
+            (Screen::Game | Screen::Character | Screen::Messages { .. }, Command::Help) => {
+                self.screen = Screen::Help;
+            }
+            (Screen::Game, Command::Menu) => self.screen = Screen::Menu { selected: 0 },
+            _ => return false,
+        }
+        true
     }
 
     /// Keys for those not driving a living character: follow another player, go back to one's
@@ -273,8 +289,10 @@ impl App {
                 }
             }
             if is_mouse_button_pressed(MouseButton::Left) {
-                let lay = InvLayout::new(Layout::new().map, blocked.is_some());
-                if let Some(k) = lay.slot_at(mouse_position().into()).filter(|&k| k < len) {
+                let area = crate::ui::modal::pack_area(&Layout::new());
+                let lay = InvLayout::new(area, blocked.is_some());
+                let at = crate::ui::modal::point(mouse_position().into());
+                if let Some(k) = lay.slot_at(at).filter(|&k| k < len) {
                     st.selected = k;
                     st.note = None;
                 }
@@ -338,6 +356,16 @@ impl App {
                 if down {
                     *selected = (*selected + 1) % MENU.len();
                 }
+                // Left and right set the volume on the sound line.
+                if MENU[*selected % MENU.len()] == MenuItem::Sound {
+                    let (left, right) = (
+                        self.input.named_pressed(Named::Left),
+                        self.input.named_pressed(Named::Right),
+                    );
+                    if left != right {
+                        self.audio.step(right);
+                    }
+                }
             }
             Screen::LevelUp { selected } => {
                 if up {
@@ -377,24 +405,28 @@ impl App {
 pub(super) enum MenuItem {
     Resume,
     Help,
+    Sound,
     Scores,
     Quit,
 }
 
-pub(super) const MENU: [MenuItem; 4] = [
+pub(super) const MENU: [MenuItem; 5] = [
     MenuItem::Resume,
     MenuItem::Help,
+    MenuItem::Sound,
     MenuItem::Scores,
     MenuItem::Quit,
 ];
 
 impl MenuItem {
-    pub(super) fn label(self) -> &'static str {
+    pub(super) fn label(self, sound: crate::sound::Settings) -> String {
         match self {
-            MenuItem::Resume => "Resume",
-            MenuItem::Help => "Help and keys",
-            MenuItem::Scores => "High scores",
-            MenuItem::Quit => "Quit",
+            MenuItem::Resume => "Resume".into(),
+            MenuItem::Help => "Help and keys".into(),
+            MenuItem::Sound if sound.muted => "Sound: off".into(),
+            MenuItem::Sound => format!("Sound: {}%", sound.volume),
+            MenuItem::Scores => "High scores".into(),
+            MenuItem::Quit => "Quit".into(),
         }
     }
 }
@@ -404,6 +436,9 @@ impl App {
         match item {
             MenuItem::Resume => self.screen = Screen::Game,
             MenuItem::Help => self.screen = Screen::Help,
+            MenuItem::Sound => {
+                self.audio.toggle_mute();
+            }
             MenuItem::Scores => self.open_scores(),
             // The character stays in the dungeon, as when the window is closed; the solo
             // server's journal already holds every turn.

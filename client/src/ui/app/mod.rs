@@ -14,6 +14,7 @@ use delve_protocol::{ClientMsg, Dir, MAX_CHAT_CHARS, PROTOCOL_VERSION, Pos, Serv
 use macroquad::prelude::*;
 
 use super::anim::Anims;
+use super::audio::Audio;
 use super::hud::{self, BG, Layout};
 use super::input::{Command, Input};
 use super::inventory::{self, InvLayout, InventoryState};
@@ -143,6 +144,8 @@ struct App {
     dump: Option<String>,
     /// The connection has been up once: a later failure is "lost", not "cannot reach".
     ever_joined: bool,
+    /// The sound effects, and their volume.
+    audio: Audio,
 }
 
 impl App {
@@ -196,6 +199,14 @@ impl App {
             .map(|v| v.entities.iter().map(|e| (e.id, e.pos)).collect())
             .unwrap_or_default();
         let welcome = matches!(msg, ServerMsg::Welcome { .. });
+        // What the sounds compare with. A welcome (a join, a reconnect) is not something that
+        // happened in the game: it makes no sound.
+        let glance = self
+            .model
+            .view
+            .as_ref()
+            .filter(|_| !welcome)
+            .map(crate::sound::Glance::of);
         // Our own character playing before this message: if it ends now, its game is kept.
         let playing_before = !self.spectating() && self.model.view.is_some();
         match self.model.handle(msg) {
@@ -218,6 +229,8 @@ impl App {
                     self.awaiting = None;
                 }
                 if let Some(view) = &self.model.view {
+                    self.audio
+                        .play(&crate::sound::cues(glance.as_ref(), view, &h.events));
                     let pos_of = |id| {
                         view.entity(id)
                             .map(|e| e.pos)
@@ -501,6 +514,7 @@ pub async fn run(mut options: Options) {
         script: options.script.take().map(script::Player::new),
         dump: None,
         ever_joined: false,
+        audio: Audio::start(),
         tokens: options
             .tokens
             .take()

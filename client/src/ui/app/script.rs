@@ -56,7 +56,11 @@ impl App {
                 // press to be read.
                 Action::Key(_) | Action::Hover(_) | Action::Click(_) if frames == 0 => {
                     let ready = view.is_some() || matches!(step, Action::Key(_));
-                    if ready && (self.settled(now) || !matches!(self.screen, Screen::Game)) {
+                    // With the connection down nothing will settle: keys go in as they come.
+                    let offline = view.is_some() && !matches!(self.connection, Connection::Joined);
+                    if ready
+                        && (self.settled(now) || offline || !matches!(self.screen, Screen::Game))
+                    {
                         match &step {
                             Action::Key(k) => self.input.injected.push(*k),
                             Action::Hover(t) | Action::Click(t) => {
@@ -85,6 +89,7 @@ impl App {
                 Action::Turn(t) => view.is_some_and(|v| v.turn >= *t),
                 Action::Ended => view.is_some_and(|v| !v.me.alive || v.me.victory),
                 Action::Scores => matches!(&self.screen, Screen::Scores(b) if b.settled()),
+                Action::Sound(cue) => self.audio.played().contains(cue) && self.audio.drained(),
                 Action::Connection(up) => {
                     matches!(self.connection, Connection::Joined) == *up
                         && !matches!(self.connection, Connection::Connecting)

@@ -1,5 +1,6 @@
 //! Engine hot paths, each beside a baseline measured in the same run (the machine is shared
-//! and noisy, so only ratios are compared). Results: docs/BENCHMARKS.md.
+//! and noisy, so only ratios are compared). Results: docs/BENCHMARKS.md. Turns, updates over a
+//! walk and floor generation are timed one by one in `benches/walk.rs`, for their tails.
 //!
 //! cargo bench -p delve-tests --bench engine
 
@@ -168,29 +169,5 @@ fn bench_views(c: &mut Criterion) {
     );
 }
 
-fn bench_turn(c: &mut Criterion) {
-    let mut g = c.benchmark_group("engine");
-    g.bench_function("generate one floor", |b| {
-        let mut seed = 0u64;
-        b.iter(|| {
-            seed += 1;
-            black_box(generate(seed, 1, true, &GenParams::default()))
-        });
-    });
-    let (mut d, ids) = busy_dungeon();
-    let mut t = 0usize;
-    g.bench_function("resolve a turn, 4 players + a crowded floor", |b| {
-        b.iter(|| {
-            t += 1;
-            for (k, &id) in ids.iter().enumerate() {
-                let dir = Dir::ALL[(t / 5 + k * 3) % 8];
-                choose(&mut d, id, Action::Move { dir });
-            }
-            black_box(resolve(&mut d))
-        });
-    });
-    g.finish();
-}
-
-criterion_group!(benches, bench_fov, bench_views, bench_turn);
+criterion_group!(benches, bench_fov, bench_views);
 criterion_main!(benches);

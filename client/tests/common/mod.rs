@@ -1,8 +1,7 @@
 //! What the window tests share: a virtual display of their own.
 
-use std::path::Path;
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 /// A virtual display of its own, gone when dropped.
 pub struct Xvfb {
@@ -16,29 +15,33 @@ impl Xvfb {
         if !found {
             return None;
         }
-        // A display number nobody uses: no socket and no lock file.
-        let n = (140..400).find(|n| {
-            !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-                && !Path::new(&format!("/tmp/.X{n}-lock")).exists()
-        })?;
-        let child = Command::new("Xvfb")
-            .arg(format!(":{n}"))
+        // Xvfb picks a free display number itself and writes it to our pipe once it accepts
+        // connections (picking one here raced: two tests at once took the same number, and
+        // the first to finish killed the other's display).
+        let mut child = Command::new("Xvfb")
+            .args(["-displayfd", "1"])
             .args(["-screen", "0", &format!("{w}x{h}x24"), "-nolisten", "tcp"])
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .ok()?;
+        let mut line = String::new();
+        let read = child
+            .stdout
+            .take()
+            .map(|out| BufReader::new(out).read_line(&mut line));
+        let n: u32 = match (read, line.trim().parse()) {
+            (Some(Ok(_)), Ok(n)) => n,
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("Xvfb did not start (it told no display number: {line:?})");
+            }
+        };
         let x = Xvfb {
             child,
             display: format!(":{n}"),
         };
-        // Ready once its socket is there.
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let socket = format!("/tmp/.X11-unix/X{n}");
-        while !Path::new(&socket).exists() {
-            assert!(Instant::now() < deadline, "Xvfb :{n} did not start");
-            std::thread::sleep(Duration::from_millis(20));
-        }
         Some(x)
     }
 }

@@ -20,6 +20,7 @@
 pub mod docs;
 
 pub mod browser;
+pub mod load;
 pub mod raw_ws;
 
 use delve_protocol::Action;

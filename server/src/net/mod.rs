@@ -126,16 +126,22 @@ impl Shared {
         .unwrap_or_else(|e| Err(registry::OpenError::Broken(format!("{e}"))))
     }
 
-    /// Small buffers and tight limits on every socket: the default 128 KiB read buffer costs
-    /// ~138 KB per idle client, and client frames are tiny intents.
+    /// The WebSocket settings of every game socket (see [`ws_config`]).
     pub fn ws_config(&self) -> WebSocketConfig {
-        WebSocketConfig::default()
-            .read_buffer_size(4096)
-            .write_buffer_size(0)
-            .max_write_buffer_size(1 << 20)
-            .max_message_size(Some(delve_protocol::MAX_CLIENT_FRAME))
-            .max_frame_size(Some(delve_protocol::MAX_CLIENT_FRAME))
+        ws_config()
     }
+}
+
+/// Small buffers and tight limits on every socket: the default 128 KiB read buffer costs
+/// ~138 KB per idle client, and client frames are tiny intents. Public so the load generator's
+/// echo baseline runs with exactly these settings.
+pub fn ws_config() -> WebSocketConfig {
+    WebSocketConfig::default()
+        .read_buffer_size(4096)
+        .write_buffer_size(0)
+        .max_write_buffer_size(1 << 20)
+        .max_message_size(Some(delve_protocol::MAX_CLIENT_FRAME))
+        .max_frame_size(Some(delve_protocol::MAX_CLIENT_FRAME))
 }
 
 /// A running server. Dropping it does not stop it; call [`Server::shutdown`].

@@ -1,255 +1,473 @@
-//! `delve-load`: a load generator. Bots join dungeons over real WebSockets and random-walk,
-//! measuring the time from sending an intent to receiving the update of its turn.
+//! `delve-load`: the end-to-end load generator. It starts the real `delve-server` binary and a
+//! plain tokio-tungstenite echo server (the same WebSocket settings) as processes of their own,
+//! then, against each in turn and in the same run:
 //!
-//! Without `--server` it starts a server in-process (turn timer off, limits raised) so a run
-//! measures the server and the network path on this machine. See docs/BENCHMARKS.md.
+//! 1. opens `--idle` signed-in connections that do nothing and reads how much the process's
+//!    resident memory grew (the server's dungeons are loaded first, so only connections count);
+//! 2. for each `--clients` count, runs that many bots sending `--rate` messages a second on an
+//!    open-loop schedule (a late answer never delays the next message's due time, and latency is
+//!    counted from when a message was due), `--per-dungeon` bots to a dungeon sharing one phase;
+//!    it prints latency p50/p99/p99.9/max, bytes per update and the process's CPU per update
+//!    (from /proc/PID/stat), each with its ratio to the echo's.
+//!
+//! With `--pin` the generator runs on CPU 0 and both servers on CPU 1. See docs/BENCHMARKS.md.
 
-use delve_protocol::Action;
-use std::time::{Duration, Instant};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context, bail};
-use delve_client::model::Model;
-use delve_client::net::Session;
-use delve_protocol::{ClientMsg, Dir, ServerMsg};
-use delve_server::net::{Server, ServerConfig};
-use rand::seq::IndexedRandom;
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use delve_tests::load::bot::{self, EchoPlayer, GamePlayer, Report, Window};
+use delve_tests::load::procfs;
+use delve_tests::load::schedule::{Schedule, group_offset};
+use delve_tests::load::stats::{Summary, ratio, show};
+use futures_util::{SinkExt, StreamExt};
+use tokio::sync::Semaphore;
+use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::Message;
+
+const USAGE: &str = "\
+usage: delve-load [--clients N[,N...]] [--per-dungeon K] [--rate R] [--seconds S] [--warmup W]
+                  [--idle N] [--pin] [--server-bin PATH] [--seed S]
+Defaults: --clients 1000 --per-dungeon 4 --rate 5 --seconds 20 --warmup 3 --idle 1000.
+Raise the file-descriptor limit first for thousands of clients (ulimit -n 20000).";
 
 struct Args {
-    server: Option<String>,
-    clients: usize,
+    clients: Vec<usize>,
     per_dungeon: usize,
-    turns: usize,
-    pace_ms: u64,
+    rate: f64,
+    seconds: f64,
+    warmup: f64,
+    idle: usize,
+    pin: bool,
+    server_bin: Option<PathBuf>,
     seed: u64,
-    name: String,
-    dungeon: String,
-    /// Journal the in-process server's dungeons to a database here (none: memory only).
-    data_dir: Option<std::path::PathBuf>,
 }
 
-fn usage() -> ! {
-    eprintln!(
-        "usage: delve-load [--server ws://HOST:PORT] [--clients N] [--per-dungeon K] [--turns T]\n\
-         \x20                 [--pace-ms MS] [--seed S] [--name PREFIX] [--dungeon PREFIX]\n\
-         \x20                 [--data-dir DIR]\n\
-         Bots join dungeons PREFIX-0, PREFIX-1, ... (K bots each) and each plays T turns,\n\
-         pausing MS between turns. Prints turn latency percentiles. Without --server it starts\n\
-         a server in-process, kept in memory unless --data-dir gives it a database."
-    );
-    std::process::exit(2)
-}
-
-fn parse() -> Args {
+fn parse(args: &[String]) -> anyhow::Result<Args> {
     let mut a = Args {
-        server: None,
-        clients: 8,
-        per_dungeon: 1,
-        turns: 200,
-        pace_ms: 0,
+        clients: vec![1000],
+        per_dungeon: 4,
+        rate: 5.0,
+        seconds: 20.0,
+        warmup: 3.0,
+        idle: 1000,
+        pin: false,
+        server_bin: None,
         seed: 1,
-        name: "bot".into(),
-        dungeon: "load".into(),
-        data_dir: None,
     };
-    let mut it = std::env::args().skip(1);
+    let mut it = args.iter();
     while let Some(flag) = it.next() {
-        let mut val = || it.next().unwrap_or_else(|| usage());
-        let num = |s: String| s.parse::<u64>().unwrap_or_else(|_| usage());
-        match flag.as_str() {
-            "--server" => a.server = Some(val()),
-            "--clients" => a.clients = num(val()) as usize,
-            "--per-dungeon" => a.per_dungeon = num(val()).max(1) as usize,
-            "--turns" => a.turns = num(val()) as usize,
-            "--pace-ms" => a.pace_ms = num(val()),
-            "--seed" => a.seed = num(val()),
-            "--name" => a.name = val(),
-            "--dungeon" => a.dungeon = val(),
-            "--data-dir" => a.data_dir = Some(val().into()),
-            _ => usage(),
-        }
-    }
-    a
-}
-
-/// One bot's run: its turn latencies.
-async fn bot(
-    url: String,
-    name: String,
-    dungeon: String,
-    turns: usize,
-    pace: Duration,
-    seed: u64,
-) -> anyhow::Result<Vec<Duration>> {
-    let (mut s, first) = Session::join(&url, &name, &dungeon, None).await?;
-    let mut model = Model::new();
-    if !matches!(first, ServerMsg::Welcome { .. }) {
-        bail!("{name}: refused: {first:?}");
-    }
-    model.handle(first)?;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut lat = Vec::with_capacity(turns);
-    let mut done = 0;
-    while done < turns {
-        let view = model.view.as_ref().context("no view")?;
-        // Dead: start again, as a player would.
-        if !view.me.alive {
-            s.send(&ClientMsg::NewCharacter).await?;
-            loop {
-                let m = tokio::time::timeout(Duration::from_secs(30), s.recv())
-                    .await
-                    .context("no welcome within 30 s")??;
-                let welcome = matches!(m, ServerMsg::Welcome { .. });
-                if model.handle(m).is_err() {
-                    s.send(&ClientMsg::Resync).await?;
-                }
-                if welcome {
-                    break;
-                }
-            }
+        if flag == "--pin" {
+            a.pin = true;
             continue;
         }
-        // Hit a monster next to us, else wander.
-        let me = view.me.pos;
-        let foe = view
-            .entities
-            .iter()
-            .find(|e| e.kind == delve_protocol::EntityKind::Monster && e.pos.chebyshev(me) == 1)
-            .and_then(|e| Dir::from_delta(e.pos.x - me.x, e.pos.y - me.y));
-        let open: Vec<Dir> = Dir::ALL
-            .into_iter()
-            .filter(|&d| view.map.get(me.step(d)).is_walkable())
-            .collect();
-        let msg = match (foe, open.choose(&mut rng)) {
-            (Some(dir), _) => ClientMsg::Act(Action::Move { dir }),
-            (None, Some(&dir)) if rng.random_ratio(9, 10) => ClientMsg::Act(Action::Move { dir }),
-            _ => ClientMsg::Act(Action::Wait),
-        };
-        let target = view.turn + 1;
-        let sent = Instant::now();
-        s.send(&msg).await?;
-        let resolved = loop {
-            let m = tokio::time::timeout(Duration::from_secs(30), s.recv())
-                .await
-                .context("no update within 30 s")??;
-            let is_update = matches!(m, ServerMsg::Update { turn, .. } | ServerMsg::Snapshot { view: delve_protocol::View { turn, .. }, .. } if turn >= target);
-            if let ServerMsg::Error { code, message, .. } = &m {
-                match code {
-                    // Not queued (a stale view, or dead): choose again.
-                    delve_protocol::ErrorCode::Rejected | delve_protocol::ErrorCode::CannotAct => {
-                        break false;
-                    }
-                    _ => bail!("{name}: error {code:?}: {message}"),
-                }
+        let val = it
+            .next()
+            .with_context(|| format!("{flag} needs a value\n{USAGE}"))?;
+        let bad = || format!("bad value {val:?} for {flag}\n{USAGE}");
+        match flag.as_str() {
+            "--clients" => {
+                a.clients = val
+                    .split(',')
+                    .map(str::parse)
+                    .collect::<Result<_, _>>()
+                    .with_context(bad)?
             }
-            if model.handle(m).is_err() {
-                s.send(&ClientMsg::Resync).await?;
-            }
-            if is_update {
-                break true;
-            }
-        };
-        if resolved {
-            lat.push(sent.elapsed());
-            done += 1;
-        }
-        if !pace.is_zero() {
-            tokio::time::sleep(pace).await;
+            "--per-dungeon" => a.per_dungeon = val.parse::<usize>().with_context(bad)?.max(1),
+            "--rate" => a.rate = val.parse().with_context(bad)?,
+            "--seconds" => a.seconds = val.parse().with_context(bad)?,
+            "--warmup" => a.warmup = val.parse().with_context(bad)?,
+            "--idle" => a.idle = val.parse().with_context(bad)?,
+            "--server-bin" => a.server_bin = Some(val.into()),
+            "--seed" => a.seed = val.parse().with_context(bad)?,
+            _ => bail!("unknown flag {flag}\n{USAGE}"),
         }
     }
-    s.close().await;
-    Ok(lat)
-}
-
-fn pct(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
+    let positive = |v: f64| v.is_finite() && v > 0.0;
+    if !positive(a.rate) || !positive(a.seconds) || !a.warmup.is_finite() || a.warmup < 0.0 {
+        bail!("--rate and --seconds must be positive\n{USAGE}");
     }
-    let k = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[k]
+    Ok(a)
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    let a = parse();
-    let local = match &a.server {
-        Some(_) => None,
-        None => Some(
-            Server::start(ServerConfig {
-                bind: ([127, 0, 0, 1], 0).into(),
-                turn_timeout: Duration::ZERO,
-                max_connections: a.clients + 16,
-                max_connections_per_ip: a.clients + 16,
-                max_players_per_dungeon: a.per_dungeon,
-                max_dungeons: a.clients + 1,
-                msgs_per_sec: 100_000,
-                msg_burst: 100_000,
-                seed: Some(a.seed),
-                data_dir: a.data_dir.clone(),
-                ..ServerConfig::default()
-            })
-            .await?,
-        ),
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    // The echo baseline is this same binary, started as its own process.
+    if args.first().map(String::as_str) == Some("echo-server") {
+        let addr: SocketAddr = args.get(1).context("echo-server ADDR")?.parse()?;
+        return tokio::runtime::Runtime::new()?.block_on(async {
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            delve_tests::load::echo::serve(listener).await;
+            Ok(())
+        });
+    }
+    let a = parse(&args)?;
+    if a.pin {
+        // Before the runtime starts, so every thread it makes inherits CPU 0.
+        let me = std::process::id().to_string();
+        let ok = Command::new("taskset")
+            .args(["-a", "-p", "-c", "0", &me])
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            bail!("cannot pin the generator to CPU 0 (is taskset installed?)");
+        }
+    }
+    tokio::runtime::Runtime::new()?.block_on(run(a))
+}
+
+/// A server under test: its process and address.
+struct Target {
+    name: &'static str,
+    child: Child,
+    url: String,
+}
+
+impl Target {
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Target {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> anyhow::Result<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port())
+}
+
+/// Starts `program args` (on CPU 1 with `pin`) and waits until it accepts connections on `port`.
+async fn start(
+    name: &'static str,
+    program: &std::path::Path,
+    args: &[String],
+    port: u16,
+    pin: bool,
+) -> anyhow::Result<Target> {
+    let mut cmd = if pin {
+        let mut c = Command::new("taskset");
+        c.args(["-c", "1"]).arg(program);
+        c
+    } else {
+        Command::new(program)
     };
-    let url = a
-        .server
-        .clone()
-        .or_else(|| local.as_ref().map(Server::url))
-        .context("no server")?;
-    let started = Instant::now();
-    let mut tasks = Vec::new();
-    for i in 0..a.clients {
-        let dungeon = format!("{}-{}", a.dungeon, i / a.per_dungeon);
-        let name = if a.clients == 1 {
-            a.name.clone()
-        } else {
-            format!("{}{i}", a.name)
-        };
-        tasks.push(tokio::spawn(bot(
-            url.clone(),
-            name,
-            dungeon,
-            a.turns,
-            Duration::from_millis(a.pace_ms),
-            a.seed + i as u64,
-        )));
+    // taskset execs the program, so the child's pid is the server's.
+    let child = cmd
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .with_context(|| format!("cannot start {}", program.display()))?;
+    let target = Target {
+        name,
+        child,
+        url: format!("ws://127.0.0.1:{port}"),
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        if Instant::now() > deadline {
+            bail!("{name} did not start listening on port {port}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let mut all = Vec::new();
-    let mut failed = 0;
+    Ok(target)
+}
+
+/// One load run against one target.
+struct Run {
+    latency: Summary,
+    updates: u64,
+    bytes: u64,
+    frames: u64,
+    sent: u64,
+    rejected: u64,
+    errors: usize,
+    cpu: Duration,
+    gen_cpu: Duration,
+    secs: f64,
+}
+
+impl Run {
+    fn cpu_per_update(&self) -> f64 {
+        self.cpu.as_secs_f64() / self.updates.max(1) as f64
+    }
+    fn bytes_per_update(&self) -> f64 {
+        self.bytes as f64 / self.updates.max(1) as f64
+    }
+}
+
+/// Connects `n` bots, at most 64 handshakes at a time; `game` bots also join their dungeons.
+async fn connect_bots(
+    url: &str,
+    n: usize,
+    per_dungeon: usize,
+    game: Option<(&str, u64)>,
+) -> anyhow::Result<Vec<(bot::Ws, Option<GamePlayer>)>> {
+    let gate = Arc::new(Semaphore::new(64));
+    let mut tasks = Vec::with_capacity(n);
+    for i in 0..n {
+        let (url, gate) = (url.to_owned(), Arc::clone(&gate));
+        let game = game.map(|(prefix, seed)| {
+            (
+                format!("{prefix}-{}", i / per_dungeon),
+                // Unique across calls too: each call is given its own seeds.
+                format!("bot{}", seed + i as u64),
+                seed + i as u64,
+            )
+        });
+        tasks.push(tokio::spawn(async move {
+            let _permit = gate.acquire_owned().await?;
+            let mut ws = bot::connect(&url).await?;
+            let player = match game {
+                Some((dungeon, name, seed)) => {
+                    Some(GamePlayer::join(&mut ws, &name, &dungeon, seed).await?)
+                }
+                None => None,
+            };
+            anyhow::Ok((ws, player))
+        }));
+    }
+    let mut bots = Vec::with_capacity(n);
     for t in tasks {
-        match t.await? {
-            Ok(l) => all.extend(l),
-            Err(e) => {
-                failed += 1;
-                eprintln!("bot failed: {e:#}");
+        bots.push(t.await??);
+    }
+    Ok(bots)
+}
+
+/// Runs `clients` bots against `target` for the warm-up and the measured seconds.
+async fn load(target: &Target, a: &Args, clients: usize, ticks: u64) -> anyhow::Result<Run> {
+    let game = (target.name == "server").then(|| (format!("load{clients}"), a.seed));
+    let bots = connect_bots(
+        &target.url,
+        clients,
+        a.per_dungeon,
+        game.as_ref().map(|(p, s)| (p.as_str(), *s)),
+    )
+    .await
+    .with_context(|| format!("connecting {clients} bots to the {}", target.name))?;
+    let period = Duration::from_secs_f64(1.0 / a.rate);
+    let groups = clients.div_ceil(a.per_dungeon);
+    let w = Window {
+        start: Instant::now() + Duration::from_millis(500),
+        from: Duration::from_secs_f64(a.warmup),
+        until: Duration::from_secs_f64(a.warmup + a.seconds),
+    };
+    let mut tasks = Vec::with_capacity(clients);
+    for (i, (ws, player)) in bots.into_iter().enumerate() {
+        let schedule = Schedule::new(group_offset(i / a.per_dungeon, groups, period), period);
+        tasks.push(match player {
+            Some(p) => tokio::spawn(bot::run(ws, p, schedule, w)),
+            None => tokio::spawn(bot::run(ws, EchoPlayer, schedule, w)),
+        });
+    }
+    // The process's CPU over exactly the measured window.
+    let pid = target.pid();
+    let me = std::process::id();
+    tokio::time::sleep_until(w.start + w.from).await;
+    let (cpu0, gen0) = (procfs::cpu_time(pid, ticks)?, procfs::cpu_time(me, ticks)?);
+    tokio::time::sleep_until(w.start + w.until).await;
+    let (cpu1, gen1) = (procfs::cpu_time(pid, ticks)?, procfs::cpu_time(me, ticks)?);
+    let mut all = Report::default();
+    let mut errors = 0;
+    for t in tasks {
+        let r = t.await?;
+        if let Some(e) = &r.error {
+            if errors < 5 {
+                eprintln!("  {} bot failed: {e}", target.name);
             }
+            errors += 1;
+        }
+        all.latencies.extend(r.latencies);
+        all.updates += r.updates;
+        all.bytes += r.bytes;
+        all.frames += r.frames;
+        all.sent += r.sent;
+        all.rejected += r.rejected;
+    }
+    Ok(Run {
+        latency: Summary::of(&mut all.latencies),
+        updates: all.updates,
+        bytes: all.bytes,
+        frames: all.frames,
+        sent: all.sent,
+        rejected: all.rejected,
+        errors,
+        cpu: cpu1.saturating_sub(cpu0),
+        gen_cpu: gen1.saturating_sub(gen0),
+        secs: a.seconds,
+    })
+}
+
+/// Resident memory growth of `target` per connection over `n` idle connections: echo
+/// connections each exchange one message; server connections sign in to dungeons loaded before
+/// the first reading (one signed-in player each), so the floors are not counted.
+async fn idle_memory(target: &Target, a: &Args, n: usize) -> anyhow::Result<f64> {
+    let game = target.name == "server";
+    let dungeons = n.div_ceil(a.per_dungeon);
+    // One player per dungeon loads its floors before the first reading.
+    let _warm = if game {
+        connect_bots(&target.url, dungeons, 1, Some(("idle", a.seed))).await?
+    } else {
+        Vec::new()
+    };
+    settle().await;
+    let before = procfs::rss(target.pid())?;
+    let mut bots = if game {
+        connect_bots(
+            &target.url,
+            n,
+            a.per_dungeon,
+            Some(("idle", a.seed + 1_000_000)),
+        )
+        .await?
+    } else {
+        connect_bots(&target.url, n, a.per_dungeon, None).await?
+    };
+    if !game {
+        for (ws, _) in &mut bots {
+            ws.send(Message::text(bot::ECHO_MSG)).await?;
+            ws.next().await.context("no echo")??;
         }
     }
-    let elapsed = started.elapsed();
-    all.sort();
+    settle().await;
+    let after = procfs::rss(target.pid())?;
+    Ok((after as f64 - before as f64) / n as f64)
+}
+
+async fn settle() {
+    tokio::time::sleep(Duration::from_secs(2)).await;
+}
+
+fn command_output(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_default()
+}
+
+async fn run(a: Args) -> anyhow::Result<()> {
+    let ticks = procfs::ticks_per_sec();
+    let exe = std::env::current_exe()?;
+    let server_bin = match &a.server_bin {
+        Some(p) => p.clone(),
+        None => exe.with_file_name("delve-server"),
+    };
+    let most = a.clients.iter().copied().max().unwrap_or(0).max(a.idle);
+    let limit = (2 * most + 1000).to_string();
+    let echo_port = free_port()?;
+    let server_port = free_port()?;
+    let echo_args = vec!["echo-server".to_owned(), format!("127.0.0.1:{echo_port}")];
+    #[rustfmt::skip]
+    let server_args: Vec<String> = [
+        "--memory-only", "--no-web", "--bind", &format!("127.0.0.1:{server_port}"),
+        "--turn-timeout", "0", "--seed", &a.seed.to_string(),
+        "--max-connections", &limit, "--max-connections-per-ip", &limit,
+        "--max-dungeons", &limit, "--max-players", &(a.per_dungeon + 1).to_string(),
+        "--max-characters", "1000", "--new-characters-per-address", "1000000",
+        "--rate", "1000", "--burst", "1000",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     println!(
-        "clients {} per-dungeon {} turns/bot {} pace {} ms | {} turns in {:.2} s = {:.0} turns/s | latency p50 {:?} p90 {:?} p99 {:?} max {:?} | failed bots {}",
-        a.clients,
-        a.per_dungeon,
-        a.turns,
-        a.pace_ms,
-        all.len(),
-        elapsed.as_secs_f64(),
-        all.len() as f64 / elapsed.as_secs_f64(),
-        pct(&all, 0.5),
-        pct(&all, 0.9),
-        pct(&all, 0.99),
-        all.last().copied().unwrap_or_default(),
-        failed
+        "delve-load {} | {} | load average {} | pinned: {}",
+        std::env::args().skip(1).collect::<Vec<_>>().join(" "),
+        command_output("date", &["-u", "+%Y-%m-%d %H:%M UTC"]),
+        procfs::load_average(),
+        if a.pin {
+            "generator CPU 0, servers CPU 1"
+        } else {
+            "no"
+        },
     );
-    if let Some(s) = local
-        && let Err(e) = s.shutdown().await
-    {
-        eprintln!("the local server did not shut down cleanly: {e}");
+    let echo = start("echo", &exe, &echo_args, echo_port, a.pin).await?;
+    let server = start("server", &server_bin, &server_args, server_port, a.pin).await?;
+
+    if a.idle > 0 {
+        let e = idle_memory(&echo, &a, a.idle).await?;
+        let s = idle_memory(&server, &a, a.idle).await?;
+        println!(
+            "memory per idle connection ({} connections): echo {:.1} KB, server (signed in) {:.1} KB = {:.2}x echo | load average {}",
+            a.idle,
+            e / 1000.0,
+            s / 1000.0,
+            ratio(s, e),
+            procfs::load_average(),
+        );
     }
-    if failed > 0 {
-        bail!("{failed} bots failed");
+
+    println!(
+        "| clients | target | p50 | p99 | p99.9 | max | sent | updates | frames | rejected | errors | bytes/update | CPU/update | server CPU | generator CPU | load avg |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for &clients in &a.clients {
+        let e = load(&echo, &a, clients, ticks).await?;
+        print_row(clients, "echo", &e, None);
+        let s = load(&server, &a, clients, ticks).await?;
+        print_row(clients, "server", &s, Some(&e));
+        let knee = s.latency.p99 > Duration::from_millis(50) || s.errors > 0;
+        println!(
+            "  {clients} clients: server/echo p50 {:.1}x, p99 {:.1}x, CPU per update {:.2}x{}",
+            ratio(s.latency.p50.as_secs_f64(), e.latency.p50.as_secs_f64()),
+            ratio(s.latency.p99.as_secs_f64(), e.latency.p99.as_secs_f64()),
+            ratio(s.cpu_per_update(), e.cpu_per_update()),
+            if knee {
+                " | KNEE: p99 over 50 ms or errors"
+            } else {
+                ""
+            },
+        );
     }
     Ok(())
+}
+
+fn print_row(clients: usize, name: &str, r: &Run, base: Option<&Run>) {
+    let x = |v: f64, b: Option<f64>| match b {
+        Some(b) => format!(" ({:.1}x)", ratio(v, b)),
+        None => String::new(),
+    };
+    let d = |f: fn(&Summary) -> Duration| {
+        let v = f(&r.latency);
+        format!(
+            "{}{}",
+            show(v),
+            x(v.as_secs_f64(), base.map(|b| f(&b.latency).as_secs_f64()))
+        )
+    };
+    println!(
+        "| {clients} | {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} B{} | {:.1} µs{} | {:.0}% | {:.0}% | {} |",
+        d(|s| s.p50),
+        d(|s| s.p99),
+        d(|s| s.p999),
+        d(|s| s.max),
+        r.sent,
+        r.updates,
+        r.frames,
+        r.rejected,
+        r.errors,
+        r.bytes_per_update(),
+        x(r.bytes_per_update(), base.map(Run::bytes_per_update)),
+        r.cpu_per_update() * 1e6,
+        x(r.cpu_per_update(), base.map(Run::cpu_per_update)),
+        100.0 * r.cpu.as_secs_f64() / r.secs,
+        100.0 * r.gen_cpu.as_secs_f64() / r.secs,
+        procfs::load_average(),
+    );
 }

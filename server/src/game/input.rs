@@ -222,6 +222,18 @@ mod tests {
                             log,
                         );
                     }
+                    // Left without playing on: forgotten (refused if a choice waits).
+                    4 => {
+                        record(
+                            d,
+                            Input::Connected {
+                                id,
+                                connected: false,
+                            },
+                            log,
+                        );
+                        record(d, Input::Forget { id }, log);
+                    }
                     3 => record(
                         d,
                         Input::SpendPoint {

@@ -82,6 +82,7 @@ pub async fn serve(
         window_start: Instant::now(),
         last_rate_error: None,
         shutdown,
+        out: Vec::new(),
     };
     debug!(%peer, conn, "connection open");
     if let Some(joined) = c.handshake(deadline).await {
@@ -107,6 +108,8 @@ struct Connection {
     window_start: Instant,
     last_rate_error: Option<Instant>,
     shutdown: watch::Receiver<bool>,
+    /// The frames of one batch, encoded for the wire; kept between batches while it is small.
+    out: Vec<u8>,
 }
 
 /// The fields of a `hello`.
@@ -414,21 +417,10 @@ impl Connection {
                     }
                 }
                 out = joined.outbox.recv() => match out {
-                    Some(Outgoing::Frame(text)) => {
-                        // A client that stops reading fills its socket; give up on it rather
-                        // than wait here, where neither its dungeon nor a shutdown can reach.
-                        match timeout(SEND_DEADLINE, self.ws.send(Message::text(text))).await {
-                            Ok(Ok(())) => {}
-                            Ok(Err(_)) => break,
-                            Err(_) => {
-                                info!(peer = %self.peer, "the client stopped reading; dropping its connection");
-                                break;
-                            }
+                    Some(first) => {
+                        if !self.write_batch(first, &mut joined.outbox).await {
+                            break;
                         }
-                    }
-                    Some(Outgoing::Close { code, reason }) => {
-                        close_gracefully(&mut self.ws, code, &reason).await;
-                        break;
                     }
                     // The dungeon dropped this session without a word: its task ended.
                     None => {
@@ -448,6 +440,59 @@ impl Connection {
             joined.dungeon.send(Command::Disconnect { conn }),
         )
         .await;
+    }
+
+    /// Writes `first` and the frames already queued behind it (those of the same turn: the
+    /// dungeon task queues a turn's frames for everyone before any connection runs) with one
+    /// write to the socket, instead of one `sendto` per frame. `false` when the connection is
+    /// over (a close was asked for, the write failed, or the client stopped reading).
+    async fn write_batch(
+        &mut self,
+        first: Outgoing,
+        outbox: &mut mpsc::Receiver<Outgoing>,
+    ) -> bool {
+        // Let the tasks that are ready run first: the other players' intents of the same turn
+        // are usually among them, and the turn statuses and the update they make join this
+        // batch instead of each going out alone.
+        tokio::task::yield_now().await;
+        let mut next = Some(first);
+        let mut close = None;
+        while let Some(out) = next.take() {
+            match out {
+                Outgoing::Frame(text) => put_text_frame(&mut self.out, text.as_bytes()),
+                Outgoing::Close { code, reason } => {
+                    close = Some((code, reason));
+                    break;
+                }
+            }
+            if self.out.len() >= MAX_BATCH_BYTES {
+                break;
+            }
+            next = outbox.try_recv().ok();
+        }
+        if !self.out.is_empty() {
+            // A client that stops reading fills its socket; give up on it rather than wait
+            // here, where neither its dungeon nor a shutdown can reach.
+            let written = timeout(SEND_DEADLINE, write_frames(&mut self.ws, &self.out)).await;
+            self.out.clear();
+            if self.out.capacity() > KEEP_OUT_BYTES {
+                // A snapshot or a welcome made it big: an idle connection does not keep that.
+                self.out = Vec::new();
+            }
+            match written {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return false,
+                Err(_) => {
+                    info!(peer = %self.peer, "the client stopped reading; dropping its connection");
+                    return false;
+                }
+            }
+        }
+        if let Some((code, reason)) = close {
+            close_gracefully(&mut self.ws, code, &reason).await;
+            return false;
+        }
+        true
     }
 
     /// Turns one read result into a message, answering problems on the spot.
@@ -581,8 +626,47 @@ fn error(code: ErrorCode, message: &str) -> ServerMsg {
     }
 }
 
-/// How long one frame may take to go out before its client counts as gone.
+/// How long one frame (or one batch of them) may take to go out before its client counts as
+/// gone.
 const SEND_DEADLINE: Duration = Duration::from_secs(5);
+
+/// A batch stops taking frames from the outbox past this many bytes (the rest go in the next).
+const MAX_BATCH_BYTES: usize = 64 * 1024;
+
+/// The batch buffer is kept between batches up to this capacity: a turn's frames (an update
+/// and a few turn statuses, about 1.3 KB) fit, a snapshot or a welcome (5–7 KB) is let go.
+const KEEP_OUT_BYTES: usize = 4096;
+
+/// Appends `payload` as one final, unmasked text frame (RFC 6455 §5.2: a server never masks).
+fn put_text_frame(buf: &mut Vec<u8>, payload: &[u8]) {
+    const FIN_TEXT: u8 = 0x80 | 0x1;
+    buf.push(FIN_TEXT);
+    let n = payload.len();
+    if n < 126 {
+        buf.push(n as u8);
+    } else if let Ok(n) = u16::try_from(n) {
+        buf.push(126);
+        buf.extend_from_slice(&n.to_be_bytes());
+    } else {
+        buf.push(127);
+        buf.extend_from_slice(&(n as u64).to_be_bytes());
+    }
+    buf.extend_from_slice(payload);
+}
+
+/// Writes already-framed bytes to the socket under tungstenite. Whatever tungstenite still
+/// holds (a pong it owes) is flushed first, so frames never interleave; tungstenite keeps
+/// reading, and writing its own frames (errors, closes), as before. Writing the batch past
+/// tungstenite also spares each connection tungstenite's write buffer, which would keep the
+/// capacity of the biggest frame ever sent (a 6 KB welcome) for the connection's whole life.
+async fn write_frames(ws: &mut Ws, frames: &[u8]) -> Result<(), WsError> {
+    use tokio::io::AsyncWriteExt;
+    ws.flush().await?;
+    let socket = ws.get_mut();
+    socket.write_all(frames).await?;
+    socket.flush().await?;
+    Ok(())
+}
 
 async fn send(ws: &mut Ws, msg: &ServerMsg) -> Result<(), WsError> {
     // A client that stops reading must not hold this task forever.
@@ -654,4 +738,40 @@ async fn close_gracefully(ws: &mut Ws, code: u16, reason: &str) {
         while let Some(Ok(_)) = ws.next().await {}
     })
     .await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+    use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+
+    /// What tungstenite itself would put on the wire for a text message of `len` bytes.
+    fn tungstenite_frame(payload: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        Frame::message(payload.to_vec(), OpCode::Data(Data::Text), true)
+            .format(&mut out)
+            .expect("a Vec takes any frame");
+        out
+    }
+
+    #[test]
+    fn text_frames_match_tungstenites_at_every_length_boundary() {
+        for len in [0, 1, 125, 126, 127, 1300, 65_535, 65_536, 300_000] {
+            let payload: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            let mut ours = Vec::new();
+            put_text_frame(&mut ours, &payload);
+            assert_eq!(ours, tungstenite_frame(&payload), "payload of {len} bytes");
+        }
+    }
+
+    #[test]
+    fn a_batch_is_its_frames_one_after_another() {
+        let mut batch = Vec::new();
+        put_text_frame(&mut batch, b"{\"type\":\"turn_status\"}");
+        put_text_frame(&mut batch, b"{\"type\":\"update\"}");
+        let mut expected = tungstenite_frame(b"{\"type\":\"turn_status\"}");
+        expected.extend(tungstenite_frame(b"{\"type\":\"update\"}"));
+        assert_eq!(batch, expected);
+    }
 }

@@ -314,38 +314,36 @@ async fn load(target: &Target, a: &Args, clients: usize, ticks: u64) -> anyhow::
 
 /// Resident memory growth of `target` per connection over `n` idle connections: echo
 /// connections each exchange one message; server connections sign in to dungeons loaded before
-/// the first reading (one signed-in player each), so the floors are not counted.
-async fn idle_memory(target: &Target, a: &Args, n: usize) -> anyhow::Result<f64> {
+/// the first reading (one signed-in player each), so the floors are not counted. For the
+/// server, also the growth once connected but before the hello (the network layer's share),
+/// as the second number.
+async fn idle_memory(target: &Target, a: &Args, n: usize) -> anyhow::Result<(f64, f64)> {
     let game = target.name == "server";
     let dungeons = n.div_ceil(a.per_dungeon);
-    // One player per dungeon loads its floors before the first reading.
     let _warm = if game {
         connect_bots(&target.url, dungeons, 1, Some(("idle", a.seed))).await?
     } else {
         Vec::new()
     };
     settle().await;
-    let before = procfs::rss(target.pid())?;
-    let mut bots = if game {
-        connect_bots(
-            &target.url,
-            n,
-            a.per_dungeon,
-            Some(("idle", a.seed + 1_000_000)),
-        )
-        .await?
-    } else {
-        connect_bots(&target.url, n, a.per_dungeon, None).await?
-    };
-    if !game {
-        for (ws, _) in &mut bots {
+    let pid = target.pid();
+    let before = procfs::rss(pid)? as f64;
+    let mut bots = connect_bots(&target.url, n, a.per_dungeon, None).await?;
+    settle().await;
+    let connected = procfs::rss(pid)? as f64;
+    for (i, (ws, _)) in bots.iter_mut().enumerate() {
+        if game {
+            let seed = a.seed + 1_000_000 + i as u64;
+            let dungeon = format!("idle-{}", i / a.per_dungeon);
+            GamePlayer::join(ws, &format!("bot{seed}"), &dungeon, seed).await?;
+        } else {
             ws.send(Message::text(bot::ECHO_MSG)).await?;
             ws.next().await.context("no echo")??;
         }
     }
     settle().await;
-    let after = procfs::rss(target.pid())?;
-    Ok((after as f64 - before as f64) / n as f64)
+    let after = procfs::rss(pid)? as f64;
+    Ok(((after - before) / n as f64, (connected - before) / n as f64))
 }
 
 async fn settle() {
@@ -401,14 +399,16 @@ async fn run(a: Args) -> anyhow::Result<()> {
     let server = start("server", &server_bin, &server_args, server_port, a.pin).await?;
 
     if a.idle > 0 {
-        let e = idle_memory(&echo, &a, a.idle).await?;
-        let s = idle_memory(&server, &a, a.idle).await?;
+        let (e, _) = idle_memory(&echo, &a, a.idle).await?;
+        let (s, s_connected) = idle_memory(&server, &a, a.idle).await?;
         println!(
-            "memory per idle connection ({} connections): echo {:.1} KB, server (signed in) {:.1} KB = {:.2}x echo | load average {}",
+            "memory per idle connection ({} connections): echo {:.1} KB, server signed in {:.1} KB = {:.2}x echo (before its hello: {:.1} KB = {:.2}x) | load average {}",
             a.idle,
             e / 1000.0,
             s / 1000.0,
             ratio(s, e),
+            s_connected / 1000.0,
+            ratio(s_connected, e),
             procfs::load_average(),
         );
     }

@@ -28,7 +28,7 @@ import time
 from collections import deque
 from urllib.parse import urlsplit
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 DIRS = {"n": (0, -1), "ne": (1, -1), "e": (1, 0), "se": (1, 1),
         "s": (0, 1), "sw": (-1, 1), "w": (-1, 0), "nw": (-1, -1)}
 TILE_CHARS = " #.><+'*"   # unknown, wall, floor, stairs down, stairs up, closed, open, locked door
@@ -148,6 +148,21 @@ class WebSocket:
 # ---------------------------------------------------------------------------------------------
 # The view, kept exactly as the server's View (docs/PROTOCOL.md, "Applying an update").
 
+# The fields a record leaves out while they hold these values (PROTOCOL.md §5 and §6).
+ME_DEFAULTS = {"cause": None, "effects": [], "victory": False}
+ENTITY_DEFAULTS = {"hp": 0, "max_hp": 0, "level": 0, "monster": None, "item": None}
+
+
+def patch(record, changes, defaults):
+    """Sets each field a patch holds on `record`; a field back at its default is removed, as a
+    snapshot would leave it out."""
+    for k, v in changes.items():
+        if k in defaults and v == defaults[k]:
+            record.pop(k, None)
+        else:
+            record[k] = v
+
+
 class View:
     """One player's view, kept exactly as the server's View."""
 
@@ -175,8 +190,17 @@ class View:
                 if c not in TILE_CHARS:
                     raise ValueError(f"unknown tile character {c!r}")
                 writes.append((y * self.width + x + k, c))
-        if "me" in diff and diff["me"]["depth"] != self.depth:
+        if diff.get("me", {}).get("depth", self.depth) != self.depth:
             raise ValueError("diff for another floor")
+        kept = set(self.entities) - set(diff.get("removed", []))
+        kept |= {e["id"] for e in diff.get("entities", [])}
+        for p in diff.get("changed", []):
+            if p["id"] not in kept:
+                raise ValueError(f"a patch for entity {p['id']}, which is not in sight")
+        members = {m["id"] for m in diff.get("party", self.party)}
+        for p in diff.get("party_changed", []):
+            if p["id"] not in members:
+                raise ValueError(f"a patch for party member {p['id']}, who is not in the party")
         for i, c in writes:
             self.cells[i] = c
         if "visible" in diff:
@@ -184,11 +208,14 @@ class View:
         for eid in diff.get("removed", []):
             self.entities.pop(eid, None)
         for e in diff.get("entities", []):
-            self.entities[e["id"]] = e                          # inserted or replaced whole
-        if "me" in diff:
-            self.me = diff["me"]
+            self.entities[e["id"]] = e                          # came into sight: whole
+        for p in diff.get("changed", []):
+            patch(self.entities[p["id"]], p, ENTITY_DEFAULTS)   # only the fields that changed
+        patch(self.me, diff.get("me", {}), ME_DEFAULTS)
         if "party" in diff:
-            self.party = diff["party"]      # whole lists, replaced like `me`
+            self.party = diff["party"]      # someone joined or left: the whole list
+        for p in diff.get("party_changed", []):
+            patch(next(m for m in self.party if m["id"] == p["id"]), p, {})
         if "watchers" in diff:
             self.watchers = diff["watchers"]
         if "inventory" in diff:

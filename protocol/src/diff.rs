@@ -7,8 +7,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::geom::Pos;
+use crate::patch::{EntityPatch, PartyPatch, SelfPatch};
 use crate::view::{
-    CellSet, EntityView, ItemView, PartyMember, SelfView, Tile, View, ViewError, Watcher,
+    CellSet, EntityView, ItemView, PartyMember, Tile, View, ViewError, Watcher,
 };
 
 /// A horizontal run of tiles that changed, starting at (`x`, `y`) and going east. `tiles` has one
@@ -22,6 +23,9 @@ pub struct TileSpan {
 
 /// What changed in a view since the last one the connection received. Empty fields are left out
 /// on the wire. A diff never changes floors: a floor change comes as a snapshot.
+///
+/// Records that were there before and are there still come as patches (only the fields that
+/// changed, see [`crate::patch`]); records that are new come whole.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ViewDiff {
     /// Tiles newly seen or changed since they were last seen.
@@ -30,18 +34,24 @@ pub struct ViewDiff {
     /// The whole new set of visible cells, present only if it changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub visible: Option<CellSet>,
-    /// Entities that came into sight or changed, in full.
+    /// Entities that came into sight, in full.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub entities: Vec<EntityView>,
+    /// Entities in sight before and now: the fields that changed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<EntityPatch>,
     /// Ids of entities no longer in sight (or gone).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub removed: Vec<u32>,
-    /// The player's own character, in full, if anything about it changed.
+    /// The fields of the player's own record that changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub me: Option<SelfView>,
-    /// The whole party list, if anything in it changed.
+    pub me: Option<SelfPatch>,
+    /// The whole party list, when someone joined it or left it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub party: Option<Vec<PartyMember>>,
+    /// The same party members as before: the fields that changed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub party_changed: Vec<PartyPatch>,
     /// The whole watcher list, if it changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watchers: Option<Vec<Watcher>>,
@@ -56,9 +66,11 @@ impl ViewDiff {
         self.tiles.is_empty()
             && self.visible.is_none()
             && self.entities.is_empty()
+            && self.changed.is_empty()
             && self.removed.is_empty()
             && self.me.is_none()
             && self.party.is_none()
+            && self.party_changed.is_empty()
             && self.watchers.is_none()
             && self.inventory.is_none()
     }
@@ -112,15 +124,14 @@ impl View {
         }
 
         let mut entities = Vec::new();
+        let mut changed = Vec::new();
         let mut removed = Vec::new();
         let (mut i, mut j) = (0, 0);
         let (old, new) = (&self.entities, &next.entities);
         while i < old.len() || j < new.len() {
             match (old.get(i), new.get(j)) {
                 (Some(a), Some(b)) if a.id == b.id => {
-                    if a != b {
-                        entities.push(b.clone());
-                    }
+                    changed.extend(EntityPatch::between(a, b));
                     i += 1;
                     j += 1;
                 }
@@ -140,13 +151,27 @@ impl View {
             }
         }
 
+        // The same members in the same order: their changed fields; otherwise the whole list.
+        let same_members = self.party.len() == next.party.len()
+            && self.party.iter().zip(&next.party).all(|(a, b)| a.id == b.id);
+        let (party, party_changed) = if same_members {
+            let changed = (self.party.iter().zip(&next.party))
+                .filter_map(|(a, b)| PartyPatch::between(a, b))
+                .collect();
+            (None, changed)
+        } else {
+            (Some(next.party.clone()), Vec::new())
+        };
+
         Some(ViewDiff {
             tiles,
             visible: (self.visible != next.visible).then(|| next.visible.clone()),
             entities,
+            changed,
             removed,
-            me: (self.me != next.me).then(|| next.me.clone()),
-            party: (self.party != next.party).then(|| next.party.clone()),
+            me: SelfPatch::between(&self.me, &next.me),
+            party,
+            party_changed,
             watchers: (self.watchers != next.watchers).then(|| next.watchers.clone()),
             inventory: (self.inventory != next.inventory).then(|| next.inventory.clone()),
         })
@@ -176,14 +201,27 @@ impl View {
                 writes.push((start + k, Tile::from_char(c).ok_or(ViewError::TileChar(c))?));
             }
         }
-        if let Some(me) = &diff.me
-            && me.depth != self.depth
+        if let Some(depth) = diff.me.as_ref().and_then(|me| me.depth)
+            && depth != self.depth
         {
             return Err(ViewError::WrongFloor {
                 diff: turn,
-                diff_depth: me.depth,
+                diff_depth: depth,
                 depth: self.depth,
             });
+        }
+        // Every patch must find its record, after what the diff removes and adds.
+        for patch in &diff.changed {
+            let in_sight = |id| self.entities.iter().any(|e| e.id == id);
+            let kept = in_sight(patch.id) && !diff.removed.contains(&patch.id);
+            if !kept && !diff.entities.iter().any(|e| e.id == patch.id) {
+                return Err(ViewError::UnknownEntity(patch.id));
+            }
+        }
+        let party = diff.party.as_ref().unwrap_or(&self.party);
+        if let Some(patch) = (diff.party_changed.iter()).find(|p| !party.iter().any(|m| m.id == p.id))
+        {
+            return Err(ViewError::UnknownMember(patch.id));
         }
 
         for (i, t) in writes {
@@ -199,11 +237,21 @@ impl View {
                 Err(k) => self.entities.insert(k, e.clone()),
             }
         }
+        for patch in &diff.changed {
+            if let Ok(k) = self.entities.binary_search_by_key(&patch.id, |x| x.id) {
+                patch.apply_to(&mut self.entities[k]);
+            }
+        }
         if let Some(me) = &diff.me {
-            self.me = me.clone();
+            me.apply_to(&mut self.me);
         }
         if let Some(party) = &diff.party {
             self.party = party.clone();
+        }
+        for patch in &diff.party_changed {
+            if let Some(member) = self.party.iter_mut().find(|m| m.id == patch.id) {
+                patch.apply_to(member);
+            }
         }
         if let Some(watchers) = &diff.watchers {
             self.watchers = watchers.clone();
@@ -219,7 +267,7 @@ impl View {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::view::{EntityKind, TileGrid};
+    use crate::view::{EntityKind, SelfView, TileGrid};
     use rand::{RngExt, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -392,6 +440,66 @@ mod tests {
             ..ViewDiff::default()
         };
         assert!(matches!(c.apply(4, &d), Err(ViewError::SpanOutside { .. })));
+        assert_eq!(c, a);
+    }
+
+    #[test]
+    fn records_seen_before_come_as_their_changed_fields() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut a = random_view(&mut rng, 3);
+        while a.entities.is_empty() || a.party.len() < 2 {
+            a = random_view(&mut rng, 3);
+        }
+        let mut b = a.clone();
+        b.turn = 4;
+        b.me.turns += 1;
+        b.entities[0].pos = b.entities[0].pos.step(crate::geom::Dir::E);
+        b.party[1].hp -= 1;
+        let d = a.diff(&b).unwrap();
+        let text = serde_json::to_string(&d).unwrap();
+        let id = b.entities[0].id;
+        let member = b.party[1].id;
+        let (x, y) = (b.entities[0].pos.x, b.entities[0].pos.y);
+        let turns = b.me.turns;
+        let hp = b.party[1].hp;
+        assert_eq!(
+            text,
+            format!(
+                r#"{{"changed":[{{"id":{id},"pos":{{"x":{x},"y":{y}}}}}],"me":{{"turns":{turns}}},"party_changed":[{{"id":{member},"hp":{hp}}}]}}"#
+            )
+        );
+        let mut c = a.clone();
+        c.apply(4, &serde_json::from_str(&text).unwrap()).unwrap();
+        assert_eq!(c, b);
+    }
+
+    #[test]
+    fn a_patch_for_a_record_that_is_not_there_changes_nothing() {
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        let a = random_view(&mut rng, 3);
+        let mut c = a.clone();
+        let unknown = ViewDiff {
+            tiles: vec![TileSpan {
+                x: 0,
+                y: 0,
+                tiles: "#".into(),
+            }],
+            changed: vec![EntityPatch {
+                id: 4242,
+                hp: Some(1),
+                ..EntityPatch::default()
+            }],
+            ..ViewDiff::default()
+        };
+        assert_eq!(c.apply(4, &unknown), Err(ViewError::UnknownEntity(4242)));
+        let not_a_member = ViewDiff {
+            party_changed: vec![PartyPatch {
+                id: 4242,
+                ..PartyPatch::default()
+            }],
+            ..ViewDiff::default()
+        };
+        assert_eq!(c.apply(4, &not_a_member), Err(ViewError::UnknownMember(4242)));
         assert_eq!(c, a);
     }
 

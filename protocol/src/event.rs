@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::geom::Pos;
+use crate::view::View;
 
 /// The four kinds of log message, each drawn in its own colour by the client.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -23,8 +24,15 @@ pub enum MessageKind {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
-    /// Entity `id` stepped from `from` to `to`.
-    Moved { id: u32, from: Pos, to: Pos },
+    /// Entity `id` stepped from `from` to `to`. `to` is left out when the view sent with the
+    /// event shows the entity there (nearly always: the diff already says where it went); it is
+    /// present when the entity is no longer there at the end of the turn.
+    Moved {
+        id: u32,
+        from: Pos,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to: Option<Pos>,
+    },
     /// `attacker` attacked `target`: `damage` is `null` for a miss.
     Attacked {
         attacker: u32,
@@ -44,6 +52,19 @@ impl Event {
         Event::Message {
             kind,
             text: text.into(),
+        }
+    }
+}
+
+/// Leaves out the `to` of each move that ends where `view`, the view sent with the events,
+/// shows the mover: the diff says it already.
+pub fn trim_moves(events: &mut [Event], view: &View) {
+    for e in events {
+        if let Event::Moved { id, to, .. } = e
+            && to.is_some()
+            && *to == view.position_of(*id)
+        {
+            *to = None;
         }
     }
 }

@@ -18,6 +18,8 @@
 //! - [`view`]: what one character knows ([`View`]): tiles, the visible set, entities, its own
 //!   stats, the party, the watchers and the pack, with the stats and effects they name.
 //! - [`diff`]: [`ViewDiff`], the change from one view to the next, and the rule that applies it.
+//! - [`patch`]: the changed fields of a record (the player's own, an entity's, a party
+//!   member's) that a diff carries instead of the whole record.
 //! - [`event`]: what happened in a turn, for animation and the message log ([`Event`], and the
 //!   four [`MessageKind`]s).
 //! - [`geom`]: positions and the eight directions of movement.
@@ -29,6 +31,7 @@ pub mod diff;
 pub mod event;
 pub mod geom;
 pub mod msg;
+pub mod patch;
 pub mod stats;
 mod strict_json;
 pub mod view;
@@ -40,6 +43,7 @@ pub use codec::{
 pub use diff::{TileSpan, ViewDiff};
 pub use event::{Event, MessageKind};
 pub use geom::{Dir, Pos};
+pub use patch::{EntityPatch, PartyPatch, SelfPatch};
 pub use msg::{
     ClientMsg, Descriptions, DungeonInfo, ErrorCode, MAX_SCORES, Reason, ScoreEntry, ServerMsg,
     StatGain, utc_date,
@@ -52,7 +56,7 @@ pub use view::{
 
 /// The protocol version this build speaks. A client with another version is refused with an
 /// error naming both.
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// Longest player name, in characters.
 pub const MAX_NAME_CHARS: usize = 20;

@@ -101,6 +101,10 @@ pub enum ViewError {
         diff_depth: u8,
         depth: u8,
     },
+    #[error("the diff changes entity {0}, which is not in sight")]
+    UnknownEntity(u32),
+    #[error("the diff changes party member {0}, who is not in the party")]
+    UnknownMember(u32),
 }
 
 /// A rectangular grid of tiles, row-major. On the wire: `{"width", "height", "rows": [..]}` with
@@ -573,6 +577,14 @@ pub struct View {
 }
 
 impl View {
+    /// Where the view shows entity `id`: the player's own character, or an entity in sight.
+    pub fn position_of(&self, id: u32) -> Option<Pos> {
+        if id == self.me.id {
+            return Some(self.me.pos);
+        }
+        (self.entities.binary_search_by_key(&id, |e| e.id).ok()).map(|k| self.entities[k].pos)
+    }
+
     /// Whether the cell at `p` is in sight now.
     pub fn is_visible(&self, p: Pos) -> bool {
         self.map.index(p).is_some_and(|i| self.visible.contains(i))

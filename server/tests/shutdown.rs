@@ -53,7 +53,7 @@ async fn sigterm_closes_clients_cleanly_and_exits_zero() {
     let (mut ws, _) = tokio_tungstenite::connect_async(&url)
         .await
         .expect("connects");
-    let hello = r#"{"type":"hello","version":2,"name":"Ann","dungeon":"crypt"}"#;
+    let hello = r#"{"type":"hello","version":3,"name":"Ann","dungeon":"crypt"}"#;
     ws.send(Message::text(hello)).await.unwrap();
     let welcome = tokio::time::timeout(Duration::from_secs(10), ws.next())
         .await

@@ -227,9 +227,11 @@ fn bench_updates(monsters: Option<u32>) {
         "tiles",
         "visible",
         "entities",
+        "changed",
         "removed",
         "me",
         "party",
+        "party_changed",
         "watchers",
         "inventory",
         "events",
@@ -243,7 +245,8 @@ fn bench_updates(monsters: Option<u32>) {
         for (k, &id) in ids.iter().enumerate() {
             let start = Instant::now();
             let view = full_view(&d, id);
-            let told = events_for(&d, id, 1, &events);
+            let mut told = events_for(&d, id, 1, &events);
+            delve_protocol::event::trim_moves(&mut told, &view);
             if !told.is_empty() {
                 with_events += 1;
             }
@@ -254,7 +257,7 @@ fn bench_updates(monsters: Option<u32>) {
                         *n += v.to_string().len();
                     }
                 }
-                parts[8].1 += serde_json::to_string(&told).expect("events encode").len();
+                parts[10].1 += serde_json::to_string(&told).expect("events encode").len();
             }
             let frame = update_frame(&last[k], &view, told);
             if std::env::var_os("DELVE_SHOW_UPDATE").is_some() && t == WARM_UP_TURNS + 500 {

@@ -57,7 +57,7 @@ async fn junk_frames_get_errors_while_the_connection_and_the_dungeon_go_on() {
             ErrorCode::BadFields,
         ),
         (
-            Message::text(r#"{"type":"hello","version":2,"name":"Ann","dungeon":"crypt"}"#),
+            Message::text(r#"{"type":"hello","version":3,"name":"Ann","dungeon":"crypt"}"#),
             ErrorCode::BadHandshake,
         ),
         (

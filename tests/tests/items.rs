@@ -159,8 +159,14 @@ async fn picking_up_and_equipping_shows_in_the_next_update() {
         }
     };
     let me = update.me.expect("the stats changed");
-    assert_eq!(me.attack_min, before.attack_min + bar.bonus.attack_min);
-    assert_eq!(me.attack_max, before.attack_max + bar.bonus.attack_max);
+    assert_eq!(
+        me.attack_min,
+        Some(before.attack_min + bar.bonus.attack_min)
+    );
+    assert_eq!(
+        me.attack_max,
+        Some(before.attack_max + bar.bonus.attack_max)
+    );
     let pack = update.inventory.expect("the pack changed");
     assert!(pack.iter().any(|i| i.id == bar.id && i.equipped));
     server.stop().await;

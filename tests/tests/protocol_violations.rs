@@ -11,7 +11,7 @@ use delve_tests::{Bot, TestServer, test_config};
 /// Connects by hand and joins the dungeon as `name`, so the violation hits a live session.
 async fn joined(url: &str, name: &str) -> RawWs {
     let mut ws = RawWs::connect(url).await;
-    let hello = format!(r#"{{"type":"hello","version":2,"name":"{name}","dungeon":"crypt"}}"#);
+    let hello = format!(r#"{{"type":"hello","version":3,"name":"{name}","dungeon":"crypt"}}"#);
     ws.send_frame(FIN | TEXT, hello.as_bytes(), true).await;
     let first = ws.next_text().await;
     assert!(first.contains(r#""type":"welcome""#), "{name}: {first}");

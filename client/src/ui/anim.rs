@@ -66,13 +66,17 @@ impl Anims {
         for e in events {
             match e {
                 Event::Moved { id, from, to } => {
+                    // Without `to`, the step ended where the view now shows the mover.
+                    let Some(to) = to.or_else(|| pos_of(*id)) else {
+                        continue;
+                    };
                     // Start from where it is drawn now, so quick successive moves stay smooth.
                     let start = self.glides.get(id).map_or(cell(*from), |g| g.at(now).0);
                     self.glides.insert(
                         *id,
                         Glide {
                             from: start,
-                            to: cell(*to),
+                            to: cell(to),
                             start: now,
                         },
                     );

@@ -280,7 +280,7 @@ mod tests {
             vec![delve_protocol::Event::Moved {
                 id: bob,
                 from: s2,
-                to: lit_step
+                to: Some(lit_step)
             }]
         );
         // Your own moves always come through, even from the dark.

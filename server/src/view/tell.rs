@@ -187,7 +187,7 @@ pub fn events_for(
                     out.push(proto::Event::Moved {
                         id: *id,
                         from: *from,
-                        to: *to,
+                        to: Some(*to),
                     });
                 }
             }

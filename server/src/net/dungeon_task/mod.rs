@@ -24,7 +24,7 @@
 //! - `scores`: high-score entries for the games a turn ended;
 //! - the party panel, watcher list and turn status are built in [`crate::view`].
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
@@ -138,7 +138,13 @@ pub struct DungeonTask {
     unplayed: HashSet<EntityId>,
     /// New characters per address in this dungeon.
     new_characters: NewCharacterBudget,
+    /// Floors whose players are owed a `turn_status` (sent after the queued commands).
+    statuses_owed: BTreeSet<u8>,
 }
+
+/// At most this many queued commands are handled before the owed turn statuses go out and the
+/// timers are looked at again.
+const COMMAND_BATCH: usize = 64;
 
 impl DungeonTask {
     pub fn new(
@@ -179,6 +185,7 @@ impl DungeonTask {
             lifts,
             unplayed,
             new_characters,
+            statuses_owed: BTreeSet::new(),
         }
     }
 
@@ -202,9 +209,9 @@ impl DungeonTask {
                 .chain(unload_at.iter())
                 .min()
                 .copied();
-            tokio::select! {
+            let first = tokio::select! {
                 cmd = rx.recv() => match cmd {
-                    Some(cmd) => self.handle(cmd).await,
+                    Some(cmd) => Some(cmd),
                     None => break,
                 },
                 () = sleep_until(next.unwrap_or_else(Instant::now)), if next.is_some() => {
@@ -219,10 +226,26 @@ impl DungeonTask {
                         return saved;
                     }
                     self.on_timers().await;
+                    // Whatever happened may have taken someone's subject out of the party.
+                    self.retarget_watchers();
+                    None
+                }
+            };
+            // The command, and those queued behind it already (up to a batch): choices made at
+            // about the same moment then cost one `turn_status`, or none when they complete
+            // the turn, instead of one each.
+            let mut cmd = first;
+            let mut handled = 0;
+            while let Some(c) = cmd.take() {
+                self.handle(c).await;
+                // Whatever happened may have taken someone's subject out of the party.
+                self.retarget_watchers();
+                handled += 1;
+                if handled < COMMAND_BATCH {
+                    cmd = rx.try_recv().ok();
                 }
             }
-            // Whatever happened may have taken someone's subject out of the party.
-            self.retarget_watchers();
+            self.send_owed_turn_statuses();
             self.empty_since = match (self.sessions.is_empty(), self.empty_since) {
                 (true, None) => Some(Instant::now()),
                 (true, since) => since,
@@ -539,6 +562,8 @@ impl DungeonTask {
 
     async fn resolve(&mut self, depth: u8) {
         self.deadlines.remove(&depth);
+        // The turn's update supersedes a status not sent yet.
+        self.statuses_owed.remove(&depth);
         let report = self
             .dungeon
             .resolve_turn(depth, &mut Everyone(&self.sessions))
@@ -675,16 +700,24 @@ impl DungeonTask {
         self.push_view(conn, Vec::new(), true);
     }
 
-    /// Tells every connection following a living character on floor `depth` whom the turn is
-    /// waiting for.
+    /// Owes every connection following a character on floor `depth` word of whom the turn is
+    /// waiting for: sent once the commands queued now are handled (see `run`), unless the turn
+    /// resolves first and its update says it instead.
     fn send_turn_status(&mut self, depth: u8) {
-        let Some(frame) = self.turn_status_frame(depth) else {
-            return;
-        };
-        for s in self.sessions.values() {
-            if s.subject().is_some_and(|id| self.depth_of(id) == depth) {
-                // Status is advisory: if the outbox is full, the next update supersedes it.
-                s.send_encoded(frame.clone());
+        self.statuses_owed.insert(depth);
+    }
+
+    /// Sends the turn statuses owed, each as things stand now.
+    fn send_owed_turn_statuses(&mut self) {
+        for depth in std::mem::take(&mut self.statuses_owed) {
+            let Some(frame) = self.turn_status_frame(depth) else {
+                continue;
+            };
+            for s in self.sessions.values() {
+                if s.subject().is_some_and(|id| self.depth_of(id) == depth) {
+                    // Status is advisory: if the outbox is full, the next update supersedes it.
+                    s.send_encoded(frame.clone());
+                }
             }
         }
     }

@@ -135,10 +135,11 @@ impl Session {
         &mut self,
         conn: ConnId,
         view: View,
-        events: Vec<ProtoEvent>,
+        mut events: Vec<ProtoEvent>,
         force: bool,
         welcome: Option<ServerMsg>,
     ) {
+        delve_protocol::event::trim_moves(&mut events, &view);
         let diff = match (&self.baseline, self.behind) {
             (Some(base), false) => base.diff(&view),
             _ => None,

@@ -22,7 +22,7 @@ use super::EntityId;
 use super::action::Action;
 use super::fov::within_radius;
 use super::monster::{Ai, Monster};
-use super::path::{Scratch, flow_field};
+use super::path::{Scratch, flow_field_into};
 use super::rng::GameRng;
 
 /// Turns a monster waits behind another before giving up on its route.
@@ -32,11 +32,31 @@ const MAX_ROUTE: u32 = 160;
 
 /// What the AI works out once per monster phase and shares between monsters: the flow field
 /// towards the players (made by the first monster that needs it) and the route search's working
-/// memory.
+/// memory. Its arrays are kept from one phase to the next (see [`Paths::new_phase`]).
 #[derive(Debug, Default)]
 pub struct Paths {
-    pub flow: Option<Vec<u32>>,
+    flow: Vec<u32>,
+    /// Whether `flow` is this phase's field.
+    flow_ready: bool,
+    queue: Vec<u32>,
     pub scratch: Scratch,
+}
+
+impl Paths {
+    /// Starts a monster phase, or makes the flow field be made again (a player died).
+    pub fn new_phase(&mut self) {
+        self.flow_ready = false;
+    }
+
+    /// The flow field towards the players of `ctx`, made on first use in a phase.
+    fn flow(&mut self, ctx: &Ctx) -> &[u32] {
+        if !self.flow_ready {
+            let players = ctx.players.iter().map(|(_, p)| *p);
+            flow_field_into(ctx.map, players, &mut self.flow, &mut self.queue);
+            self.flow_ready = true;
+        }
+        &self.flow
+    }
 }
 
 /// What the AI knows of the floor this turn.
@@ -105,10 +125,7 @@ pub fn think(
             route: Vec::new(),
             stuck: 0,
         };
-        let field = paths
-            .flow
-            .get_or_insert_with(|| flow_field(ctx.map, ctx.players.iter().map(|(_, p)| *p)));
-        return (chase(m.pos, ctx, field, rng), plan);
+        return (chase(m.pos, ctx, paths.flow(ctx), rng), plan);
     }
     match m.ai.clone() {
         Ai::Hunt {

@@ -60,11 +60,26 @@ impl IntoIterator for Neighbours {
 /// Steps from every cell to the nearest source, over walkable cells (8 directions, each step
 /// costing 1). `u32::MAX` where no source can be reached.
 pub fn flow_field(map: &TileGrid, sources: impl IntoIterator<Item = Pos>) -> Vec<u32> {
+    let mut dist = Vec::new();
+    flow_field_into(map, sources, &mut dist, &mut Vec::new());
+    dist
+}
+
+/// [`flow_field`] into `dist`, with `queue` as working memory: both are reused from one turn to
+/// the next, so a turn allocates nothing for them.
+pub fn flow_field_into(
+    map: &TileGrid,
+    sources: impl IntoIterator<Item = Pos>,
+    dist: &mut Vec<u32>,
+    queue: &mut Vec<u32>,
+) {
     let (w, h) = (map.width(), map.height());
     let cells = map.cells();
-    let mut dist = vec![u32::MAX; w * h];
+    dist.clear();
+    dist.resize(w * h, u32::MAX);
     // A plain vector read from the front is the queue: every cell enters it at most once.
-    let mut queue: Vec<u32> = Vec::with_capacity(w * h);
+    queue.clear();
+    queue.reserve(w * h);
     for s in sources {
         if let Some(i) = map.index(s) {
             dist[i] = 0;
@@ -83,7 +98,6 @@ pub fn flow_field(map: &TileGrid, sources: impl IntoIterator<Item = Pos>) -> Vec
             }
         }
     }
-    dist
 }
 
 /// Working memory for [`Scratch::astar`], kept from one search to the next: a monster phase

@@ -1,6 +1,7 @@
 //! Resolving a floor's turn: the players' choices in a fair order, then the monsters, then the
 //! end of the turn.
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use delve_protocol::{Effect, Pos};
@@ -14,6 +15,21 @@ use crate::game::event::Event;
 use crate::game::floor::Floor;
 use crate::game::fov;
 use crate::game::input::Outcome;
+
+/// The monster phase's working memory, kept from one turn to the next on each thread: arrays the
+/// size of a floor (who stands where, what each player's cell sees, the flow field, the route
+/// search's) cost more to allocate and clear every turn than much of the work done with them.
+/// Not part of the world: each phase overwrites whatever it reads.
+#[derive(Default)]
+struct PhaseMemory {
+    awareness: Vec<Vec<bool>>,
+    occupant: Vec<Option<EntityId>>,
+    paths: Paths,
+}
+
+thread_local! {
+    static PHASE_MEMORY: Cell<PhaseMemory> = Cell::default();
+}
 
 impl Dungeon {
     /// Resolves the turn of floor `depth` with `actions` (in id order): they are carried out in
@@ -224,6 +240,17 @@ impl Dungeon {
     }
 
     pub(super) fn monsters_act(&mut self, depth: u8, out: &mut Vec<Event>) {
+        let mut memory = PHASE_MEMORY.take();
+        self.monsters_act_with(depth, out, &mut memory);
+        PHASE_MEMORY.set(memory);
+    }
+
+    fn monsters_act_with(&mut self, depth: u8, out: &mut Vec<Event>, memory: &mut PhaseMemory) {
+        let PhaseMemory {
+            awareness,
+            occupant,
+            paths,
+        } = memory;
         let content = Arc::clone(&self.content);
         let mut players: Vec<(EntityId, Pos)> =
             self.living_on(depth).map(|p| (p.id, p.pos)).collect();
@@ -243,15 +270,13 @@ impl Dungeon {
             .max()
             .unwrap_or(0)
             .min(40);
-        let mut awareness: Vec<Vec<bool>> = players
-            .iter()
-            .map(|(_, p)| {
-                let mut seen = vec![false; w * h];
-                fov::compute(&floor.opaque, w, h, p.x, p.y, reach, &mut seen);
-                seen
-            })
-            .collect();
-        let mut occupant: Vec<Option<EntityId>> = vec![None; w * h];
+        awareness.resize_with(players.len(), Vec::new);
+        for ((_, p), seen) in players.iter().zip(awareness.iter_mut()) {
+            seen.resize(w * h, false);
+            fov::compute(&floor.opaque, w, h, p.x, p.y, reach, seen);
+        }
+        occupant.clear();
+        occupant.resize(w * h, None);
         for (id, p) in &players {
             if let Some(i) = floor.map.index(*p) {
                 occupant[i] = Some(*id);
@@ -263,7 +288,7 @@ impl Dungeon {
             }
         }
         let ids: Vec<EntityId> = floor.monsters.keys().copied().collect();
-        let mut paths = Paths::default();
+        paths.new_phase();
         for mid in ids {
             if players.is_empty() {
                 break;
@@ -287,10 +312,10 @@ impl Dungeon {
                 map,
                 open_cells,
                 players: &players,
-                awareness: &awareness,
-                occupant: &occupant,
+                awareness: &awareness[..players.len()],
+                occupant,
             };
-            let (action, plan) = think(m, sight, &ctx, &mut paths, rng);
+            let (action, plan) = think(m, sight, &ctx, paths, rng);
             let from = m.pos;
             let step = match action {
                 Action::Move { dir } => map.index(from.step(dir)),
@@ -317,7 +342,7 @@ impl Dungeon {
                         awareness.remove(k);
                     }
                     occupant[ti] = None;
-                    paths.flow = None;
+                    paths.new_phase();
                 }
             } else if self.position(depth, mid) != Some(from) {
                 if let Some(fi) = self.floor(depth).and_then(|f| f.map.index(from)) {

@@ -104,6 +104,10 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         });
     }
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return Ok(());
+    }
     let a = parse(&args)?;
     if a.pin {
         // Before the runtime starts, so every thread it makes inherits CPU 0.

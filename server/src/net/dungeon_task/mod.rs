@@ -235,6 +235,12 @@ impl DungeonTask {
             // about the same moment then cost one `turn_status`, or none when they complete
             // the turn, instead of one each.
             let mut cmd = first;
+            if cmd.is_some() {
+                // The sender of this command woke this task straight away (tokio runs a woken
+                // task next); the other players' connections, whose intents of the same moment
+                // are read already, get to queue theirs first.
+                tokio::task::yield_now().await;
+            }
             let mut handled = 0;
             while let Some(c) = cmd.take() {
                 self.handle(c).await;

@@ -8,9 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::geom::Pos;
 use crate::patch::{EntityPatch, PartyPatch, SelfPatch};
-use crate::view::{
-    CellSet, EntityView, ItemView, PartyMember, Tile, View, ViewError, Watcher,
-};
+use crate::view::{CellSet, EntityView, ItemView, PartyMember, Tile, View, ViewError, Watcher};
 
 /// A horizontal run of tiles that changed, starting at (`x`, `y`) and going east. `tiles` has one
 /// character per tile, as in map rows.
@@ -153,7 +151,11 @@ impl View {
 
         // The same members in the same order: their changed fields; otherwise the whole list.
         let same_members = self.party.len() == next.party.len()
-            && self.party.iter().zip(&next.party).all(|(a, b)| a.id == b.id);
+            && self
+                .party
+                .iter()
+                .zip(&next.party)
+                .all(|(a, b)| a.id == b.id);
         let (party, party_changed) = if same_members {
             let changed = (self.party.iter().zip(&next.party))
                 .filter_map(|(a, b)| PartyPatch::between(a, b))
@@ -219,7 +221,8 @@ impl View {
             }
         }
         let party = diff.party.as_ref().unwrap_or(&self.party);
-        if let Some(patch) = (diff.party_changed.iter()).find(|p| !party.iter().any(|m| m.id == p.id))
+        if let Some(patch) =
+            (diff.party_changed.iter()).find(|p| !party.iter().any(|m| m.id == p.id))
         {
             return Err(ViewError::UnknownMember(patch.id));
         }
@@ -499,7 +502,10 @@ mod tests {
             }],
             ..ViewDiff::default()
         };
-        assert_eq!(c.apply(4, &not_a_member), Err(ViewError::UnknownMember(4242)));
+        assert_eq!(
+            c.apply(4, &not_a_member),
+            Err(ViewError::UnknownMember(4242))
+        );
         assert_eq!(c, a);
     }
 

@@ -43,11 +43,11 @@ pub use codec::{
 pub use diff::{TileSpan, ViewDiff};
 pub use event::{Event, MessageKind};
 pub use geom::{Dir, Pos};
-pub use patch::{EntityPatch, PartyPatch, SelfPatch};
 pub use msg::{
     ClientMsg, Descriptions, DungeonInfo, ErrorCode, MAX_SCORES, Reason, ScoreEntry, ServerMsg,
     StatGain, utc_date,
 };
+pub use patch::{EntityPatch, PartyPatch, SelfPatch};
 pub use stats::Stats;
 pub use view::{
     Bonus, CellSet, Effect, EntityKind, EntityView, ItemView, PartyMember, SelfView, Slot, Stat,

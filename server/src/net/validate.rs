@@ -34,9 +34,66 @@ pub fn is_invisible(c: char) -> bool {
 }
 
 /// A chat line without its invisible and bidirectional control characters (see
-/// [`is_invisible`]). The dungeon then removes control characters and trims it.
+/// [`is_invisible`]), except where they are part of an emoji: a zero-width joiner between two
+/// emoji ("👩‍🚀" is 👩, joiner, 🚀), a variation selector right after an emoji or a keycap's
+/// digit ("❤️", "1️⃣"), and the tag characters of a subdivision flag (🏴 + tags + cancel tag).
+/// None of these can hide text or turn it around. The dungeon then removes control characters
+/// and trims the line.
 pub fn strip_invisible(text: &str) -> String {
-    text.chars().filter(|&c| !is_invisible(c)).collect()
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    // Inside a flag's tag sequence, which began with a black flag.
+    let mut in_flag_tags = false;
+    for (k, &c) in chars.iter().enumerate() {
+        let before = out.chars().next_back();
+        let keep = match c {
+            _ if !is_invisible(c) => true,
+            '\u{200D}' => {
+                before.is_some_and(|b| is_emoji(b) || b == '\u{FE0F}')
+                    && chars.get(k + 1).is_some_and(|&n| is_emoji(n))
+            }
+            '\u{FE0E}' | '\u{FE0F}' => {
+                before.is_some_and(|b| is_emoji(b) || b.is_ascii_digit() || matches!(b, '#' | '*'))
+            }
+            '\u{E0020}'..='\u{E007F}' => {
+                in_flag_tags |= before == Some('\u{1F3F4}');
+                in_flag_tags
+            }
+            _ => false,
+        };
+        if c == '\u{E007F}' || !matches!(c, '\u{E0020}'..='\u{E007F}') {
+            in_flag_tags = false;
+        }
+        if keep {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Emoji and the pictographs and symbols emoji are made of (with skin tones and regional
+/// indicators): the blocks Unicode gives them, which is all a joiner needs to be told apart.
+fn is_emoji(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00A9}'
+            | '\u{00AE}'
+            | '\u{203C}'
+            | '\u{2049}'
+            | '\u{2122}'
+            | '\u{2139}'
+            | '\u{2194}'..='\u{21AA}'
+            | '\u{231A}'..='\u{23FF}'
+            | '\u{24C2}'
+            | '\u{25AA}'..='\u{27BF}'
+            | '\u{2934}'..='\u{2935}'
+            | '\u{2B05}'..='\u{2B55}'
+            | '\u{3030}'
+            | '\u{303D}'
+            | '\u{3297}'
+            | '\u{3299}'
+            | '\u{1F000}'..='\u{1FAFF}'
+    )
 }
 
 /// A player name: 1–20 characters of letters, digits, spaces and `-_.'`, not starting or ending
@@ -184,6 +241,37 @@ mod tests {
             "hi olleh all é 山"
         );
         assert_eq!(strip_invisible("\u{2066}\u{2069}"), "");
+    }
+
+    #[test]
+    fn chat_keeps_the_joiners_and_selectors_that_make_emoji() {
+        let kept = [
+            "\u{1F469}\u{200D}\u{1F680}",                  // woman astronaut
+            "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}", // family
+            "\u{2764}\u{FE0F}",                            // red heart
+            "\u{1F3F3}\u{FE0F}\u{200D}\u{1F308}",          // rainbow flag
+            "1\u{FE0F}\u{20E3}",                           // keycap one
+            "\u{1F44D}\u{1F3FD}",                          // thumbs up, a skin tone
+            // England's flag: a black flag, the tags "gbeng", the cancel tag.
+            "\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}",
+        ];
+        for emoji in kept {
+            let line = format!("go {emoji} go");
+            assert_eq!(strip_invisible(&line), line, "{emoji:?}");
+        }
+        // The same characters anywhere else still go.
+        assert_eq!(strip_invisible("a\u{200D}b"), "ab");
+        assert_eq!(strip_invisible("\u{1F469}\u{200D}b"), "\u{1F469}b");
+        assert_eq!(strip_invisible("a\u{FE0F}"), "a");
+        assert_eq!(strip_invisible("ok\u{E0067}\u{E007F}"), "ok");
+        assert_eq!(
+            strip_invisible("\u{1F3F4}\u{E0067}x\u{E0062}"),
+            "\u{1F3F4}\u{E0067}x"
+        );
+        assert_eq!(
+            strip_invisible("\u{1F469}\u{200D}\u{202E}\u{1F680}"),
+            "\u{1F469}\u{1F680}"
+        );
     }
 
     #[test]

@@ -226,6 +226,49 @@ async fn a_wrong_token_and_a_taken_name_are_refused() {
 }
 
 #[tokio::test]
+async fn a_name_that_looks_like_anothers_is_refused_and_a_different_one_is_not() {
+    let server = TestServer::start(test_config()).await;
+    let _pop = Bot::join(&server.url, "Pop", "crypt").await;
+    // All Cyrillic (Р, о, р): one script, so the name itself is fine, but it reads as "Pop".
+    let (_, first) = within(Session::join(
+        &server.url,
+        "\u{0420}\u{043E}\u{0440}",
+        "crypt",
+        None,
+    ))
+    .await
+    .unwrap();
+    match first {
+        ServerMsg::Error {
+            code: ErrorCode::NameTaken,
+            message,
+            ..
+        } => assert!(message.contains("looks the same as Pop"), "{message}"),
+        other => panic!("expected name_taken, got {other:?}"),
+    }
+    // A Cyrillic name that imitates nobody, and the same look-alike in another dungeon, join.
+    let (_, first) = within(Session::join(
+        &server.url,
+        "\u{0417}\u{043E}\u{044F}",
+        "crypt",
+        None,
+    ))
+    .await
+    .unwrap();
+    assert!(matches!(first, ServerMsg::Welcome { .. }), "{first:?}");
+    let (_, first) = within(Session::join(
+        &server.url,
+        "\u{0420}\u{043E}\u{0440}",
+        "vault",
+        None,
+    ))
+    .await
+    .unwrap();
+    assert!(matches!(first, ServerMsg::Welcome { .. }), "{first:?}");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn walking_into_a_wall_is_refused_and_changes_nothing() {
     let server = TestServer::start(test_config()).await;
     let mut ann = Bot::join(&server.url, "Ann", "crypt").await;

@@ -71,6 +71,19 @@ pub fn strip_invisible(text: &str) -> String {
     out
 }
 
+/// Whether two different names look the same: their Unicode TR 39 skeletons (what each
+/// character would be mistaken for: a Cyrillic "а" for a Latin "a", "rn" for "m") are equal,
+/// case aside. A name of one script can still imitate one of another ("Рор" in Cyrillic is
+/// "Pop"); names that are equal ignoring case are not look-alikes but the same name.
+pub fn looks_alike(a: &str, b: &str) -> bool {
+    use unicode_security::confusable_detection::skeleton;
+    // Skeletons before and after lowering the case: a Greek capital Ν passes for an N, and a
+    // Cyrillic small р for a p.
+    let folded = |s: &str| skeleton(s).collect::<String>().to_lowercase();
+    let lowered = |s: &str| skeleton(&s.to_lowercase()).collect::<String>();
+    a.to_lowercase() != b.to_lowercase() && (folded(a) == folded(b) || lowered(a) == lowered(b))
+}
+
 /// Emoji and the pictographs and symbols emoji are made of (with skin tones and regional
 /// indicators): the blocks Unicode gives them, which is all a joiner needs to be told apart.
 fn is_emoji(c: char) -> bool {
@@ -241,6 +254,20 @@ mod tests {
             "hi olleh all é 山"
         );
         assert_eq!(strip_invisible("\u{2066}\u{2069}"), "");
+    }
+
+    #[test]
+    fn names_of_another_script_that_look_the_same_are_look_alikes() {
+        // Cyrillic Р, о, р; Greek Α, Ν, Ν.
+        assert!(looks_alike("\u{0420}\u{043E}\u{0440}", "Pop"));
+        assert!(looks_alike("\u{0391}\u{039D}\u{039D}", "ann"));
+        assert!(looks_alike("Iris", "lris"));
+        assert!(
+            !looks_alike("Ann", "ANN"),
+            "the same name, not a look-alike"
+        );
+        assert!(!looks_alike("Ann", "Bob"));
+        assert!(!looks_alike("\u{0417}\u{043E}\u{044F}", "Zoe"));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use tracing::info;
 
 use super::{ConnId, DungeonTask, Outgoing, Refusal};
 use crate::game::{Dungeon, EntityId};
+use crate::net::validate;
 
 impl DungeonTask {
     /// The character called `name` (ignoring case), the living first.
@@ -22,6 +23,19 @@ impl DungeonTask {
             .collect();
         found.sort_by_key(|p| (!p.alive(), p.id()));
         found.first().map(|p| p.id())
+    }
+
+    /// A name in the dungeon that `name` would pass for without being it (see
+    /// [`validate::looks_alike`]): a character in the party, or anyone connected.
+    pub(super) fn look_alike_of(&self, name: &str) -> Option<String> {
+        let party = (self.dungeon.players())
+            .filter(|p| p.in_party())
+            .map(|p| p.name());
+        let connected = self.sessions.values().map(|s| s.name.as_str());
+        party
+            .chain(connected)
+            .find(|other| validate::looks_alike(name, other))
+            .map(str::to_owned)
     }
 
     pub(super) fn join_watching(
@@ -48,6 +62,15 @@ impl DungeonTask {
             return Err((
                 ErrorCode::NameTaken,
                 format!("Someone in dungeon {} is already called {name}.", self.name),
+            ));
+        }
+        if let Some(other) = self.look_alike_of(&name) {
+            return Err((
+                ErrorCode::NameTaken,
+                format!(
+                    "{name} looks the same as {other}, who is in dungeon {}; pick another name.",
+                    self.name
+                ),
             ));
         }
         let watched = self

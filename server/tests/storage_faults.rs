@@ -11,9 +11,11 @@ use std::path::Path;
 use std::process::Command;
 
 use common::{Client, Proc, free_port, next_msg, replay, stop, tough_content, world_part};
-use delve_protocol::{Action, ClientMsg, ServerMsg};
+use delve_protocol::{Action, ClientMsg, ServerMsg, encode};
 use delve_server::store::db_path;
+use futures_util::SinkExt;
 use rusqlite::Connection;
+use tokio_tungstenite::tungstenite::Message;
 
 /// Ann waits `turns` turns alone (a lone player's turn resolves as soon as she chooses).
 async fn wait_turns(ann: &mut Client, turns: u64) {
@@ -73,6 +75,23 @@ async fn a_locked_database_pauses_the_dungeon_and_play_goes_on_once_it_is_releas
     let line = server.wait_for("(try 1)");
     assert!(line.contains("cannot store the journal"), "{line}");
 
+    // A connection that waits on nothing stored is answered while the lock is still held: the
+    // lobby lists the dungeons (their saved rows are read off the async threads, and a reader
+    // is not held up by the writer's lock).
+    let (mut lobby, _) = tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}"))
+        .await
+        .unwrap();
+    lobby
+        .send(Message::text(encode(&ClientMsg::ListDungeons)))
+        .await
+        .unwrap();
+    match next_msg(&mut lobby).await {
+        ServerMsg::Dungeons { dungeons } => {
+            assert!(dungeons.iter().any(|d| d.name == "crypt"), "{dungeons:?}")
+        }
+        other => panic!("the lobby got {other:?}"),
+    }
+    // (The lock is released only now.)
     other.execute_batch("COMMIT").unwrap();
     drop(other);
     // Storage works again: play goes on by itself, and the held turn arrives.

@@ -92,7 +92,7 @@ pub fn draw(board: &ScoreBoard, entries: &[ScoreEntry], ctx: &Context) {
     draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.6));
     let (bx, by, bw, bh) = area();
     draw_rectangle(bx, by, bw, bh, Color::new(0.07, 0.065, 0.095, 1.0));
-    draw_rectangle_lines(bx, by, bw, bh, 2.0, Color::new(0.35, 0.3, 0.45, 1.0));
+    super::theme::outline(bx, by, bw, bh, 2.0, Color::new(0.35, 0.3, 0.45, 1.0));
     let x = bx + 24.0;
     let inner_w = bw - 48.0;
     draw_text("High scores", x, by + 46.0, 38.0, GOLD);
@@ -162,7 +162,7 @@ pub fn draw(board: &ScoreBoard, entries: &[ScoreEntry], ctx: &Context) {
                 band.3,
                 Color::new(0.2, 0.38, 0.6, 0.55),
             );
-            draw_rectangle_lines(band.0, band.1, band.2, band.3, 2.0, MINE);
+            super::theme::outline(band.0, band.1, band.2, band.3, 2.0, MINE);
         } else if e.victory {
             draw_rectangle(
                 band.0,

@@ -228,6 +228,9 @@ impl App {
                     self.anims.reset();
                     self.awaiting = None;
                 }
+                if let (Some(view), Some(script)) = (&self.model.view, &mut self.script) {
+                    script.on_view(view);
+                }
                 if let Some(view) = &self.model.view {
                     self.audio
                         .play(&crate::sound::cues(glance.as_ref(), view, &h.events));
@@ -546,12 +549,23 @@ pub async fn run(mut options: Options) {
                 Screen::Chat(_) => "chat",
                 Screen::Inventory(_) => "pack",
                 Screen::Scores(_) => "scores",
+                Screen::Menu { .. } => "menu",
+                Screen::Help => "help",
                 _ => "game",
             },
             map: app.model.view.is_some(),
             online: matches!(app.connection, Connection::Joined),
             me: app.model.view.as_ref().map(|v| (v.me.pos.x, v.me.pos.y)),
             frames: stats.means(),
+            camera: app.camera.map(|c| (c.origin.x, c.origin.y, c.tile)),
+            monster: app
+                .model
+                .view
+                .as_ref()
+                .and_then(|v| crate::script::Target::Monster.cell(v))
+                .map(|p| (p.x, p.y)),
+            hover: app.cell_under_mouse().map(|p| (p.x, p.y)),
+            sounds: app.audio.played().len(),
         });
         if options.frame_stats && now - stats_at >= 5.0 {
             stats_at = now;

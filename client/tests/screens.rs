@@ -59,6 +59,12 @@ impl TestServer {
         let config = ServerConfig {
             bind: ([127, 0, 0, 1], 0).into(),
             turn_timeout,
+            // A scripted client draws every animation finished, so its walks go as fast as the
+            // frames: past the 20 messages a second a player is allowed, and a dropped step
+            // leaves the walk waiting for a turn that never comes (the server says so only
+            // once a second). The limits have tests of their own.
+            msgs_per_sec: 10_000,
+            msg_burst: 10_000,
             seed: Some(7),
             data_dir: Some(data.to_owned()),
             web: false,

@@ -455,20 +455,31 @@ async fn the_browser_client_points_at_a_monster_opens_its_menu_and_plays_a_sound
             break;
         }
     }
-    let st = seen.expect("exploring brings a monster into view");
-    let (cam, monster) = (&st["camera"], &st["monster"]);
+    seen.expect("exploring brings a monster into view");
+    // Point at it. The camera glides after the last step, so aim again from the latest status
+    // until the game says the mouse is over the monster.
     let num = |v: &serde_json::Value| v.as_f64().expect("a number");
-    let (ox, oy, tile) = (num(&cam[0]), num(&cam[1]), num(&cam[2]));
-    let at = |i: usize, o: f64| o + (num(&monster[i]) + 0.5) * tile;
-    browser
-        .mouse_to(at(0, ox), at(1, oy))
-        .await
-        .expect("the mouse moves");
-    let cell = monster.clone();
-    browser
-        .wait_status("the mouse over the monster", long, |st| st["hover"] == cell)
-        .await
-        .expect("the game sees the mouse on the monster");
+    let deadline = std::time::Instant::now() + long;
+    loop {
+        let st = browser.status().await.expect("the status");
+        if st["monster"].is_array() && st["hover"] == st["monster"] {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the mouse never came over the monster: {st}"
+        );
+        let (cam, monster) = (&st["camera"], &st["monster"]);
+        if cam.is_array() && monster.is_array() {
+            let (ox, oy, tile) = (num(&cam[0]), num(&cam[1]), num(&cam[2]));
+            let at = |i: usize, o: f64| o + (num(&monster[i]) + 0.5) * tile;
+            browser
+                .mouse_to(at(0, ox), at(1, oy))
+                .await
+                .expect("the mouse moves");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let hover = browser.screenshot().await.expect("a screenshot");
     keep("hover.png", &hover);
     let (_, _, colours) = png_colours(&hover).expect("a PNG");
@@ -485,8 +496,14 @@ async fn the_browser_client_points_at_a_monster_opens_its_menu_and_plays_a_sound
         .await
         .expect("the probe");
     let asked = browser.status().await.expect("the status")["sounds"].clone();
-    browser.press("ArrowDown").await.expect("Down");
-    browser.press("ArrowDown").await.expect("Down");
+    // One key a frame: the page reads the keys pressed since its last frame all at once.
+    for line in 1..=2 {
+        browser.press("ArrowDown").await.expect("Down");
+        browser
+            .wait_status("the next line of the menu", long, |st| st["menu"] == line)
+            .await
+            .expect("Down moves down the menu");
+    }
     browser.press("ArrowRight").await.expect("Right");
     browser
         .wait_status("the sample asked for", long, |st| st["sounds"] != asked)

@@ -4,6 +4,7 @@
 use delve_protocol::ScoreEntry;
 use macroquad::prelude::*;
 
+use crate::keymap::Key;
 use crate::scores::{self, ENDED, ENDED_ICON, NAME, Needs, ScoreBoard};
 
 const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
@@ -48,7 +49,15 @@ pub struct Context<'a> {
 
 /// Reads the keys of an open table, `len` rows long: Up/Down (or j/k), PgUp/PgDn, Home/End and
 /// the wheel scroll. Returns `true` when it should close (Esc, Tab, h or q).
-pub fn keys(board: &mut ScoreBoard, chars: &[char], len: usize) -> bool {
+pub fn keys(board: &mut ScoreBoard, chars: &[char], len: usize, injected: &[Key]) -> bool {
+    // A key pressed by hand, or by a script (`--script`).
+    let is_key_pressed = |k: KeyCode| {
+        macroquad::input::is_key_pressed(k)
+            || injected.iter().any(|i| match i {
+                Key::Named(n) => super::input::named_code(*n) == Some(k),
+                Key::Char(_) => false,
+            })
+    };
     if is_key_pressed(KeyCode::Escape)
         || is_key_pressed(KeyCode::Tab)
         || chars.iter().any(|c| matches!(c, 'h' | 'H' | 'q' | 'Q'))
@@ -98,7 +107,7 @@ pub fn draw(board: &ScoreBoard, entries: &[ScoreEntry], ctx: &Context) {
     draw_text("High scores", x, by + 46.0, 38.0, GOLD);
     let any = board.loaded() && !entries.is_empty();
     if any {
-        let sub = scores::subtitle(entries.len());
+        let sub = scores::subtitle(entries.len(), ctx.solo);
         draw_text(&sub, x + inner_w - text_w(&sub, 20.0), by + 44.0, 20.0, DIM);
     }
 

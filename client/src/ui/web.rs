@@ -66,6 +66,8 @@ pub struct Status<'a> {
     pub camera: Option<(f32, f32, f32)>,
     /// The nearest monster in sight.
     pub monster: Option<(i32, i32)>,
+    /// The menu's selected line, while the menu is open.
+    pub menu: Option<usize>,
     /// The map cell under the mouse.
     pub hover: Option<(i32, i32)>,
     /// Sound effects the game has asked for so far.
@@ -82,11 +84,12 @@ pub fn publish(st: &Status) {
     let monster = st
         .monster
         .map_or("null".to_owned(), |(x, y)| format!("[{x},{y}]"));
+    let menu = st.menu.map_or("null".to_owned(), |m| m.to_string());
     let hover = st
         .hover
         .map_or("null".to_owned(), |(x, y)| format!("[{x},{y}]"));
     delve_web_js::set_status(&format!(
-        "{{\"screen\":\"{}\",\"map\":{},\"online\":{},\"me\":{me},\"frame_ms\":{:.3},\"work_ms\":{:.3},\"camera\":{camera},\"monster\":{monster},\"hover\":{hover},\"sounds\":{}}}",
+        "{{\"screen\":\"{}\",\"map\":{},\"online\":{},\"me\":{me},\"frame_ms\":{:.3},\"work_ms\":{:.3},\"camera\":{camera},\"monster\":{monster},\"hover\":{hover},\"menu\":{menu},\"sounds\":{}}}",
         st.screen, st.map, st.online, st.frames.0, st.frames.1, st.sounds
     ));
 }

@@ -565,6 +565,10 @@ pub async fn run(mut options: Options) {
                 .and_then(|v| crate::script::Target::Monster.cell(v))
                 .map(|p| (p.x, p.y)),
             hover: app.cell_under_mouse().map(|p| (p.x, p.y)),
+            menu: match app.screen {
+                Screen::Menu { selected } => Some(selected),
+                _ => None,
+            },
             sounds: app.audio.played().len(),
         });
         if options.frame_stats && now - stats_at >= 5.0 {

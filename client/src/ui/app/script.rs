@@ -87,7 +87,15 @@ impl App {
             }
             let (began, frames) = *player.since.get_or_insert((now, 0));
             if now - began > STEP_PATIENCE {
-                eprintln!("delve: script step {step:?} waited {STEP_PATIENCE} s in vain");
+                eprintln!(
+                    "delve: script step {step:?} waited {STEP_PATIENCE} s in vain (screen {:?}, \
+                     walking {}, waiting for turn {:?}, animating {}, turn {:?})",
+                    self.screen,
+                    self.trip.is_some(),
+                    self.awaiting,
+                    !self.anims.quiet(now),
+                    self.model.view.as_ref().map(|v| v.turn),
+                );
                 std::process::exit(1);
             }
             let view = self.model.view.as_ref();

@@ -444,8 +444,24 @@ async fn lobby(
     }
 }
 
+/// Puts every printable ASCII glyph, at the sizes the screens draw text in, into macroquad's
+/// font atlas before anything is drawn. A glyph met for the first time mid-frame can grow the
+/// atlas, and macroquad then deletes the atlas texture that text drawn earlier in the same
+/// frame still uses: the browser logged "glBindTexture called with an already deleted
+/// texture", and that text could be missing for a frame.
+fn warm_glyphs() {
+    let font = macroquad::text::get_default_font();
+    let chars: Vec<char> = (' '..='~').collect();
+    for size in [
+        12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 38, 40, 44, 48, 64,
+    ] {
+        font.populate_font_cache(&chars, size);
+    }
+}
+
 /// Runs the game until the window closes (or the screenshot is taken).
 pub async fn run(mut options: Options) {
+    warm_glyphs();
     // The page asks a new player's name once; their tokens are kept per name.
     #[cfg(target_arch = "wasm32")]
     {

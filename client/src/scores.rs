@@ -17,13 +17,19 @@ pub fn request() -> ClientMsg {
 /// `ended` (seconds since 1970, UTC) as YYYY-MM-DD.
 pub use delve_protocol::utc_date as date;
 
-/// What the table is, over its rows: all the server's games, or the best of them.
-pub fn subtitle(len: usize) -> String {
+/// What the table is, over its rows: all the server's games (or, solo, this machine's), or the
+/// best of them.
+pub fn subtitle(len: usize, solo: bool) -> String {
     let games = if len == 1 { "game" } else { "games" };
-    if len < LIMIT as usize {
-        format!("{} {games} on this server, best first", grouped(len as u64))
+    let (games, place) = if solo {
+        (format!("solo {games}"), "this machine")
     } else {
-        format!("The best {} {games} on this server", grouped(len as u64))
+        (games.to_string(), "this server")
+    };
+    if len < LIMIT as usize {
+        format!("{} {games} on {place}, best first", grouped(len as u64))
+    } else {
+        format!("The best {} {games} on {place}", grouped(len as u64))
     }
 }
 
@@ -388,9 +394,13 @@ impl ScoreBoard {
 
     /// What to say in place of an empty table, and why it may be empty.
     pub fn empty_text(&self, solo: bool) -> (&'static str, Option<&'static str>) {
-        let why = if solo {
-            Some("Solo games are kept on this machine, and no solo game has ended yet.")
-        } else if self.mine.is_some() && self.retry_at.is_none() {
+        if solo {
+            return (
+                "No solo game has ended on this machine yet.",
+                Some("Solo games keep their own table here; a server keeps its own."),
+            );
+        }
+        let why = if self.mine.is_some() && self.retry_at.is_none() {
             // Our game just ended, yet the table is empty.
             Some("Not even yours is listed: this server seems to keep no high scores.")
         } else {
@@ -779,9 +789,10 @@ mod tests {
 
     #[test]
     fn the_subtitle_says_whether_the_table_is_all_or_the_best() {
-        assert_eq!(subtitle(1), "1 game on this server, best first");
-        assert_eq!(subtitle(57), "57 games on this server, best first");
-        assert_eq!(subtitle(100), "The best 100 games on this server");
+        assert_eq!(subtitle(1, false), "1 game on this server, best first");
+        assert_eq!(subtitle(57, false), "57 games on this server, best first");
+        assert_eq!(subtitle(100, false), "The best 100 games on this server");
+        assert_eq!(subtitle(1, true), "1 solo game on this machine, best first");
     }
 
     #[test]
@@ -791,7 +802,9 @@ mod tests {
             b.empty_text(false),
             ("No games have ended on this server yet.", None)
         );
-        assert!(b.empty_text(true).1.unwrap().contains("solo"));
+        // A solo game's table is this machine's, not a server's.
+        assert!(b.empty_text(true).0.contains("solo"));
+        assert!(!b.empty_text(true).0.contains("server"));
         b.refused("Too many messages.".into());
         assert_eq!(b.error(), Some("Too many messages."));
         // An answer clears it.

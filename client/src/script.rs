@@ -10,10 +10,18 @@
 //! - `wait lost` / `wait back`: wait until the connection is down (trying again) / up again;
 //! - `wait dead`: wait until our character's game is over (death or victory);
 //! - `wait scores`: wait until the open high-score table has its answer (and found our game);
+//! - `watch NAME`: print `watching NAME`, then from now on `seen NAME X,Y turn T` whenever the
+//!   player NAME is seen on a new cell (every update counts, not only drawn frames), and
+//!   `lost NAME turn T` when they go out of sight: a second client watching the first's walk;
+//! - `wait NAME`: wait until the player NAME is in sight;
+//! - `wait NAME DX,DY`: wait until the watched player NAME stands `DX,DY` from where this client
+//!   first saw them;
 //! - `sound NAME`: wait until the sound effect NAME (`hit`, `door`, ... as in
 //!   `client/assets/sounds/`) has been played (or would have been, muted or without a device)
 //!   and the output has played it out;
 //! - `shot PATH`: save the window as a PNG;
+//!
+//! A click prints `click X,Y from X0,Y0`: the cell it clicked, and where the character stood.
 //! - `quit`: exit (0).
 //!
 //! The parsing and the choice of cells are pure (tested here); `ui::app` plays the steps.
@@ -78,6 +86,12 @@ pub enum Action {
     Scores,
     /// Wait until this sound effect has been played.
     Sound(crate::sound::Cue),
+    /// Report where this player is seen, from now on.
+    Watch(String),
+    /// Wait until this player is in sight.
+    Sees(String),
+    /// Wait until the watched player stands this far from where they were first seen.
+    Arrives(String, i32, i32),
     Shot(String),
     Quit,
 }
@@ -89,19 +103,7 @@ pub fn parse(text: &str) -> Result<Vec<Action>, String> {
         let (word, arg) = step.split_once(' ').unwrap_or((step, ""));
         let arg = arg.trim();
         let bad = || format!("script step {step:?} is not understood");
-        let target = || -> Result<Target, String> {
-            Ok(match arg {
-                "monster" => Target::Monster,
-                "item" => Target::Item,
-                "stairs" => Target::Stairs { down: true },
-                "upstairs" => Target::Stairs { down: false },
-                _ => {
-                    let (x, y) = arg.split_once(',').ok_or_else(bad)?;
-                    let n = |s: &str| s.trim().parse::<i32>().map_err(|_| bad());
-                    Target::Offset(n(x)?, n(y)?)
-                }
-            })
-        };
+        let target = || target_of(arg).ok_or_else(bad);
         out.push(match word {
             "key" => Action::Key(Key::parse(arg).ok_or_else(bad)?),
             "hover" => Action::Hover(target()?),
@@ -113,6 +115,14 @@ pub fn parse(text: &str) -> Result<Vec<Action>, String> {
             "wait" if arg == "back" => Action::Connection(true),
             "wait" if arg == "dead" => Action::Ended,
             "wait" if arg == "scores" => Action::Scores,
+            "wait" if !arg.is_empty() => match arg.split_once(' ') {
+                None => Action::Sees(arg.to_string()),
+                Some((name, offset)) => match target_of(offset.trim()) {
+                    Some(Target::Offset(dx, dy)) => Action::Arrives(name.to_string(), dx, dy),
+                    _ => return Err(bad()),
+                },
+            },
+            "watch" if !arg.is_empty() => Action::Watch(arg.to_string()),
             "sound" => Action::Sound(
                 crate::sound::Cue::ALL
                     .into_iter()
@@ -127,6 +137,29 @@ pub fn parse(text: &str) -> Result<Vec<Action>, String> {
     Ok(out)
 }
 
+/// A cell named in a step: `monster`, `item`, `stairs`, `upstairs` or `DX,DY`.
+fn target_of(arg: &str) -> Option<Target> {
+    Some(match arg {
+        "monster" => Target::Monster,
+        "item" => Target::Item,
+        "stairs" => Target::Stairs { down: true },
+        "upstairs" => Target::Stairs { down: false },
+        _ => {
+            let (x, y) = arg.split_once(',')?;
+            let n = |s: &str| s.trim().parse::<i32>().ok();
+            Target::Offset(n(x)?, n(y)?)
+        }
+    })
+}
+
+/// The player called `name` among the entities in sight, if any.
+pub fn player_seen(view: &View, name: &str) -> Option<Pos> {
+    view.entities
+        .iter()
+        .find(|e| e.kind == EntityKind::Player && e.name == name)
+        .map(|e| e.pos)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,7 +168,7 @@ mod tests {
 
     #[test]
     fn a_script_reads_step_by_step() {
-        let s = parse("key x; idle; hover monster; click -2,1; key Escape; frames 3; turn 4; wait lost; wait back; wait dead; sound level-up; shot /tmp/a b.png; quit").unwrap();
+        let s = parse("key x; idle; hover monster; click -2,1; key Escape; frames 3; turn 4; wait lost; wait back; wait dead; sound level-up; watch Ann; wait Bob; wait Ann 4,-1; shot /tmp/a b.png; quit").unwrap();
         assert_eq!(
             s,
             vec![
@@ -150,6 +183,9 @@ mod tests {
                 Action::Connection(true),
                 Action::Ended,
                 Action::Sound(crate::sound::Cue::LevelUp),
+                Action::Watch("Ann".into()),
+                Action::Sees("Bob".into()),
+                Action::Arrives("Ann".into(), 4, -1),
                 Action::Shot("/tmp/a b.png".into()),
                 Action::Quit,
             ]
@@ -157,6 +193,8 @@ mod tests {
         assert!(parse("jump 3").unwrap_err().contains("jump 3"));
         assert!(parse("click here").is_err());
         assert!(parse("sound trumpet").is_err());
+        assert!(parse("wait Ann there").is_err());
+        assert!(parse("watch").is_err());
     }
 
     #[test]

@@ -104,6 +104,22 @@ pub fn first_step(view: &View, to: Pos) -> Option<Dir> {
     Dir::from_delta(at.x - view.me.pos.x, at.y - view.me.pos.y)
 }
 
+/// When there is no way to `to` only because a monster stands on it (a corridor it came down
+/// to meet you, say), that monster's name: the nearest one on the way that would be taken if
+/// the monsters were not there.
+fn blocker(view: &View, to: Pos) -> Option<String> {
+    let mut clear = view.clone();
+    clear.entities.retain(|e| e.kind != EntityKind::Monster);
+    first_step(&clear, to)?;
+    let dist = distances(&clear, Some(to));
+    view.entities
+        .iter()
+        .filter(|e| e.kind == EntityKind::Monster)
+        .filter(|e| clear.map.index(e.pos).is_some_and(|i| dist[i] != u32::MAX))
+        .min_by_key(|e| e.pos.dist2(view.me.pos))
+        .map(|e| e.name.clone())
+}
+
 /// The nearest known cell of a kind, by steps.
 fn nearest(view: &View, want: impl Fn(Pos, Tile) -> bool) -> Option<Pos> {
     let dist = distances(view, None);
@@ -276,7 +292,10 @@ impl Trip {
         };
         match first_step(view, target) {
             Some(dir) => Step::Move(dir),
-            None => Step::Stop("There is no known way there.".into()),
+            None => Step::Stop(match blocker(view, target) {
+                Some(name) => format!("A {name} is in the way."),
+                None => "There is no known way there.".into(),
+            }),
         }
     }
 }
@@ -429,6 +448,21 @@ pub(crate) mod tests {
         assert_eq!(
             trip.next(&v),
             Step::Stop("There is no known way there.".into())
+        );
+    }
+
+    #[test]
+    fn a_monster_blocking_the_only_way_is_named() {
+        // A corridor, and a mouse in it between the character and the goal.
+        let v = view_of(&[
+            "#######", //
+            "#@.m..#", //
+            "#######",
+        ]);
+        let mut trip = Trip::new(Goal::Cell(Pos::new(5, 1)), &v);
+        assert_eq!(
+            trip.next(&v),
+            Step::Stop("A Micro Mouse is in the way.".into())
         );
     }
 

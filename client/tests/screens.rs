@@ -44,6 +44,12 @@ struct TestServer {
 
 impl TestServer {
     fn start(content: &str, data: &Path) -> TestServer {
+        TestServer::with_timer(content, data, Duration::ZERO)
+    }
+
+    /// A server whose floors wait `turn_timeout` after a turn's first choice (zero: for every
+    /// connected player).
+    fn with_timer(content: &str, data: &Path, turn_timeout: Duration) -> TestServer {
         let content = Content::parse(content, "test content").expect("content parses");
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -52,7 +58,13 @@ impl TestServer {
             .expect("test files and runtime");
         let config = ServerConfig {
             bind: ([127, 0, 0, 1], 0).into(),
-            turn_timeout: Duration::ZERO,
+            turn_timeout,
+            // A scripted client draws every animation finished, so its walks go as fast as the
+            // frames: past the 20 messages a second a player is allowed, and a dropped step
+            // leaves the walk waiting for a turn that never comes (the server says so only
+            // once a second). The limits have tests of their own.
+            msgs_per_sec: 10_000,
+            msg_burst: 10_000,
             seed: Some(7),
             data_dir: Some(data.to_owned()),
             web: false,
@@ -228,6 +240,30 @@ fn builtin() -> String {
     content_with(str::to_string)
 }
 
+/// The built-in content with a floor strewn with things: every kind of item may lie loose, and
+/// many do; no monsters come to interrupt the gathering.
+fn strewn() -> String {
+    let text = builtin();
+    let (head, items) = text.split_at(text.find("[[item]]").expect("items"));
+    let items: String = items
+        .split("[[item]]")
+        .filter(|b| !b.trim().is_empty())
+        .map(|b| {
+            if b.contains("loose = true") {
+                format!("[[item]]{b}")
+            } else {
+                format!("[[item]]{}\nloose = true\n\n", b.trim_end())
+            }
+        })
+        .collect();
+    let head = head
+        .replace("loose = [0, 2]", "loose = [24, 24]")
+        .replace("\ncount = 6\n", "\ncount = 0\n")
+        .replace("\ncount_per_floor = 2\n", "\ncount_per_floor = 0\n");
+    assert!(head.contains("loose = [24, 24]") && head.contains("\ncount = 0\n"));
+    head + &items
+}
+
 struct Run {
     dir: PathBuf,
     problems: Vec<String>,
@@ -286,7 +322,7 @@ fn every_screen_looks_as_committed() {
         let mut server = TestServer::start(&builtin(), &home.join("server"));
         let script = format!(
             "idle; key x; idle; key x; idle; shot {game}; hover monster; idle; shot {hover}; \
-             key i; frames 2; shot {pack}; key Escape; frames 2; key c; frames 2; \
+             key i; frames 2; shot {empty_pack}; key Escape; frames 2; key c; frames 2; \
              shot {sheet}; key Escape; frames 2; key ?; frames 2; shot {help}; key Escape; \
              frames 2; key Escape; frames 2; shot {menu}; key Escape; frames 2; \
              shot {mark}; wait lost; key Escape; frames 2; shot {lost_menu}; key Escape; \
@@ -294,7 +330,7 @@ fn every_screen_looks_as_committed() {
             mark = run.shot("_server-may-go"),
             game = run.shot("game"),
             hover = run.shot("hover"),
-            pack = run.shot("pack"),
+            empty_pack = run.shot("pack-empty"),
             sheet = run.shot("character"),
             help = run.shot("help"),
             menu = run.shot("menu"),
@@ -322,6 +358,36 @@ fn every_screen_looks_as_committed() {
         assert_eq!(shots.len(), 10, "{shots:?}");
         // The marker only tells the test when to stop the server.
         for s in shots.iter().filter(|s| !s.contains("/_")) {
+            run.check(s);
+        }
+    }
+
+    // A pack with things in it, gathered by exploring (x walks to the items in sight and picks
+    // them up): a Stun Baton and a Biker Jacket put on, more gathered, and the Bulletproof Vest
+    // chosen (Up from the first slot wraps to the last) and compared with the jacket it would
+    // replace.
+    {
+        let home = run.home("pack");
+        let server = TestServer::start(&strewn(), &home.join("server"));
+        let explore = |n: usize| "key x; idle; ".repeat(n);
+        let script = format!(
+            "idle; {}key i; key Down; key e; key Enter; idle; \
+             key i; key Down; key Down; key Down; key e; key Enter; idle; {}\
+             key i; key Up; key Up; key Up; key Up; key e; frames 2; shot {}",
+            explore(12),
+            explore(10),
+            run.shot("pack"),
+        );
+        let mut shots = Vec::new();
+        play(
+            &x,
+            "1280x800",
+            &["--server", &server.url(), "--dungeon", "crypt"],
+            &script,
+            &home,
+            |p| shots.push(p.to_string()),
+        );
+        for s in &shots {
             run.check(s);
         }
     }
@@ -452,4 +518,195 @@ fn every_screen_looks_as_committed() {
     }
 
     assert!(run.problems.is_empty(), "{}", run.problems.join("\n"));
+}
+
+/// A client window playing a script, whose printed lines the test reads as they come.
+struct Client {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    name: String,
+}
+
+impl Client {
+    fn start(x: &Xvfb, name: &str, size: &str, url: &str, script: &str, home: &Path) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_delve"))
+            .args(["--server", url, "--dungeon", "crypt"])
+            .args(["--name", name, "--size", size, "--script", script])
+            .env("DISPLAY", &x.display)
+            .env("DELVE_CONFIG_DIR", home.join("config"))
+            .env("DELVE_DATA_DIR", home.join("data"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("the client starts");
+        let stdout = child.stdout.take().expect("piped");
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Client {
+            child,
+            lines,
+            name: name.to_string(),
+        }
+    }
+
+    /// The next line printed, by the deadline; `None` once the client has exited.
+    fn line(&mut self, deadline: Instant) -> Option<String> {
+        match self
+            .lines
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            Ok(line) => Some(line),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => None,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                let _ = self.child.kill();
+                panic!("{}'s client printed nothing more in time", self.name);
+            }
+        }
+    }
+
+    /// Reads lines until one starts with `prefix`, and returns the rest of it.
+    fn expect(&mut self, prefix: &str, deadline: Instant) -> String {
+        loop {
+            match self.line(deadline) {
+                Some(l) if l.starts_with(prefix) => return l[prefix.len()..].to_string(),
+                Some(_) => {}
+                None => panic!("{} exited before printing {prefix:?}", self.name),
+            }
+        }
+    }
+
+    /// Waits for the client to end its script successfully.
+    fn finish(mut self, deadline: Instant) {
+        while self.line(deadline).is_some() {}
+        let status = self.child.wait().expect("the client ends");
+        assert!(status.success(), "{}'s client failed: {status}", self.name);
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `X,Y` as printed by a script.
+fn cell(text: &str) -> (i32, i32) {
+    let (x, y) = text.trim().split_once(',').expect("X,Y");
+    (x.parse().expect("a number"), y.parse().expect("a number"))
+}
+
+/// Where Ann clicks, from where she stands when she arrives (beside Bob, by the up-stair in the
+/// north-east corner of the first room): the room's south-west corner, five steps away, in
+/// Bob's sight all the way.
+const FAR: (i32, i32) = (-5, 4);
+
+/// Two real clients in one dungeon, each in its own window: Ann left-clicks a cell several steps
+/// away, and Bob, who does nothing, sees her walk there one cell a turn. The floor waits for
+/// both, so each of Ann's steps resolves when the turn's timer runs out. Played twice, with the
+/// two windows at 800x600 and 1920x1080 and then the other way round; both windows' last
+/// pictures are compared with the committed `together-*.png` (the panel with a party in a
+/// short window, the name over a friend, the same colours on both screens).
+#[test]
+fn a_far_click_is_watched_from_a_second_client() {
+    let Some(x) = Xvfb::start(1920, 1080) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "Xvfb is needed for the window tests (apt-get install xvfb)"
+        );
+        eprintln!("skipped: no Xvfb here (apt-get install xvfb)");
+        return;
+    };
+    let dir = std::env::temp_dir().join("delve-together");
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut problems = Vec::new();
+    for (ann_size, bob_size) in [("800x600", "1920x1080"), ("1920x1080", "800x600")] {
+        let home = dir.join(format!("ann-{ann_size}"));
+        let server =
+            TestServer::with_timer(&builtin(), &home.join("server"), Duration::from_millis(300));
+        let deadline = Instant::now() + CLIENT_PATIENCE;
+        let shot = |who: &str, size: &str| {
+            dir.join(format!("together-{who}-{size}.png"))
+                .display()
+                .to_string()
+        };
+        let (dx, dy) = FAR;
+        // Bob first: he is watching for Ann before she arrives, so he sees where she starts.
+        let mut bob = Client::start(
+            &x,
+            "Bob",
+            bob_size,
+            &server.url(),
+            &format!(
+                "idle; watch Ann; wait Ann {dx},{dy}; idle; frames 2; shot {}; quit",
+                shot("bob", bob_size)
+            ),
+            &home.join("bob"),
+        );
+        bob.expect("watching Ann", deadline);
+        let mut ann = Client::start(
+            &x,
+            "Ann",
+            ann_size,
+            &server.url(),
+            &format!(
+                "idle; wait Bob; click {dx},{dy}; idle; frames 2; shot {}; wait lost; quit",
+                shot("ann", ann_size)
+            ),
+            &home.join("ann"),
+        );
+        let click = ann.expect("click ", deadline);
+        let (to, from) = click.split_once(" from ").expect("click X,Y from X,Y");
+        let (to, from) = (cell(to), cell(from));
+        assert_eq!((to.0 - from.0, to.1 - from.1), FAR, "{click}");
+
+        // Every cell Bob sees Ann on, with the floor's turn, until she stands where she clicked.
+        let mut trail: Vec<((i32, i32), u64)> = Vec::new();
+        while trail.last().is_none_or(|(p, _)| *p != to) {
+            let seen = bob.expect("seen Ann ", deadline);
+            let (at, turn) = seen.split_once(" turn ").expect("X,Y turn T");
+            trail.push((cell(at), turn.parse().expect("a turn")));
+        }
+        let bob_shot = bob.expect("saved ", deadline);
+        let ann_shot = ann.expect("saved ", deadline);
+        bob.finish(deadline);
+        // Ann stays until Bob has his picture (her leaving would be in his log), then the
+        // server goes and her script ends when she sees it gone.
+        drop(server);
+        ann.finish(deadline);
+        for shot in [&ann_shot, &bob_shot] {
+            let p = Path::new(shot);
+            let name = p.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
+            problems.extend(compare(name, p));
+        }
+
+        println!("Ann ({ann_size}) clicked {to:?} from {from:?}; Bob ({bob_size}) saw {trail:?}");
+        let cells: Vec<_> = trail.iter().map(|(p, _)| *p).collect();
+        assert_eq!(
+            cells[0], from,
+            "Bob first sees Ann where she arrived: {trail:?}"
+        );
+        let far = (to.0 - from.0).abs().max((to.1 - from.1).abs());
+        assert!(far >= 4, "the click is several steps away");
+        assert!(
+            trail.len() > far as usize,
+            "Ann walked cell by cell, at least {far} steps: {trail:?}"
+        );
+        for pair in trail.windows(2) {
+            let (((x0, y0), t0), ((x1, y1), t1)) = (pair[0], pair[1]);
+            assert_eq!(
+                (x1 - x0).abs().max((y1 - y0).abs()),
+                1,
+                "one cell at a time: {trail:?}"
+            );
+            assert_eq!(t1, t0 + 1, "one move a turn: {trail:?}");
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -229,6 +229,26 @@ impl Browser {
         }
     }
 
+    /// Runs `source` in every page this tab loads from now on, before the page's own scripts.
+    pub async fn before_each_page(&mut self, source: &str) -> anyhow::Result<()> {
+        self.call(
+            "Page.addScriptToEvaluateOnNewDocument",
+            json!({ "source": source }),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Moves the mouse to (`x`, `y`) in the page, as a player's hand would.
+    pub async fn mouse_to(&mut self, x: f64, y: f64) -> anyhow::Result<()> {
+        self.call(
+            "Input.dispatchMouseEvent",
+            json!({ "type": "mouseMoved", "x": x, "y": y }),
+        )
+        .await?;
+        Ok(())
+    }
+
     /// Presses and releases one key, by its DOM `code` (`Numpad6`, `KeyI`, `Enter`, ...).
     pub async fn press(&mut self, code: &str) -> anyhow::Result<()> {
         for kind in ["rawKeyDown", "keyUp"] {

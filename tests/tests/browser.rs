@@ -374,3 +374,182 @@ async fn the_lobby_makes_a_dungeon_and_the_page_resumes_it_after_a_server_restar
     drop(browser);
     back.stop().await;
 }
+
+/// Put into the page before its own scripts: counts the sound buffers Web Audio is asked to
+/// start (past the one-sample buffer macroquad's loader plays to unlock audio), keeps the
+/// AudioContexts made (the game's is the first), and keeps what the page logs as an error or a
+/// warning.
+const AUDIO_PROBE: &str = r#"
+window.delveProbe = { starts: 0, contexts: [], console: [] };
+(function () {
+  const start = AudioBufferSourceNode.prototype.start;
+  AudioBufferSourceNode.prototype.start = function (...args) {
+    if (this.buffer && this.buffer.length > 1) window.delveProbe.starts += 1;
+    return start.apply(this, args);
+  };
+  const Base = window.AudioContext;
+  window.AudioContext = class extends Base {
+    constructor(...args) {
+      super(...args);
+      window.delveProbe.contexts.push(this);
+    }
+  };
+  for (const level of ["error", "warn"]) {
+    const old = console[level];
+    console[level] = function (...args) {
+      window.delveProbe.console.push(level + ": " + args.map(String).join(" "));
+      return old.apply(this, args);
+    };
+  }
+})();
+"#;
+
+/// The browser client in play, looked at: the mouse on a monster says what it is, Esc opens
+/// the menu, and the menu's sound line plays a sample through Web Audio: the page's own audio
+/// context runs, a real buffer is started, and nothing about audio (nor a deleted texture) was
+/// logged as an error or a warning. The pictures go
+/// to `$DELVE_BROWSER_SHOTS/` (a folder) when it is set, to look at.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_browser_client_points_at_a_monster_opens_its_menu_and_plays_a_sound() {
+    if !can_run() {
+        return;
+    }
+    let config = delve_server::net::ServerConfig {
+        content: std::sync::Arc::new(delve_server::game::Content::builtin()),
+        ..test_config()
+    };
+    let server = TestServer::start(config).await;
+    let page = format!(
+        "{}/?dungeon=sounds&name=Ann",
+        server.url.replace("ws://", "http://")
+    );
+    let shots = std::env::var_os("DELVE_BROWSER_SHOTS").map(std::path::PathBuf::from);
+    let keep = |name: &str, png: &[u8]| {
+        if let Some(dir) = &shots {
+            std::fs::create_dir_all(dir).expect("the screenshot folder");
+            std::fs::write(dir.join(name), png).expect("the screenshot is saved");
+        }
+    };
+    let long = Duration::from_secs(30);
+    let mut browser = Browser::launch(1280, 800).await.expect("chromium starts");
+    browser
+        .before_each_page(AUDIO_PROBE)
+        .await
+        .expect("the probe goes in");
+    browser.navigate(&page).await.expect("the page loads");
+    browser
+        .wait_status("the map drawn", long, |st| st["map"] == true)
+        .await
+        .expect("the browser client joins");
+
+    // Explore (x) until a monster comes into view: each x walks until something happens.
+    let mut seen = None;
+    for _ in 0..20 {
+        browser.type_text("x").await.expect("x");
+        let settled = browser
+            .wait_status("a monster in sight", Duration::from_secs(5), |st| {
+                st["monster"].is_array()
+            })
+            .await;
+        if let Ok(st) = settled {
+            seen = Some(st);
+            break;
+        }
+    }
+    seen.expect("exploring brings a monster into view");
+    // Point at it. The camera glides after the last step, so aim again from the latest status
+    // until the game says the mouse is over the monster.
+    let num = |v: &serde_json::Value| v.as_f64().expect("a number");
+    let deadline = std::time::Instant::now() + long;
+    loop {
+        let st = browser.status().await.expect("the status");
+        if st["monster"].is_array() && st["hover"] == st["monster"] {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the mouse never came over the monster: {st}"
+        );
+        let (cam, monster) = (&st["camera"], &st["monster"]);
+        if cam.is_array() && monster.is_array() {
+            let (ox, oy, tile) = (num(&cam[0]), num(&cam[1]), num(&cam[2]));
+            let at = |i: usize, o: f64| o + (num(&monster[i]) + 0.5) * tile;
+            browser
+                .mouse_to(at(0, ox), at(1, oy))
+                .await
+                .expect("the mouse moves");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let hover = browser.screenshot().await.expect("a screenshot");
+    keep("hover.png", &hover);
+    let (_, _, colours) = png_colours(&hover).expect("a PNG");
+    assert!(colours >= 16, "a drawn game ({colours} colours)");
+
+    // Esc opens the menu; its third line is the sound, where Right plays a sample louder.
+    browser.press("Escape").await.expect("Esc");
+    browser
+        .wait_status("the menu", long, |st| st["screen"] == "menu")
+        .await
+        .expect("Esc opens the menu");
+    let before = browser
+        .eval("window.delveProbe.starts")
+        .await
+        .expect("the probe");
+    let asked = browser.status().await.expect("the status")["sounds"].clone();
+    // One key a frame: the page reads the keys pressed since its last frame all at once.
+    for line in 1..=2 {
+        browser.press("ArrowDown").await.expect("Down");
+        browser
+            .wait_status("the next line of the menu", long, |st| st["menu"] == line)
+            .await
+            .expect("Down moves down the menu");
+    }
+    browser.press("ArrowRight").await.expect("Right");
+    browser
+        .wait_status("the sample asked for", long, |st| st["sounds"] != asked)
+        .await
+        .expect("Right on the sound line plays a sample");
+    let deadline = std::time::Instant::now() + long;
+    let probe = loop {
+        let probe = browser
+            .eval(
+                "({ starts: window.delveProbe.starts, \
+                    state: window.delveProbe.contexts.length \
+                        ? window.delveProbe.contexts[0].state : 'none', \
+                    console: window.delveProbe.console })",
+            )
+            .await
+            .expect("the probe");
+        if probe["starts"] != before || std::time::Instant::now() > deadline {
+            break probe;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    };
+    let menu = browser.screenshot().await.expect("a screenshot");
+    keep("menu.png", &menu);
+    println!("the page's audio: {probe}");
+    assert!(
+        probe["starts"].as_u64() > before.as_u64(),
+        "Web Audio started the sample: {probe}"
+    );
+    assert_eq!(
+        probe["state"], "running",
+        "the game's audio context runs: {probe}"
+    );
+    let troubles: Vec<&serde_json::Value> = probe["console"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter(|l| {
+            // What macroquad's audio plugin says when it fails ("Failed to decode audio
+            // buffer", "Error starting sound", ...), and what the page said while the font
+            // atlas grew in the middle of a frame (see `warm_glyphs` in the client).
+            let l = l.as_str().unwrap_or_default().to_lowercase();
+            l.contains("audio") || l.contains("sound") || l.contains("deleted texture")
+        })
+        .collect();
+    assert!(troubles.is_empty(), "the page logged: {troubles:?}");
+    drop(browser);
+    server.stop().await;
+}

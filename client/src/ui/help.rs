@@ -50,7 +50,7 @@ pub fn draw_help(keys: &KeyMap, note: &str) {
         .min(sh - 16.0);
     let (x, y) = (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round().max(8.0));
     draw_rectangle(x, y, w, h, BOX);
-    draw_rectangle_lines(x, y, w, h, 2.0, EDGE);
+    super::theme::outline(x, y, w, h, 2.0, EDGE);
     draw_text("Keys", x + 20.0, y + 36.0, 32.0, GOLD);
     draw_text(
         "? or Esc closes",
@@ -101,7 +101,7 @@ pub fn draw_menu(items: &[&str], selected: usize, footer: &str) {
     let (w, h) = (320.0, 90.0 + items.len() as f32 * 40.0);
     let (x, y) = (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round());
     draw_rectangle(x, y, w, h, BOX);
-    draw_rectangle_lines(x, y, w, h, 2.0, EDGE);
+    super::theme::outline(x, y, w, h, 2.0, EDGE);
     draw_text("Delve", x + 24.0, y + 40.0, 34.0, GOLD);
     for (k, item) in items.iter().enumerate() {
         let iy = y + 80.0 + k as f32 * 40.0;
@@ -124,7 +124,7 @@ pub fn draw_menu(items: &[&str], selected: usize, footer: &str) {
 /// inside the map area.
 pub fn draw_hover(cam: &Camera, cell: (i32, i32), what: Option<&Description>, pointer: Vec2) {
     let at = cam.to_screen(vec2(cell.0 as f32, cell.1 as f32));
-    draw_rectangle_lines(
+    super::theme::outline(
         at.x,
         at.y,
         cam.tile,
@@ -159,7 +159,7 @@ pub fn draw_hover(cam: &Camera, cell: (i32, i32), what: Option<&Description>, po
         (cam.area.y + cam.area.h - h - 4.0).max(cam.area.y),
     );
     draw_rectangle(x, y, w, h, BOX);
-    draw_rectangle_lines(x, y, w, h, 1.0, EDGE);
+    super::theme::outline(x, y, w, h, 1.0, EDGE);
     draw_text(
         fit(&d.title, w - 20.0, size),
         x + 10.0,

@@ -27,6 +27,10 @@ pub const FOLD_W: f32 = 800.0;
 pub const FOLD_H: f32 = 540.0;
 /// The folded panel's height.
 pub const BAR_H: f32 = 58.0;
+/// The height of the panel's "Worn" lines, and the least "In sight" keeps (its title and two
+/// lines).
+const WORN_H: f32 = 20.0 + 3.0 * 19.0 + 14.0;
+const IN_SIGHT_MIN: f32 = 22.0 + 2.0 * 20.0;
 /// The log's height in a short window (five lines instead of seven).
 const LOG_H_SHORT: f32 = 112.0;
 
@@ -132,7 +136,7 @@ pub fn turn_line(model: &Model, status_age: f64, awaiting: bool) -> TurnLine {
 fn bar(x: f32, y: f32, w: f32, h: f32, frac: f32, fill: Color, text: &str) {
     draw_rectangle(x, y, w, h, Color::new(0.0, 0.0, 0.0, 0.6));
     draw_rectangle(x, y, w * frac.clamp(0.0, 1.0), h, fill);
-    draw_rectangle_lines(x, y, w, h, 1.0, EDGE);
+    super::theme::outline(x, y, w, h, 1.0, EDGE);
     let dim = measure_text(text, None, 16, 1.0);
     draw_text(
         text,
@@ -201,7 +205,7 @@ fn draw_effects(effects: &[Effect], x: f32, y: f32, w: f32, now: f64) -> f32 {
             h,
             Color::new(color.r * 0.2, color.g * 0.2, color.b * 0.2, 1.0),
         );
-        draw_rectangle_lines(
+        super::theme::outline(
             bx,
             by,
             bw,
@@ -357,11 +361,36 @@ pub fn draw_panel(
 
     y = draw_minimap(view, sprites, x, y, w) + 26.0;
 
+    // What is left below must fit in the window: in a short one (800x600) the worn equipment
+    // (also on the character sheet, `c`) gives way first, then the party list is cut, so
+    // that "In sight" keeps room for a few lines instead of running off the bottom.
+    let bottom = area.y + area.h - 8.0;
+    let party_on = view.party.len() > 1 || !view.watchers.is_empty();
+    let watchers = view.watchers.len().min(3);
+    let party_h = |n: usize| {
+        if party_on {
+            28.0 + 20.0 * n as f32 + 18.0 * watchers as f32
+        } else {
+            0.0
+        }
+    };
+    let mut members = view.party.len().min(8);
+    let show_worn = y + party_h(members) + WORN_H + IN_SIGHT_MIN <= bottom;
+    while !show_worn && members > 2 && y + party_h(members) + IN_SIGHT_MIN > bottom {
+        members -= 1;
+    }
+    // A cut list ends with a line saying how many more there are.
+    let listed = if members < view.party.len() {
+        members - 1
+    } else {
+        members
+    };
+
     // The party: everyone in the dungeon, wherever they are.
-    if view.party.len() > 1 || !view.watchers.is_empty() {
+    if party_on {
         draw_text("Party", x, y, 20.0, DIM);
         y += 20.0;
-        for p in view.party.iter().take(8) {
+        for p in view.party.iter().take(listed) {
             let c = player_color(p.id);
             let dot = if p.connected {
                 c
@@ -396,6 +425,11 @@ pub fn draw_panel(
             }
             y += 20.0;
         }
+        if listed < view.party.len() {
+            let more = format!("and {} more", view.party.len() - listed);
+            draw_text(&more, x + 18.0, y, 16.0, DIM);
+            y += 20.0;
+        }
         for watcher in view.watchers.iter().take(3) {
             draw_text(
                 format!("{} watches {}", watcher.name, watcher.watching),
@@ -409,7 +443,9 @@ pub fn draw_panel(
         y += 8.0;
     }
 
-    y = draw_worn(view, sprites, x, y, w) + 14.0;
+    if show_worn {
+        y = draw_worn(view, sprites, x, y, w) + 14.0;
+    }
 
     let help = hints;
     // A short window (800x600, a small browser tab) has no room for the key help under

@@ -21,7 +21,7 @@ const REPEAT_DELAY: f64 = 0.26;
 const REPEAT_EVERY: f64 = 0.11;
 
 /// macroquad's code for a key without a character.
-fn named_code(n: Named) -> Option<KeyCode> {
+pub(super) fn named_code(n: Named) -> Option<KeyCode> {
     Some(match n {
         Named::Up => KeyCode::Up,
         Named::Down => KeyCode::Down,

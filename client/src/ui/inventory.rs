@@ -118,7 +118,7 @@ pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spe
         Color::new(0.0, 0.0, 0.0, 0.5),
     );
     draw_rectangle(f.x, f.y, f.w, f.h, Color::new(0.07, 0.065, 0.095, 0.97));
-    draw_rectangle_lines(f.x, f.y, f.w, f.h, 2.0, EDGE);
+    super::theme::outline(f.x, f.y, f.w, f.h, 2.0, EDGE);
 
     let inv = &view.inventory;
     let title = if spectating && view.me.alive && !view.me.victory {
@@ -145,7 +145,7 @@ pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spe
             24.0,
             Color::new(color.r * 0.25, color.g * 0.25, color.b * 0.25, 0.9),
         );
-        draw_rectangle_lines(f.x + 14.0, y, f.w - 28.0, 24.0, 1.0, color);
+        super::theme::outline(f.x + 14.0, y, f.w - 28.0, 24.0, 1.0, color);
         draw_text(why, f.x + 24.0, y + 17.0, 18.0, color);
     }
 
@@ -280,7 +280,7 @@ fn draw_detail(
     let d = lay.detail;
     // The picture, big, on a plate.
     draw_rectangle(d.x, d.y, 76.0, 76.0, Color::new(0.0, 0.0, 0.0, 0.45));
-    draw_rectangle_lines(d.x, d.y, 76.0, 76.0, 1.0, EDGE);
+    super::theme::outline(d.x, d.y, 76.0, 76.0, 1.0, EDGE);
     icon(sprites, &item.key, d.x + 6.0, d.y + 6.0, 64.0);
     draw_text(&item.name, d.x + 92.0, d.y + 30.0, 28.0, WHITE);
     draw_text(kind_line(item), d.x + 92.0, d.y + 56.0, 20.0, DIM);
@@ -334,7 +334,7 @@ fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
         box_h,
         Color::new(0.11, 0.1, 0.15, 1.0),
     );
-    draw_rectangle_lines(d.x - 10.0, y - 26.0, d.w + 10.0, box_h, 1.0, GOLD);
+    super::theme::outline(d.x - 10.0, y - 26.0, d.w + 10.0, box_h, 1.0, GOLD);
     draw_text(format!("Equip the {}?", item.name), d.x, y, 24.0, GOLD);
     y += 24.0;
     let swap = match &cmp.replaces {

@@ -177,7 +177,7 @@ impl Lobby {
             if board.poll(&self.model.scores, self.model.scores_received, get_time()) {
                 self.net.send(scores::request());
             }
-            if table::keys(board, chars, self.model.scores.len()) {
+            if table::keys(board, chars, self.model.scores.len(), &[]) {
                 self.board = None;
             }
             Step::Stay

@@ -4,6 +4,7 @@
 use delve_protocol::ScoreEntry;
 use macroquad::prelude::*;
 
+use crate::keymap::Key;
 use crate::scores::{self, ENDED, ENDED_ICON, NAME, Needs, ScoreBoard};
 
 const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
@@ -48,7 +49,15 @@ pub struct Context<'a> {
 
 /// Reads the keys of an open table, `len` rows long: Up/Down (or j/k), PgUp/PgDn, Home/End and
 /// the wheel scroll. Returns `true` when it should close (Esc, Tab, h or q).
-pub fn keys(board: &mut ScoreBoard, chars: &[char], len: usize) -> bool {
+pub fn keys(board: &mut ScoreBoard, chars: &[char], len: usize, injected: &[Key]) -> bool {
+    // A key pressed by hand, or by a script (`--script`).
+    let is_key_pressed = |k: KeyCode| {
+        macroquad::input::is_key_pressed(k)
+            || injected.iter().any(|i| match i {
+                Key::Named(n) => super::input::named_code(*n) == Some(k),
+                Key::Char(_) => false,
+            })
+    };
     if is_key_pressed(KeyCode::Escape)
         || is_key_pressed(KeyCode::Tab)
         || chars.iter().any(|c| matches!(c, 'h' | 'H' | 'q' | 'Q'))
@@ -92,13 +101,13 @@ pub fn draw(board: &ScoreBoard, entries: &[ScoreEntry], ctx: &Context) {
     draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.6));
     let (bx, by, bw, bh) = area();
     draw_rectangle(bx, by, bw, bh, Color::new(0.07, 0.065, 0.095, 1.0));
-    draw_rectangle_lines(bx, by, bw, bh, 2.0, Color::new(0.35, 0.3, 0.45, 1.0));
+    super::theme::outline(bx, by, bw, bh, 2.0, Color::new(0.35, 0.3, 0.45, 1.0));
     let x = bx + 24.0;
     let inner_w = bw - 48.0;
     draw_text("High scores", x, by + 46.0, 38.0, GOLD);
     let any = board.loaded() && !entries.is_empty();
     if any {
-        let sub = scores::subtitle(entries.len());
+        let sub = scores::subtitle(entries.len(), ctx.solo);
         draw_text(&sub, x + inner_w - text_w(&sub, 20.0), by + 44.0, 20.0, DIM);
     }
 
@@ -162,7 +171,7 @@ pub fn draw(board: &ScoreBoard, entries: &[ScoreEntry], ctx: &Context) {
                 band.3,
                 Color::new(0.2, 0.38, 0.6, 0.55),
             );
-            draw_rectangle_lines(band.0, band.1, band.2, band.3, 2.0, MINE);
+            super::theme::outline(band.0, band.1, band.2, band.3, 2.0, MINE);
         } else if e.victory {
             draw_rectangle(
                 band.0,

@@ -21,7 +21,7 @@ fn frame(w: f32, h: f32, title: &str, title_color: Color) -> (f32, f32) {
     draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.55));
     let (x, y) = (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round());
     draw_rectangle(x, y, w, h, Color::new(0.07, 0.065, 0.095, 0.97));
-    draw_rectangle_lines(x, y, w, h, 2.0, Color::new(0.35, 0.3, 0.45, 1.0));
+    super::theme::outline(x, y, w, h, 2.0, Color::new(0.35, 0.3, 0.45, 1.0));
     draw_text(title, x + 24.0, y + 42.0, 34.0, title_color);
     (x + 24.0, y + 74.0)
 }
@@ -246,7 +246,7 @@ pub fn death(me: &SelfView, area: Rect, dump: Option<&str>) {
         Color::new(0.0, 0.0, 0.0, 0.55),
     );
     draw_rectangle(x, y, w, h, Color::new(0.07, 0.065, 0.095, 0.97));
-    draw_rectangle_lines(x, y, w, h, 2.0, Color::new(0.35, 0.3, 0.45, 1.0));
+    super::theme::outline(x, y, w, h, 2.0, Color::new(0.35, 0.3, 0.45, 1.0));
     let red = Color::from_rgba(255, 64, 64, 255);
     let (x, y) = (x + 24.0 * k, y + 42.0 * k);
     draw_text("You died", x, y, 34.0 * k, red);
@@ -306,8 +306,8 @@ pub fn victory(me: &SelfView, sprites: &Sprites, now: f64, area: Rect, dump: Opt
         (area.y + (area.h - h) / 2.0).round(),
     );
     draw_rectangle(bx, by, w, h, Color::new(0.08, 0.07, 0.05, 0.97));
-    draw_rectangle_lines(bx, by, w, h, 3.0, GOLD);
-    draw_rectangle_lines(
+    super::theme::outline(bx, by, w, h, 3.0, GOLD);
+    super::theme::outline(
         bx + 6.0 * k,
         by + 6.0 * k,
         w - 12.0 * k,

@@ -40,7 +40,7 @@ impl TextInput {
     /// Draws the field with its label at (x, y), `w` wide.
     pub fn draw(&self, label: &str, x: f32, y: f32, w: f32) {
         draw_rectangle(x, y - 22.0, w, 30.0, Color::new(0.04, 0.035, 0.06, 1.0));
-        draw_rectangle_lines(x, y - 22.0, w, 30.0, 1.0, Color::new(0.45, 0.4, 0.55, 1.0));
+        super::theme::outline(x, y - 22.0, w, 30.0, 1.0, Color::new(0.45, 0.4, 0.55, 1.0));
         let shown = if self.secret {
             "*".repeat(self.text.chars().count())
         } else {

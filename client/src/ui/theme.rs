@@ -41,3 +41,16 @@ pub fn effect_look(e: Effect) -> (&'static str, Color) {
         Effect::Confusion => ("Confused", Color::from_rgba(196, 120, 255, 255)),
     }
 }
+
+/// A box's outline, drawn inside its edges `thickness / 2` pixels wide (what macroquad's
+/// `draw_rectangle_lines` means by a thickness), rounded to whole pixels and never thinner
+/// than one. macroquad's own outline of thickness 1 is half a pixel wide, which the rasterizer
+/// drops on the bottom (and sometimes the right) edge of a box at whole-pixel coordinates:
+/// the hover box and the equip comparison came out open at the bottom.
+pub fn outline(x: f32, y: f32, w: f32, h: f32, thickness: f32, color: Color) {
+    let t = (thickness / 2.0).round().max(1.0);
+    draw_rectangle(x, y, w, t, color);
+    draw_rectangle(x, y + h - t, w, t, color);
+    draw_rectangle(x, y + t, t, h - 2.0 * t, color);
+    draw_rectangle(x + w - t, y + t, t, h - 2.0 * t, color);
+}

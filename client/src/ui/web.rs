@@ -50,7 +50,8 @@ pub async fn ask_name() -> String {
 /// What the page shows, published as `window.delveStatus`.
 #[derive(Debug, Default)]
 pub struct Status<'a> {
-    /// `name`, `lobby` (or the lobby's question), `game` (or `chat`, `pack`, `scores` over it).
+    /// `name`, `lobby` (or the lobby's question), `game` (or `chat`, `pack`, `scores`, `menu`,
+    /// `help` over it).
     pub screen: &'a str,
     /// A map is drawn.
     pub map: bool,
@@ -60,14 +61,35 @@ pub struct Status<'a> {
     pub me: Option<(i32, i32)>,
     /// Mean frame interval and the client's own work per frame, in ms.
     pub frames: (f64, f64),
+    /// Where the map's cell (0, 0) is drawn and how big a cell is, in canvas pixels: to point
+    /// the mouse at a cell.
+    pub camera: Option<(f32, f32, f32)>,
+    /// The nearest monster in sight.
+    pub monster: Option<(i32, i32)>,
+    /// The menu's selected line, while the menu is open.
+    pub menu: Option<usize>,
+    /// The map cell under the mouse.
+    pub hover: Option<(i32, i32)>,
+    /// Sound effects the game has asked for so far.
+    pub sounds: usize,
 }
 
 pub fn publish(st: &Status) {
     let me = st
         .me
         .map_or("null".to_owned(), |(x, y)| format!("[{x},{y}]"));
+    let camera = st
+        .camera
+        .map_or("null".to_owned(), |(x, y, t)| format!("[{x},{y},{t}]"));
+    let monster = st
+        .monster
+        .map_or("null".to_owned(), |(x, y)| format!("[{x},{y}]"));
+    let menu = st.menu.map_or("null".to_owned(), |m| m.to_string());
+    let hover = st
+        .hover
+        .map_or("null".to_owned(), |(x, y)| format!("[{x},{y}]"));
     delve_web_js::set_status(&format!(
-        "{{\"screen\":\"{}\",\"map\":{},\"online\":{},\"me\":{me},\"frame_ms\":{:.3},\"work_ms\":{:.3}}}",
-        st.screen, st.map, st.online, st.frames.0, st.frames.1
+        "{{\"screen\":\"{}\",\"map\":{},\"online\":{},\"me\":{me},\"frame_ms\":{:.3},\"work_ms\":{:.3},\"camera\":{camera},\"monster\":{monster},\"hover\":{hover},\"menu\":{menu},\"sounds\":{}}}",
+        st.screen, st.map, st.online, st.frames.0, st.frames.1, st.sounds
     ));
 }

@@ -11,7 +11,7 @@ impl App {
         // The high scores take every key while open, even while the connection is down.
         if let Screen::Scores(board) = &mut self.screen {
             self.input.reset();
-            if table::keys(board, chars, self.model.scores.len()) {
+            if table::keys(board, chars, self.model.scores.len(), &self.input.injected) {
                 self.screen = Screen::Game;
             }
             return;

@@ -228,6 +228,9 @@ impl App {
                     self.anims.reset();
                     self.awaiting = None;
                 }
+                if let (Some(view), Some(script)) = (&self.model.view, &mut self.script) {
+                    script.on_view(view);
+                }
                 if let Some(view) = &self.model.view {
                     self.audio
                         .play(&crate::sound::cues(glance.as_ref(), view, &h.events));
@@ -441,8 +444,24 @@ async fn lobby(
     }
 }
 
+/// Puts every printable ASCII glyph, at the sizes the screens draw text in, into macroquad's
+/// font atlas before anything is drawn. A glyph met for the first time mid-frame can grow the
+/// atlas, and macroquad then deletes the atlas texture that text drawn earlier in the same
+/// frame still uses: the browser logged "glBindTexture called with an already deleted
+/// texture", and that text could be missing for a frame.
+fn warm_glyphs() {
+    let font = macroquad::text::get_default_font();
+    let chars: Vec<char> = (' '..='~').collect();
+    for size in [
+        12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 38, 40, 44, 48, 64,
+    ] {
+        font.populate_font_cache(&chars, size);
+    }
+}
+
 /// Runs the game until the window closes (or the screenshot is taken).
 pub async fn run(mut options: Options) {
+    warm_glyphs();
     // The page asks a new player's name once; their tokens are kept per name.
     #[cfg(target_arch = "wasm32")]
     {
@@ -546,12 +565,27 @@ pub async fn run(mut options: Options) {
                 Screen::Chat(_) => "chat",
                 Screen::Inventory(_) => "pack",
                 Screen::Scores(_) => "scores",
+                Screen::Menu { .. } => "menu",
+                Screen::Help => "help",
                 _ => "game",
             },
             map: app.model.view.is_some(),
             online: matches!(app.connection, Connection::Joined),
             me: app.model.view.as_ref().map(|v| (v.me.pos.x, v.me.pos.y)),
             frames: stats.means(),
+            camera: app.camera.map(|c| (c.origin.x, c.origin.y, c.tile)),
+            monster: app
+                .model
+                .view
+                .as_ref()
+                .and_then(|v| crate::script::Target::Monster.cell(v))
+                .map(|p| (p.x, p.y)),
+            hover: app.cell_under_mouse().map(|p| (p.x, p.y)),
+            menu: match app.screen {
+                Screen::Menu { selected } => Some(selected),
+                _ => None,
+            },
+            sounds: app.audio.played().len(),
         });
         if options.frame_stats && now - stats_at >= 5.0 {
             stats_at = now;

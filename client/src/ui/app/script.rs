@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use super::*;
 use crate::script::Action;
 
-/// Seconds any one step may wait for its condition.
+/// Seconds any one step may wait for its condition with no turn passing.
 const STEP_PATIENCE: f64 = 30.0;
 
 #[derive(Debug)]
@@ -15,6 +15,19 @@ pub(super) struct Player {
     steps: VecDeque<Action>,
     /// When the current step began waiting, and frames it has waited.
     since: Option<(f64, u32)>,
+    /// The player a `watch` step follows.
+    watch: Option<Watch>,
+    /// The floor's turn when last looked at: a step waits at most [`STEP_PATIENCE`] without
+    /// a turn passing.
+    turn_seen: Option<u64>,
+}
+
+/// A player followed by `watch`: where they were first seen, and last.
+#[derive(Debug)]
+struct Watch {
+    name: String,
+    first: Option<Pos>,
+    last: Option<Pos>,
 }
 
 impl Player {
@@ -22,7 +35,25 @@ impl Player {
         Player {
             steps: steps.into(),
             since: None,
+            watch: None,
+            turn_seen: None,
         }
+    }
+
+    /// Reports where the watched player is in this view, if that changed. Called for every
+    /// update from the server, so no step of a walk is missed between two frames.
+    pub(super) fn on_view(&mut self, view: &delve_protocol::View) {
+        let Some(w) = &mut self.watch else { return };
+        let seen = crate::script::player_seen(view, &w.name);
+        if seen == w.last {
+            return;
+        }
+        match seen {
+            Some(p) => println!("seen {} {},{} turn {}", w.name, p.x, p.y, view.turn),
+            None => println!("lost {} turn {}", w.name, view.turn),
+        }
+        w.first = w.first.or(seen);
+        w.last = seen;
     }
 }
 
@@ -45,9 +76,26 @@ impl App {
         self.input.injected.clear();
         self.click = false;
         while let Some(step) = player.steps.front().cloned() {
+            // A walk under way is progress: each turn it takes gives the step its patience
+            // again (a long explore on a loaded machine is slow, not stuck).
+            let turn = self.model.view.as_ref().map(|v| v.turn);
+            if turn != player.turn_seen {
+                player.turn_seen = turn;
+                if let Some(s) = &mut player.since {
+                    s.0 = now;
+                }
+            }
             let (began, frames) = *player.since.get_or_insert((now, 0));
             if now - began > STEP_PATIENCE {
-                eprintln!("delve: script step {step:?} waited {STEP_PATIENCE} s in vain");
+                eprintln!(
+                    "delve: script step {step:?} waited {STEP_PATIENCE} s in vain (screen {:?}, \
+                     walking {}, waiting for turn {:?}, animating {}, turn {:?})",
+                    self.screen,
+                    self.trip.is_some(),
+                    self.awaiting,
+                    !self.anims.quiet(now),
+                    self.model.view.as_ref().map(|v| v.turn),
+                );
                 std::process::exit(1);
             }
             let view = self.model.view.as_ref();
@@ -67,6 +115,15 @@ impl App {
                                 let cell = view.and_then(|v| t.cell(v));
                                 match (cell, self.camera) {
                                     (Some(c), Some(cam)) => {
+                                        if matches!(step, Action::Click(_))
+                                            && let Some(v) = view
+                                        {
+                                            let me = v.me.pos;
+                                            println!(
+                                                "click {},{} from {},{}",
+                                                c.x, c.y, me.x, me.y
+                                            );
+                                        }
                                         let at = cam.to_screen(vec2(c.x as f32, c.y as f32));
                                         self.pointed = Some(at + vec2(cam.tile, cam.tile) * 0.5);
                                         self.click = matches!(step, Action::Click(_));
@@ -90,6 +147,26 @@ impl App {
                 Action::Ended => view.is_some_and(|v| !v.me.alive || v.me.victory),
                 Action::Scores => matches!(&self.screen, Screen::Scores(b) if b.settled()),
                 Action::Sound(cue) => self.audio.played().contains(cue) && self.audio.drained(),
+                Action::Watch(name) => {
+                    println!("watching {name}");
+                    player.watch = Some(Watch {
+                        name: name.clone(),
+                        first: None,
+                        last: None,
+                    });
+                    if let Some(v) = view {
+                        player.on_view(v);
+                    }
+                    true
+                }
+                Action::Sees(name) => {
+                    view.is_some_and(|v| crate::script::player_seen(v, name).is_some())
+                }
+                Action::Arrives(name, dx, dy) => player.watch.as_ref().is_some_and(|w| {
+                    &w.name == name
+                        && w.first
+                            .is_some_and(|f| w.last == Some(Pos::new(f.x + dx, f.y + dy)))
+                }),
                 Action::Connection(up) => {
                     matches!(self.connection, Connection::Joined) == *up
                         && !matches!(self.connection, Connection::Connecting)

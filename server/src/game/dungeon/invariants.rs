@@ -37,7 +37,7 @@ impl Dungeon {
             let Some(floor) = self.floor(p.depth) else {
                 return Err(format!("{} is on floor {}, never made", p.name, p.depth));
             };
-            self.check_cell(floor, p.pos, &p.name)?;
+            self.check_cell(floor, p.pos, &|| p.name.clone())?;
             if let Some(m) = floor.monster_at(p.pos) {
                 return Err(format!(
                     "{} shares {:?} with monster {}",
@@ -54,13 +54,16 @@ impl Dungeon {
         for floor in (1..=self.depth_count()).filter_map(|d| self.floor(d)) {
             let mut seen = std::collections::BTreeSet::new();
             for m in floor.monsters.values() {
-                let who = format!("monster {} on floor {}", m.id, floor.depth);
+                // Named only when something is wrong: this runs for every monster after every
+                // input the fuzzer makes.
+                let who = || format!("monster {} on floor {}", m.id, floor.depth);
                 let max = m.stats(c).max_hp;
                 if m.hp < 1 || m.hp > max {
-                    return Err(format!("{who} has {} of {max} HP", m.hp));
+                    return Err(format!("{} has {} of {max} HP", who(), m.hp));
                 }
                 self.check_cell(floor, m.pos, &who)?;
                 if !seen.insert(m.pos) {
+                    let who = who();
                     return Err(format!("{who} shares {:?} with another monster", m.pos));
                 }
             }
@@ -68,13 +71,13 @@ impl Dungeon {
         Ok(())
     }
 
-    fn check_cell(&self, floor: &Floor, pos: Pos, who: &str) -> Result<(), String> {
+    fn check_cell(&self, floor: &Floor, pos: Pos, who: &dyn Fn() -> String) -> Result<(), String> {
         if !floor.map().in_bounds(pos) {
-            return Err(format!("{who} is off the map at {pos:?}"));
+            return Err(format!("{} is off the map at {pos:?}", who()));
         }
         let tile = floor.tile(pos);
         if !standable(tile) {
-            return Err(format!("{who} stands in {tile:?} at {pos:?}"));
+            return Err(format!("{} stands in {tile:?} at {pos:?}", who()));
         }
         Ok(())
     }

@@ -290,6 +290,17 @@ impl Run {
         self.dir.join(format!("{name}.png")).display().to_string()
     }
 
+    /// Plays `script` in a `size` window against the server at `url`, and checks every picture
+    /// it took against the committed one.
+    fn play_and_check(&mut self, x: &Xvfb, size: &str, url: &str, script: &str, home: &Path) {
+        let mut shots = Vec::new();
+        let args = ["--server", url, "--dungeon", "crypt"];
+        play(x, size, &args, script, home, |p| shots.push(p.to_string()));
+        for s in &shots {
+            self.check(s);
+        }
+    }
+
     fn check(&mut self, path: &str) {
         let p = Path::new(path);
         let name = p
@@ -378,18 +389,7 @@ fn every_screen_looks_as_committed() {
             explore(10),
             run.shot("pack"),
         );
-        let mut shots = Vec::new();
-        play(
-            &x,
-            "1280x800",
-            &["--server", &server.url(), "--dungeon", "crypt"],
-            &script,
-            &home,
-            |p| shots.push(p.to_string()),
-        );
-        for s in &shots {
-            run.check(s);
-        }
+        run.play_and_check(&x, "1280x800", &server.url(), &script, &home);
     }
 
     // The smallest window the panel stands beside the map in, a large one, and one below it
@@ -407,18 +407,7 @@ fn every_screen_looks_as_committed() {
             run.shot(name),
             run.shot(&format!("help-{}", &name[5..])),
         );
-        let mut shots = Vec::new();
-        play(
-            &x,
-            size,
-            &["--server", &server.url(), "--dungeon", "crypt"],
-            &script,
-            &home,
-            |p| shots.push(p.to_string()),
-        );
-        for s in &shots {
-            run.check(s);
-        }
+        run.play_and_check(&x, size, &server.url(), &script, &home);
     }
 
     // Death, with its character dump, then the high scores.
@@ -436,18 +425,7 @@ fn every_screen_looks_as_committed() {
             run.shot("death"),
             run.shot("scores"),
         );
-        let mut shots = Vec::new();
-        play(
-            &x,
-            "1280x800",
-            &["--server", &server.url(), "--dungeon", "crypt"],
-            &script,
-            &home,
-            |p| shots.push(p.to_string()),
-        );
-        for s in &shots {
-            run.check(s);
-        }
+        run.play_and_check(&x, "1280x800", &server.url(), &script, &home);
         let morgue: Vec<_> = std::fs::read_dir(home.join("data/morgue"))
             .expect("a morgue folder")
             .filter_map(Result::ok)
@@ -475,18 +453,7 @@ fn every_screen_looks_as_committed() {
              frames 2; shot {}",
             run.shot("level-up"),
         );
-        let mut shots = Vec::new();
-        play(
-            &x,
-            "1280x800",
-            &["--server", &server.url(), "--dungeon", "crypt"],
-            &script,
-            &home,
-            |p| shots.push(p.to_string()),
-        );
-        for s in &shots {
-            run.check(s);
-        }
+        run.play_and_check(&x, "1280x800", &server.url(), &script, &home);
     }
 
     // The lobby (no dungeon given), shot by --screenshot once it has the server's list.

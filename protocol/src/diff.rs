@@ -214,8 +214,8 @@ impl View {
         }
         // Every patch must find its record, after what the diff removes and adds.
         for patch in &diff.changed {
-            let in_sight = |id| self.entities.iter().any(|e| e.id == id);
-            let kept = in_sight(patch.id) && !diff.removed.contains(&patch.id);
+            let in_sight = (self.entities.binary_search_by_key(&patch.id, |e| e.id)).is_ok();
+            let kept = in_sight && !diff.removed.contains(&patch.id);
             if !kept && !diff.entities.iter().any(|e| e.id == patch.id) {
                 return Err(ViewError::UnknownEntity(patch.id));
             }

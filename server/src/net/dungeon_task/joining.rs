@@ -112,15 +112,7 @@ impl DungeonTask {
                         format!("Someone in dungeon {} is already called {name}.", self.name),
                     ));
                 }
-                if let Some(other) = self.look_alike_of(&name) {
-                    return Err((
-                        ErrorCode::NameTaken,
-                        format!(
-                            "{name} looks the same as {other}, who is in dungeon {}; pick another name.",
-                            self.name
-                        ),
-                    ));
-                }
+                self.refuse_look_alike(&name)?;
                 while self.dungeon.character_count() >= self.config.max_characters_per_dungeon
                     && self
                         .dungeon

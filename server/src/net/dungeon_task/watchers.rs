@@ -25,17 +25,26 @@ impl DungeonTask {
         found.first().map(|p| p.id())
     }
 
-    /// A name in the dungeon that `name` would pass for without being it (see
-    /// [`validate::looks_alike`]): a character in the party, or anyone connected.
-    pub(super) fn look_alike_of(&self, name: &str) -> Option<String> {
+    /// Refuses a new name that would pass for one in the dungeon without being it (see
+    /// [`validate::looks_alike`]): a character's in the party, or anyone's connected.
+    pub(super) fn refuse_look_alike(&self, name: &str) -> Result<(), Refusal> {
         let party = (self.dungeon.players())
             .filter(|p| p.in_party())
             .map(|p| p.name());
         let connected = self.sessions.values().map(|s| s.name.as_str());
-        party
+        match party
             .chain(connected)
             .find(|other| validate::looks_alike(name, other))
-            .map(str::to_owned)
+        {
+            Some(other) => Err((
+                ErrorCode::NameTaken,
+                format!(
+                    "{name} looks the same as {other}, who is in dungeon {}; pick another name.",
+                    self.name
+                ),
+            )),
+            None => Ok(()),
+        }
     }
 
     pub(super) fn join_watching(
@@ -64,15 +73,7 @@ impl DungeonTask {
                 format!("Someone in dungeon {} is already called {name}.", self.name),
             ));
         }
-        if let Some(other) = self.look_alike_of(&name) {
-            return Err((
-                ErrorCode::NameTaken,
-                format!(
-                    "{name} looks the same as {other}, who is in dungeon {}; pick another name.",
-                    self.name
-                ),
-            ));
-        }
+        self.refuse_look_alike(&name)?;
         let watched = self
             .dungeon
             .player(subject)

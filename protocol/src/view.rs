@@ -2,6 +2,8 @@
 //! sight and its own character. The server sends a [`View`] whole in a snapshot and afterwards only
 //! [`crate::ViewDiff`]s against the last view that connection received.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 use crate::geom::Pos;
@@ -113,11 +115,16 @@ pub enum ViewError {
 /// Serialized by hand rather than through `#[serde(into)]`, with the same output: `into` cloned
 /// the grid and built every row a character at a time, and worlds are saved with ten floors of
 /// these (the engine fuzzer saves and loads thousands a second).
+///
+/// The cells are shared between clones until one of them changes a tile (copy on write): the
+/// server keeps, for every connection, the last view it sent, and that view's map is then the
+/// character's own memory rather than a copy of it, which saves a map's worth of memory per
+/// connection and lets a diff skip the map at once when nothing was seen anew.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TileGrid {
     width: usize,
     height: usize,
-    cells: Vec<Tile>,
+    cells: Arc<[Tile]>,
 }
 
 /// The wire shape read back: rows borrowed from the input where the format allows it.
@@ -181,7 +188,7 @@ impl TryFrom<TileGridWire<'_>> for TileGrid {
         Ok(TileGrid {
             width: w.width,
             height: w.height,
-            cells,
+            cells: cells.into(),
         })
     }
 }
@@ -192,7 +199,7 @@ impl TileGrid {
         TileGrid {
             width,
             height,
-            cells: vec![Tile::Unknown; width * height],
+            cells: vec![Tile::Unknown; width * height].into(),
         }
     }
 
@@ -225,12 +232,22 @@ impl TileGrid {
 
     pub fn set(&mut self, p: Pos, t: Tile) {
         if let Some(i) = self.index(p) {
-            self.cells[i] = t;
+            self.set_index(i, t);
         }
     }
 
+    /// Sets cell `i`. Setting a tile to what it already is leaves the cells shared with any
+    /// clone: only a real change copies them.
     pub fn set_index(&mut self, i: usize, t: Tile) {
-        self.cells[i] = t;
+        if self.cells[i] != t {
+            Arc::make_mut(&mut self.cells)[i] = t;
+        }
+    }
+
+    /// Whether `self` and `other` are clones neither of which has changed a tile since: then
+    /// they are equal without looking at a cell.
+    pub fn shares_cells(&self, other: &TileGrid) -> bool {
+        Arc::ptr_eq(&self.cells, &other.cells)
     }
 
     /// The position of a row-major index.
@@ -593,6 +610,16 @@ pub struct View {
 }
 
 impl View {
+    /// Lets go of the spare capacity its lists were built with: the server keeps one view per
+    /// connection (the last one sent) for as long as the connection lasts.
+    pub fn shrink_to_fit(&mut self) {
+        self.visible.runs.shrink_to_fit();
+        self.entities.shrink_to_fit();
+        self.party.shrink_to_fit();
+        self.watchers.shrink_to_fit();
+        self.inventory.shrink_to_fit();
+    }
+
     /// Where the view shows entity `id`: the player's own character, or an entity in sight.
     pub fn position_of(&self, id: u32) -> Option<Pos> {
         if id == self.me.id {

@@ -19,6 +19,7 @@ pub mod rng;
 pub mod save;
 pub mod score;
 pub mod script;
+pub mod sight;
 pub mod stats;
 
 pub use action::{Action, ActionError};

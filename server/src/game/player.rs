@@ -8,6 +8,7 @@ use delve_protocol::{Bonus, Effect, Pos, Slot, TileGrid};
 use super::EntityId;
 use super::content::Content;
 use super::item::{Item, with_bonus};
+use super::sight::Sight;
 use super::stats::{Points, Stats, player_base, xp_for_level};
 
 /// How a character's game ended: facts, told in words by the view
@@ -60,7 +61,7 @@ pub struct Player {
     pub(super) memory: BTreeMap<u8, TileGrid>,
     /// What the character sees now on its floor, one flag per cell (row-major). A dead
     /// character keeps watching from where it fell.
-    pub(super) fov: Vec<bool>,
+    pub(super) fov: Sight,
 }
 
 impl Player {
@@ -87,7 +88,7 @@ impl Player {
             fresh_effects: BTreeSet::new(),
             victory: false,
             memory: BTreeMap::new(),
-            fov: Vec::new(),
+            fov: Sight::default(),
         }
     }
 
@@ -150,13 +151,13 @@ impl Player {
     }
 
     /// Cells in sight now, one flag per cell of the current floor.
-    pub fn fov(&self) -> &[bool] {
+    pub fn fov(&self) -> &Sight {
         &self.fov
     }
 
     /// Whether the character sees cell `index` of its floor now.
     pub fn sees(&self, index: usize) -> bool {
-        self.fov.get(index).copied().unwrap_or(false)
+        self.fov.contains(index)
     }
 }
 

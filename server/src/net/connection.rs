@@ -713,7 +713,9 @@ async fn close_and_drain(ws: &mut Ws, code: u16, reason: &str) {
         // close its side, which ends the drain at once.
         let socket = ws.get_mut();
         let _ = socket.shutdown().await;
-        let mut buf = [0u8; 4096];
+        // On the heap: a buffer on the stack of an async fn lives in the connection's future,
+        // and would be held by every connection for its whole life, not only while draining.
+        let mut buf = vec![0u8; 4096];
         let mut drained = 0;
         while drained < DRAIN_BYTES {
             match socket.read(&mut buf).await {

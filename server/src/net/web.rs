@@ -131,7 +131,13 @@ pub async fn serve(
         Some(shared.ws_config()),
     )
     .await;
-    connection::serve(ws, peer, shared, slot, shutdown, deadline).await;
+    // Boxed, so this task's future is not the size of the HTTP state and the game connection's
+    // together (rustc lays out an awaited future beside this function's own state): an idle
+    // connection then holds only the game connection's future.
+    Box::pin(connection::serve(
+        ws, peer, shared, slot, shutdown, deadline,
+    ))
+    .await;
 }
 
 /// Whether `req` asks for a WebSocket (RFC 6455 §4.2.1).

@@ -221,7 +221,7 @@ fn seen_tiles_stay_remembered_and_nothing_unseen_is_known() {
     let mut k = 0usize;
     for _ in 0..150 {
         for (i, s) in d.player(id).unwrap().fov().iter().enumerate() {
-            ever_seen[i] |= *s;
+            ever_seen[i] |= s;
         }
         let open: Vec<Dir> = Dir::ALL
             .into_iter()
@@ -237,7 +237,7 @@ fn seen_tiles_stay_remembered_and_nothing_unseen_is_known() {
         d.resolve_pending(1);
     }
     for (i, s) in d.player(id).unwrap().fov().iter().enumerate() {
-        ever_seen[i] |= *s;
+        ever_seen[i] |= s;
     }
     let truth = &d.floor(1).unwrap().map;
     let memory = d.player(id).unwrap().memory(1).unwrap();

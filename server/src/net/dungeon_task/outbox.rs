@@ -20,8 +20,9 @@ use crate::net::world::Stalls;
 pub enum Outgoing {
     /// An encoded JSON text frame.
     Frame(String),
-    /// Close the socket with this code and reason.
-    Close { code: u16, reason: String },
+    /// Close the socket with this code and reason (a `Box<str>`: this enum is the size of every
+    /// slot of every connection's outbox).
+    Close { code: u16, reason: Box<str> },
 }
 
 /// One connection in the dungeon.
@@ -33,8 +34,9 @@ pub(super) struct Session {
     pub watching: Option<EntityId>,
     /// Shown in chat and in the watcher list.
     pub name: String,
-    /// The last view this connection was sent: diffs are computed against it.
-    baseline: Option<View>,
+    /// The last view this connection was sent: diffs are computed against it. Kept trimmed
+    /// (see [`kept`]); its map shares the character's memory until either changes.
+    baseline: Option<Box<View>>,
     /// Sequence number of the last view message sent.
     seq: u64,
     /// Frames were dropped because the outbox was full; send a snapshot when there is room.
@@ -60,7 +62,7 @@ impl Session {
             player,
             watching,
             name,
-            baseline: Some(view),
+            baseline: Some(kept(view)),
             seq: 0,
             behind: false,
             needs_welcome: false,
@@ -85,7 +87,7 @@ impl Session {
 
     /// The client was sent `view` by other means (a welcome): diffs continue from it.
     pub fn set_baseline(&mut self, view: View) {
-        self.baseline = Some(view);
+        self.baseline = Some(kept(view));
     }
 
     /// Queues a frame; `false` if the outbox is full or closed. Advisory frames (turn status,
@@ -110,7 +112,7 @@ impl Session {
 
     /// Asks the connection to close its socket.
     pub fn close(&self, code: u16, reason: &str) {
-        let reason = reason.to_owned();
+        let reason = reason.into();
         let _ = self.out.try_send(Outgoing::Close { code, reason });
     }
 
@@ -120,7 +122,7 @@ impl Session {
         let delivered = self.send(welcome);
         self.player = Some(player);
         self.watching = None;
-        self.baseline = Some(view);
+        self.baseline = Some(kept(view));
         self.seq = 0;
         self.behind = !delivered;
         self.needs_welcome = !delivered;
@@ -199,7 +201,7 @@ impl Session {
         if let Some(seq) = last_sent {
             // The first frame carries the new view; a lost second frame only loses log lines.
             self.seq = seq;
-            self.baseline = Some(view);
+            self.baseline = Some(kept(view));
             self.needs_welcome = false;
             if frames.last().is_some_and(|(last, _)| *last == seq) {
                 self.behind = false;
@@ -211,6 +213,13 @@ impl Session {
     pub fn may_chat(&mut self) -> bool {
         self.chat.allow()
     }
+}
+
+/// A view as a session keeps it between updates: trimmed and boxed, so an idle connection holds
+/// what its client was shown and no spare capacity.
+fn kept(mut view: View) -> Box<View> {
+    view.shrink_to_fit();
+    Box::new(view)
 }
 
 /// Every session of a dungeon, told when the dungeon waits for storage and when it goes on.

@@ -274,7 +274,7 @@ fn summary(rec: &Recording) -> String {
         ServerMsg::Welcome { view, .. } => Some(view.clone()),
         _ => None,
     };
-    let first_turn = view.as_ref().map_or(0, |v| v.turn);
+    let first_turn = view.as_ref().map_or(0, |v| v.me.turns);
     let mut model = Model::new();
     let _ = model.handle(rec.welcome.clone());
     for step in &rec.steps {
@@ -305,13 +305,14 @@ fn summary(rec: &Recording) -> String {
     }
     let (last_turn, depth, alive) = view
         .as_ref()
-        .map_or((0, 0, false), |v| (v.turn, v.depth, v.me.alive));
+        .map_or((0, 0, false), |v| (v.me.turns, v.depth, v.me.alive));
     format!(
-        "Recorded game: {} updates ({snapshots} of them snapshots), turns {first_turn}–{last_turn}, \
-         ending on floor {depth} {}; {sighted} updates with a monster in sight; {events} events \
-         ({blows} blows, {deaths} deaths, {lines} log lines).",
+        "Recorded game: {} updates ({snapshots} of them snapshots) over the character's turns \
+         {first_turn}–{last_turn}, ending on floor {depth} {}; {sighted} updates \
+         with a monster in sight; {events} events ({blows} blows, {deaths} deaths, {lines} log \
+         lines).",
         rec.steps.len(),
-        if alive { "alive" } else { "dead" },
+        if alive { "alive" } else { "dead at the end" },
     )
 }
 

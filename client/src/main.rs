@@ -62,6 +62,11 @@ struct Args {
     /// Print frame-time statistics to standard error every 5 seconds (for benchmarks).
     #[arg(long)]
     frame_stats: bool,
+
+    /// Benchmark (docs/BENCHMARKS.md): record a game on a solo server of its own, then draw N
+    /// frames of it alone and N applying its next update, print a table and exit.
+    #[arg(long, hide = true, value_name = "N", conflicts_with_all = ["server", "script", "screenshot"])]
+    bench_frames: Option<u32>,
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -158,12 +163,22 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let name = args.name.clone().unwrap_or_else(default_name);
+    // The bench plays a throwaway character on a server of its own, kept in memory.
+    let bench = args.bench_frames.is_some();
+    let name = match args.name.clone() {
+        _ if bench => "Bench".to_string(),
+        Some(name) => name,
+        None => default_name(),
+    };
     let (keys, keys_note) =
         delve_client::keymap::load_key_file(delve_client::tokens::config_dir().as_deref());
+    let started = |name: &str| match bench {
+        true => SoloServer::for_bench(name),
+        false => SoloServer::start(name, delve_client::tokens::solo_data_dir()),
+    };
     let (url, dungeon, solo) = match args.server {
         Some(url) => (url, args.dungeon, None),
-        None => match SoloServer::start(&name, delve_client::tokens::solo_data_dir()) {
+        None => match started(&name) {
             Ok(s) => (s.url.clone(), Some(s.dungeon.clone()), Some(s)),
             Err(e) => {
                 eprintln!("delve: {e:#}");
@@ -194,6 +209,7 @@ fn main() {
         keys,
         keys_note,
         script,
+        bench: args.bench_frames,
     };
     open_window(args.size, options);
 }

@@ -45,7 +45,27 @@ impl SoloServer {
         }
     }
 
+    /// The server `--bench-frames` records its game on: in memory (the bench's throwaway
+    /// character must not become the player's saved solo game), one fixed seed so every run
+    /// records the same dungeon, and the message rate limit raised: the recording walks as fast
+    /// as the server answers, past the 20 intents a second a hand on the keys is allowed.
+    pub fn for_bench(player: &str) -> anyhow::Result<SoloServer> {
+        SoloServer::start_tuned(player, None, |config| {
+            config.seed = Some(7);
+            config.msgs_per_sec = 10_000;
+            config.msg_burst = 10_000;
+        })
+    }
+
     fn start_with(player: &str, data: Option<PathBuf>) -> anyhow::Result<SoloServer> {
+        SoloServer::start_tuned(player, data, |_| {})
+    }
+
+    fn start_tuned(
+        player: &str,
+        data: Option<PathBuf>,
+        tune: fn(&mut ServerConfig),
+    ) -> anyhow::Result<SoloServer> {
         let saved = data.is_some();
         let (ready_tx, ready_rx) = mpsc::channel();
         let (stop, stop_rx) = oneshot::channel::<()>();
@@ -66,7 +86,7 @@ impl SoloServer {
                     }
                 };
                 rt.block_on(async move {
-                    let config = ServerConfig {
+                    let mut config = ServerConfig {
                         bind: ([127, 0, 0, 1], 0).into(),
                         // Alone, there is nobody to wait for: every turn resolves on your action.
                         turn_timeout: Duration::ZERO,
@@ -77,6 +97,7 @@ impl SoloServer {
                         unload_after: Duration::from_secs(3600),
                         ..ServerConfig::default()
                     };
+                    tune(&mut config);
                     match Server::start(config).await {
                         Ok(server) => {
                             let _ = ready_tx.send(Ok(server.url()));

@@ -1,7 +1,10 @@
 //! The game's state between frames and the frame loop: drain the network, read the keys, draw.
 //! Its parts: `keys` (what each command does on each screen), `mouse` (hover, click to travel
-//! or attack, and the trip under way), `draw` (one frame's drawing).
+//! or attack, and the trip under way), `draw` (one frame's drawing), `bench` (`--bench-frames`:
+//! the cost of applying an update against drawing alone, natively).
 
+#[cfg(not(target_arch = "wasm32"))]
+mod bench;
 mod draw;
 mod keys;
 mod mouse;
@@ -66,6 +69,9 @@ pub struct Options {
     pub keys_note: String,
     /// Steps to play instead of a hand on the keys (`--script`, for screenshot tests).
     pub script: Option<Vec<crate::script::Action>>,
+    /// `--bench-frames N`: record a game, then measure N frames of each kind (see `bench`).
+    #[cfg(not(target_arch = "wasm32"))]
+    pub bench: Option<u32>,
 }
 
 enum Connection {
@@ -146,6 +152,11 @@ struct App {
     ever_joined: bool,
     /// The sound effects, and their volume.
     audio: Audio,
+    /// Every message from the server, in order, while the bench records its game.
+    recorder: Option<Vec<ServerMsg>>,
+    /// Whether a game of ours that ends is kept (its dump, a solo score): not the bench's
+    /// throwaway character, whose death must not land in the player's files.
+    keep_ends: bool,
 }
 
 impl App {
@@ -153,7 +164,12 @@ impl App {
         while let Some(ev) = self.net.try_recv() {
             match ev {
                 NetEvent::Connected => {}
-                NetEvent::Msg(msg) => self.on_message(*msg, now),
+                NetEvent::Msg(msg) => {
+                    if let Some(recorder) = &mut self.recorder {
+                        recorder.push((*msg).clone());
+                    }
+                    self.on_message(*msg, now)
+                }
                 NetEvent::Reconnecting {
                     attempt,
                     wait,
@@ -212,7 +228,7 @@ impl App {
         match self.model.handle(msg) {
             Ok(h) => {
                 self.note_end();
-                if playing_before && self.ended.is_some() {
+                if playing_before && self.ended.is_some() && self.keep_ends {
                     self.keep_end();
                 }
                 if let Screen::Scores(board) = &mut self.screen {
@@ -534,6 +550,8 @@ pub async fn run(mut options: Options) {
         dump: None,
         ever_joined: false,
         audio: Audio::start(),
+        recorder: None,
+        keep_ends: true,
         tokens: options
             .tokens
             .take()
@@ -541,6 +559,10 @@ pub async fn run(mut options: Options) {
     };
     #[cfg(not(target_arch = "wasm32"))]
     let _solo = options.solo;
+    #[cfg(not(target_arch = "wasm32"))]
+    if let Some(frames) = options.bench {
+        std::process::exit(bench::run(&mut app, frames).await);
+    }
     let (mut frames, started) = (0u32, get_time());
     let mut stats = super::frames::FrameStats::default();
     let mut stats_at = started;

@@ -63,15 +63,14 @@ pub fn compute(
     ox: i32,
     oy: i32,
     radius: i32,
-    visible: &mut [bool],
+    visible: &mut (impl Lit + ?Sized),
 ) {
     debug_assert_eq!(opaque.len(), width * height);
-    debug_assert_eq!(visible.len(), width * height);
-    visible.fill(false);
+    visible.clear(width * height);
     if ox < 0 || oy < 0 || ox as usize >= width || oy as usize >= height {
         return;
     }
-    visible[oy as usize * width + ox as usize] = true;
+    visible.light(oy as usize * width + ox as usize);
     let ctx = Ctx {
         opaque,
         width,
@@ -96,6 +95,37 @@ pub fn compute(
     }
 }
 
+/// Where a field of view is written: a flag per cell for monsters' working memory, or a
+/// character's [`super::sight::Sight`] bits, written directly rather than through flags.
+pub trait Lit {
+    /// Leaves `len` cells, none of them lit.
+    fn clear(&mut self, len: usize);
+    /// Marks cell `i` (less than the `len` given to `clear`) as lit.
+    fn light(&mut self, i: usize);
+}
+
+impl Lit for [bool] {
+    fn clear(&mut self, len: usize) {
+        debug_assert_eq!(self.len(), len);
+        self.fill(false);
+    }
+
+    fn light(&mut self, i: usize) {
+        self[i] = true;
+    }
+}
+
+impl Lit for Vec<bool> {
+    fn clear(&mut self, len: usize) {
+        self.clear();
+        self.resize(len, false);
+    }
+
+    fn light(&mut self, i: usize) {
+        self[i] = true;
+    }
+}
+
 struct Ctx<'a> {
     opaque: &'a [bool],
     width: usize,
@@ -112,7 +142,14 @@ impl Ctx<'_> {
     }
 
     /// Scans one row of a quadrant between two slopes, recursing into the rows behind it.
-    fn scan(&self, q: Quadrant, depth: i64, mut start: Slope, end: Slope, visible: &mut [bool]) {
+    fn scan<V: Lit + ?Sized>(
+        &self,
+        q: Quadrant,
+        depth: i64,
+        mut start: Slope,
+        end: Slope,
+        visible: &mut V,
+    ) {
         if self.radius >= 0 && depth > i64::from(self.radius) {
             return;
         }
@@ -137,7 +174,7 @@ impl Ctx<'_> {
                 && (wall || symmetric)
                 && (self.radius < 0 || within_radius(x - self.ox, y - self.oy, self.radius))
             {
-                visible[i] = true;
+                visible.light(i);
             }
             match prev_wall {
                 Some(true) if !wall => start = Slope::corner(depth, col),

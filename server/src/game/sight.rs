@@ -30,6 +30,40 @@ impl Sight {
         }));
     }
 
+    /// The runs of consecutive cells seen, as `[start, length]`, in order (what a view's
+    /// visible set is made of), found a word at a time.
+    pub fn runs(&self) -> Vec<[u32; 2]> {
+        let mut runs: Vec<[u32; 2]> = Vec::new();
+        let mut open: Option<usize> = None; // start of a run still going at the last word's end
+        for (k, &w) in self.words.iter().enumerate() {
+            let base = k * 64;
+            let mut bit = 0;
+            while bit < 64 {
+                let rest = w >> bit;
+                match open {
+                    None if rest == 0 => break,
+                    None => {
+                        bit += rest.trailing_zeros() as usize;
+                        open = Some(base + bit);
+                    }
+                    Some(start) => {
+                        let ones = (!rest).trailing_zeros() as usize;
+                        if bit + ones >= 64 {
+                            break; // the run goes on into the next word
+                        }
+                        bit += ones;
+                        runs.push([start as u32, (base + bit - start) as u32]);
+                        open = None;
+                    }
+                }
+            }
+        }
+        if let Some(start) = open {
+            runs.push([start as u32, (self.len - start) as u32]);
+        }
+        runs
+    }
+
     /// Whether cell `i` is seen; cells past the end are not.
     pub fn contains(&self, i: usize) -> bool {
         i < self.len && self.words[i / 64] & (1 << (i % 64)) != 0
@@ -52,6 +86,18 @@ impl Sight {
                 })
             })
         })
+    }
+}
+
+impl crate::game::fov::Lit for Sight {
+    fn clear(&mut self, len: usize) {
+        self.len = len;
+        self.words.clear();
+        self.words.resize(len.div_ceil(64), 0);
+    }
+
+    fn light(&mut self, i: usize) {
+        self.words[i / 64] |= 1 << (i % 64);
     }
 }
 
@@ -81,7 +127,16 @@ mod tests {
 
     #[test]
     fn it_holds_exactly_the_flags_it_was_given() {
-        for flags in patterns() {
+        let mut all = patterns();
+        // Runs that end exactly at a word's end, cross one, or fill a whole word.
+        all.push(
+            (0..200)
+                .map(|i| (60..64).contains(&i) || (120..200).contains(&i))
+                .collect(),
+        );
+        all.push((0..130).map(|i| i >= 64).collect());
+        all.push(vec![true; 128]);
+        for flags in all {
             let s = Sight::from_flags(&flags);
             assert_eq!(s.iter().collect::<Vec<_>>(), flags);
             for (i, &f) in flags.iter().enumerate() {
@@ -90,6 +145,14 @@ mod tests {
             assert!(!s.contains(flags.len()));
             let seen: Vec<usize> = (0..flags.len()).filter(|&i| flags[i]).collect();
             assert_eq!(s.cells().collect::<Vec<_>>(), seen);
+            // The runs cover exactly the cells seen, in order, none touching the next.
+            let runs = s.runs();
+            let covered: Vec<usize> = (runs.iter())
+                .flat_map(|&[start, len]| start as usize..(start + len) as usize)
+                .collect();
+            assert_eq!(covered, seen);
+            assert!(runs.iter().all(|r| r[1] > 0));
+            assert!(runs.windows(2).all(|w| w[0][0] + w[0][1] < w[1][0]));
         }
     }
 

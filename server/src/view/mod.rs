@@ -30,7 +30,10 @@ pub fn view_of(dungeon: &Dungeon, id: EntityId) -> Option<View> {
         .memory(me.depth())
         .cloned()
         .unwrap_or_else(|| proto::TileGrid::new(floor.map().width(), floor.map().height()));
-    let visible = CellSet::from_flags(me.fov().iter());
+    // Runs found a word of bits at a time; the flag-by-flag way is only a fallback, as the
+    // runs are sorted and apart by construction.
+    let visible =
+        CellSet::try_from(me.fov().runs()).unwrap_or_else(|_| CellSet::from_flags(me.fov().iter()));
     let sees = |p: proto::Pos| map.index(p).is_some_and(|i| me.sees(i));
     let mut entities: Vec<EntityView> = dungeon
         .living_on(me.depth())

@@ -9,12 +9,6 @@ use crate::game::fov;
 use crate::game::player::{Death, Player};
 use crate::game::stats::Stat;
 
-thread_local! {
-    /// Working flags for a field of view, reused from one sight update to the next: the
-    /// character keeps only the bits (working memory, not part of the world).
-    static FOV_FLAGS: std::cell::Cell<Vec<bool>> = std::cell::Cell::default();
-}
-
 impl Dungeon {
     /// Applies an event the caller has no further use for, moving what it carries instead of
     /// copying it (a monster's new plan holds its route).
@@ -326,12 +320,7 @@ impl Dungeon {
             return;
         };
         let (w, h) = (floor.map.width(), floor.map.height());
-        // Shadowcasting writes flags; the character keeps them as bits (see `Sight`).
-        let mut flags = FOV_FLAGS.take();
-        flags.resize(w * h, false);
-        fov::compute(&floor.opaque, w, h, p.pos.x, p.pos.y, sight, &mut flags);
-        p.fov.set_flags(&flags);
-        FOV_FLAGS.set(flags);
+        fov::compute(&floor.opaque, w, h, p.pos.x, p.pos.y, sight, &mut p.fov);
         let memory = p
             .memory
             .entry(depth)

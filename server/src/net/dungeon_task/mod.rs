@@ -138,9 +138,17 @@ pub struct DungeonTask {
     unplayed: HashSet<EntityId>,
     /// New characters per address in this dungeon.
     new_characters: NewCharacterBudget,
-    /// Floors whose players are owed a `turn_status` (sent after the queued commands).
+    /// Floors whose players are owed a `turn_status`, and when they are sent (`STATUS_DELAY`
+    /// after the first choice owed one), unless the turn resolves first.
     statuses_owed: BTreeSet<u8>,
+    status_due: Option<Instant>,
 }
+
+/// How long a `turn_status` waits for the turn to complete before it goes out. Friends choose
+/// within moments of each other: most turns then complete within it, and their update says
+/// all a status would have (one frame per player instead of up to four). A tenth of a second
+/// is below what a player notices of a "waiting for Bob" line.
+const STATUS_DELAY: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// At most this many queued commands are handled before the owed turn statuses go out and the
 /// timers are looked at again.
@@ -186,6 +194,7 @@ impl DungeonTask {
             unplayed,
             new_characters,
             statuses_owed: BTreeSet::new(),
+            status_due: None,
         }
     }
 
@@ -207,6 +216,7 @@ impl DungeonTask {
                 .values()
                 .chain(self.lifts.values())
                 .chain(unload_at.iter())
+                .chain(self.status_due.iter())
                 .min()
                 .copied();
             let first = tokio::select! {
@@ -251,7 +261,7 @@ impl DungeonTask {
                     cmd = rx.try_recv().ok();
                 }
             }
-            self.send_owed_turn_statuses();
+            self.send_turn_statuses_when_due();
             self.empty_since = match (self.sessions.is_empty(), self.empty_since) {
                 (true, None) => Some(Instant::now()),
                 (true, since) => since,
@@ -707,10 +717,25 @@ impl DungeonTask {
     }
 
     /// Owes every connection following a character on floor `depth` word of whom the turn is
-    /// waiting for: sent once the commands queued now are handled (see `run`), unless the turn
-    /// resolves first and its update says it instead.
+    /// waiting for: sent `STATUS_DELAY` later (see `run`), unless the turn resolves first and
+    /// its update says it instead.
     fn send_turn_status(&mut self, depth: u8) {
         self.statuses_owed.insert(depth);
+    }
+
+    /// Sends the turn statuses owed once they are due, or sets when they will be; forgets
+    /// the time when the turns they were about resolved meanwhile.
+    fn send_turn_statuses_when_due(&mut self) {
+        let now = Instant::now();
+        self.status_due = match self.status_due {
+            _ if self.statuses_owed.is_empty() => None,
+            Some(due) if due <= now => {
+                self.send_owed_turn_statuses();
+                None
+            }
+            Some(due) => Some(due),
+            None => Some(now + STATUS_DELAY),
+        };
     }
 
     /// Sends the turn statuses owed, each as things stand now.

@@ -11,6 +11,52 @@ use super::item::{Item, with_bonus};
 use super::sight::Sight;
 use super::stats::{Points, Stats, player_base, xp_for_level};
 
+/// Remembered maps by depth, in order of depth. A short sorted list rather than a `BTreeMap`,
+/// whose first node alone is 370 bytes for what is usually one floor (every character holds
+/// this for as long as it is in the world). Saved exactly as the map it replaced.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Memories(Vec<(u8, TileGrid)>);
+
+impl Memories {
+    pub fn get(&self, depth: u8) -> Option<&TileGrid> {
+        (self.0.binary_search_by_key(&depth, |(d, _)| *d).ok()).map(|k| &self.0[k].1)
+    }
+
+    /// The memory of floor `depth`, made by `new` if there is none yet.
+    pub fn get_or_insert_with(
+        &mut self,
+        depth: u8,
+        new: impl FnOnce() -> TileGrid,
+    ) -> &mut TileGrid {
+        let k = match self.0.binary_search_by_key(&depth, |(d, _)| *d) {
+            Ok(k) => k,
+            Err(k) => {
+                self.0.insert(k, (depth, new()));
+                k
+            }
+        };
+        &mut self.0[k].1
+    }
+
+    /// Keeps the floors `keep` says yes to.
+    pub fn retain(&mut self, mut keep: impl FnMut(u8) -> bool) {
+        self.0.retain(|(d, _)| keep(*d));
+    }
+}
+
+impl serde::Serialize for Memories {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(d, m)| (d, m)))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Memories {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let map = BTreeMap::<u8, TileGrid>::deserialize(d)?;
+        Ok(Memories(map.into_iter().collect()))
+    }
+}
+
 /// How a character's game ended: facts, told in words by the view
 /// ([`crate::view::cause_of_death`]).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -58,7 +104,7 @@ pub struct Player {
     /// the floor and acts no more.
     pub(in crate::game) victory: bool,
     /// Remembered tiles of every floor visited, by depth.
-    pub(super) memory: BTreeMap<u8, TileGrid>,
+    pub(super) memory: Memories,
     /// What the character sees now on its floor, one flag per cell (row-major). A dead
     /// character keeps watching from where it fell.
     pub(super) fov: Sight,
@@ -87,7 +133,7 @@ impl Player {
             effects: BTreeSet::new(),
             fresh_effects: BTreeSet::new(),
             victory: false,
-            memory: BTreeMap::new(),
+            memory: Memories::default(),
             fov: Sight::default(),
         }
     }
@@ -147,7 +193,7 @@ impl Player {
 
     /// The tiles this character remembers of floor `depth`, if it has been there.
     pub fn memory(&self, depth: u8) -> Option<&TileGrid> {
-        self.memory.get(&depth)
+        self.memory.get(depth)
     }
 
     /// Cells in sight now, one flag per cell of the current floor.

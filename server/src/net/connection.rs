@@ -27,6 +27,8 @@ use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tracing::{debug, info, trace, warn};
 
+use crate::net::outbox_queue;
+
 use super::Shared;
 use super::dungeon_task::{Command, ConnId, Outgoing};
 use super::limits::{ConnectionSlot, RateLimiter, SlotRefused};
@@ -95,7 +97,7 @@ pub async fn serve(
 /// it drives is the dungeon's business (it changes when a dead player starts again).
 struct Joined {
     dungeon: mpsc::Sender<Command>,
-    outbox: mpsc::Receiver<Outgoing>,
+    outbox: outbox_queue::Receiver<Outgoing>,
 }
 
 struct Connection {
@@ -334,7 +336,7 @@ impl Connection {
                 );
             }
         }
-        let (out, outbox) = mpsc::channel(self.shared.config.outbox_frames);
+        let (out, outbox) = outbox_queue::queue(self.shared.config.outbox_frames);
         let (reply, answer) = oneshot::channel();
         let conn = self.conn;
         let cmd = match h.watch {
@@ -449,7 +451,7 @@ impl Connection {
     async fn write_batch(
         &mut self,
         first: Outgoing,
-        outbox: &mut mpsc::Receiver<Outgoing>,
+        outbox: &mut outbox_queue::Receiver<Outgoing>,
     ) -> bool {
         // Let the tasks that are ready run first: the other players' intents of the same turn
         // are usually among them, and the turn statuses and the update they make join this
@@ -668,12 +670,22 @@ async fn write_frames(ws: &mut Ws, frames: &[u8]) -> Result<(), WsError> {
     Ok(())
 }
 
+/// Sends one message through tungstenite: the lobby's answers and errors, not the game's frames
+/// (those go in batches, see `write_batch`).
+///
+/// This and the two closes below box their work: rustc lays out every future a connection may
+/// await inside the connection's own future, so a rare path kept inline costs every idle
+/// connection its size for as long as it lives.
 async fn send(ws: &mut Ws, msg: &ServerMsg) -> Result<(), WsError> {
-    // A client that stops reading must not hold this task forever.
-    match timeout(SEND_DEADLINE, ws.send(Message::text(encode(msg)))).await {
-        Ok(r) => r,
-        Err(_) => Err(WsError::ConnectionClosed),
-    }
+    let text = encode(msg);
+    Box::pin(async move {
+        // A client that stops reading must not hold this task forever.
+        match timeout(SEND_DEADLINE, ws.send(Message::text(text))).await {
+            Ok(r) => r,
+            Err(_) => Err(WsError::ConnectionClosed),
+        }
+    })
+    .await
 }
 
 /// The close code RFC 6455 gives a read error that is the client's fault: 1007 for a text
@@ -703,7 +715,7 @@ async fn close_and_drain(ws: &mut Ws, code: u16, reason: &str) {
         code: CloseCode::from(code),
         reason: reason.to_owned().into(),
     };
-    let _ = timeout(DRAIN_TIME, async {
+    let _ = Box::pin(timeout(DRAIN_TIME, async {
         // After a read error the frames that follow cannot be trusted, so the rest is read as
         // bytes below the WebSocket layer.
         if ws.close(Some(frame)).await.is_err() {
@@ -723,7 +735,7 @@ async fn close_and_drain(ws: &mut Ws, code: u16, reason: &str) {
                 Ok(n) => drained += n,
             }
         }
-    })
+    }))
     .await;
 }
 
@@ -733,12 +745,12 @@ async fn close_gracefully(ws: &mut Ws, code: u16, reason: &str) {
         code: CloseCode::from(code),
         reason: reason.to_owned().into(),
     };
-    let _ = timeout(Duration::from_secs(2), async {
+    let _ = Box::pin(timeout(Duration::from_secs(2), async {
         if ws.close(Some(frame)).await.is_err() {
             return;
         }
         while let Some(Ok(_)) = ws.next().await {}
-    })
+    }))
     .await;
 }
 

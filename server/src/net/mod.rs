@@ -4,6 +4,7 @@ pub mod config;
 pub mod connection;
 pub mod dungeon_task;
 pub mod limits;
+pub mod outbox_queue;
 pub mod password;
 pub mod registry;
 pub mod validate;

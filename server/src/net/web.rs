@@ -88,13 +88,17 @@ pub async fn serve(
         let first = served.fetch_add(1, Ordering::Relaxed) == 0;
         async move { Ok::<_, Infallible>(respond(req, &upgrade, first, web, full)) }
     });
-    let conn = hyper::server::conn::http1::Builder::new()
-        .timer(TokioTimer::new())
-        // A client that trickles its request headers is dropped (slowloris).
-        .header_read_timeout(shared.config.handshake_timeout)
-        .max_buf_size(16 * 1024)
-        .serve_connection(TokioIo::new(stream), service)
-        .with_upgrades();
+    // Boxed, and so let go of once the HTTP part is over: kept inline, its state would stay in
+    // the task of every game connection for good (see the boxed game connection below).
+    let conn = Box::pin(
+        hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            // A client that trickles its request headers is dropped (slowloris).
+            .header_read_timeout(shared.config.handshake_timeout)
+            .max_buf_size(16 * 1024)
+            .serve_connection(TokioIo::new(stream), service)
+            .with_upgrades(),
+    );
     tokio::select! {
         r = tokio::time::timeout(HTTP_LIFETIME, conn) => match r {
             Ok(Ok(())) => {}

@@ -113,7 +113,7 @@ impl Dungeon {
                     p.turns += 1;
                     // The ghost watches only the floor where it fell.
                     let here = p.depth;
-                    p.memory.retain(|d, _| *d == here);
+                    p.memory.retain(|d| d == here);
                     p.death = Some(Death {
                         killer: killer.as_ref().map(|k| k.name.clone()).unwrap_or_default(),
                         depth: p.depth,
@@ -321,10 +321,7 @@ impl Dungeon {
         };
         let (w, h) = (floor.map.width(), floor.map.height());
         fov::compute(&floor.opaque, w, h, p.pos.x, p.pos.y, sight, &mut p.fov);
-        let memory = p
-            .memory
-            .entry(depth)
-            .or_insert_with(|| delve_protocol::TileGrid::new(w, h));
+        let memory = (p.memory).get_or_insert_with(depth, || delve_protocol::TileGrid::new(w, h));
         for i in p.fov.cells() {
             memory.set_index(i, floor.map.cells()[i]);
         }

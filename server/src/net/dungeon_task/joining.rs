@@ -6,7 +6,7 @@ use delve_protocol::{ErrorCode, Event as ProtoEvent, encode};
 use std::net::IpAddr;
 use std::time::Duration;
 
-use tokio::sync::mpsc;
+use crate::net::outbox_queue;
 use tokio::time::Instant;
 use tracing::{error, info};
 
@@ -45,7 +45,7 @@ impl DungeonTask {
         token: Option<String>,
         from: IpAddr,
         conn: ConnId,
-        out: mpsc::Sender<Outgoing>,
+        out: outbox_queue::Sender<Outgoing>,
     ) -> Result<EntityId, Refusal> {
         let online = self
             .sessions

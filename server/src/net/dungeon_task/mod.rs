@@ -49,6 +49,7 @@ use roster::Roster;
 
 use super::config::ServerConfig;
 use super::limits::{NewCharacterBudget, RateLimiter};
+use super::outbox_queue;
 use super::world::World;
 use crate::game::{Action, EntityId, Event, Input, Refusal as EngineRefusal};
 use crate::view::{self, events_for, input_refusal, view_of};
@@ -68,7 +69,7 @@ pub enum Command {
         /// Where the connection comes from, for the budget of new characters per address.
         from: IpAddr,
         conn: ConnId,
-        out: mpsc::Sender<Outgoing>,
+        out: outbox_queue::Sender<Outgoing>,
         reply: oneshot::Sender<Result<EntityId, Refusal>>,
     },
     /// Join as a watcher of the player called `target`, with no character of one's own.
@@ -76,7 +77,7 @@ pub enum Command {
         name: String,
         target: String,
         conn: ConnId,
-        out: mpsc::Sender<Outgoing>,
+        out: outbox_queue::Sender<Outgoing>,
         reply: oneshot::Sender<Result<EntityId, Refusal>>,
     },
     Act {
@@ -499,7 +500,7 @@ impl DungeonTask {
 
     fn new_session(
         &self,
-        out: mpsc::Sender<Outgoing>,
+        out: outbox_queue::Sender<Outgoing>,
         player: Option<EntityId>,
         watching: Option<EntityId>,
         name: String,
@@ -809,8 +810,8 @@ mod tests {
         name: &str,
         conn: ConnId,
         outbox: usize,
-    ) -> (EntityId, mpsc::Receiver<Outgoing>) {
-        let (out, rx) = mpsc::channel(outbox);
+    ) -> (EntityId, outbox_queue::Receiver<Outgoing>) {
+        let (out, rx) = outbox_queue::queue(outbox);
         let (reply, answer) = oneshot::channel();
         tx.send(Command::Join {
             name: name.into(),
@@ -825,7 +826,7 @@ mod tests {
         (answer.await.unwrap().unwrap(), rx)
     }
 
-    fn frames(rx: &mut mpsc::Receiver<Outgoing>) -> Vec<ServerMsg> {
+    fn frames(rx: &mut outbox_queue::Receiver<Outgoing>) -> Vec<ServerMsg> {
         let mut out = Vec::new();
         while let Ok(o) = rx.try_recv() {
             if let Outgoing::Frame(text) = o {
@@ -848,7 +849,7 @@ mod tests {
     /// paused, so the turn timer fires as soon as the task is idle.
     async fn play_turns(
         tx: &mpsc::Sender<Command>,
-        bob_rx: &mut mpsc::Receiver<Outgoing>,
+        bob_rx: &mut outbox_queue::Receiver<Outgoing>,
         n: usize,
     ) {
         for _ in 0..n {

@@ -6,8 +6,8 @@
 
 use std::collections::HashMap;
 
+use crate::net::outbox_queue::{self, TrySendError};
 use delve_protocol::{ErrorCode, Event as ProtoEvent, Reason, ServerMsg, View, encode};
-use tokio::sync::mpsc;
 use tracing::debug;
 
 use super::ConnId;
@@ -27,7 +27,7 @@ pub enum Outgoing {
 
 /// One connection in the dungeon.
 pub(super) struct Session {
-    out: mpsc::Sender<Outgoing>,
+    out: outbox_queue::Sender<Outgoing>,
     /// The character this connection plays; `None` for a watcher.
     pub player: Option<EntityId>,
     /// The character whose view it follows instead of its own, if any.
@@ -50,7 +50,7 @@ pub(super) struct Session {
 impl Session {
     /// A session whose client was just sent `view` (in its welcome).
     pub fn new(
-        out: mpsc::Sender<Outgoing>,
+        out: outbox_queue::Sender<Outgoing>,
         player: Option<EntityId>,
         watching: Option<EntityId>,
         name: String,
@@ -187,7 +187,7 @@ impl Session {
         for (seq, f) in &frames {
             match self.out.try_send(Outgoing::Frame(encode(f))) {
                 Ok(()) => last_sent = Some(*seq),
-                Err(mpsc::error::TrySendError::Full(_)) => {
+                Err(TrySendError::Full(_)) => {
                     if !self.behind {
                         debug!(conn, "connection fell behind; will resend a snapshot");
                     }
@@ -195,7 +195,7 @@ impl Session {
                     break;
                 }
                 // The connection is closing; its Disconnect is on the way.
-                Err(mpsc::error::TrySendError::Closed(_)) => break,
+                Err(TrySendError::Closed(_)) => break,
             }
         }
         if let Some(seq) = last_sent {

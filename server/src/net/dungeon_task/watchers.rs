@@ -2,8 +2,8 @@
 //! following a friend), joining as a watcher, choosing whom to follow, and moving on when the
 //! one followed leaves the party. A watcher is sent exactly what the one it follows sees.
 
+use crate::net::outbox_queue;
 use delve_protocol::{ErrorCode, ServerMsg, encode};
-use tokio::sync::mpsc;
 use tracing::info;
 
 use super::{ConnId, DungeonTask, Outgoing, Refusal};
@@ -52,7 +52,7 @@ impl DungeonTask {
         name: String,
         target: &str,
         conn: ConnId,
-        out: mpsc::Sender<Outgoing>,
+        out: outbox_queue::Sender<Outgoing>,
     ) -> Result<EntityId, Refusal> {
         let Some(subject) = self.find_player(target) else {
             return Err((

@@ -54,7 +54,7 @@ impl Quadrant {
 /// Computes what is visible from `(ox, oy)` within `radius`.
 ///
 /// `opaque[i]` tells whether row-major cell `i` blocks sight; cells outside the map block sight.
-/// `visible` (same size) is cleared and then set for every visible cell. A negative radius means
+/// `visible` is cleared to the map's size and then set for every visible cell. A negative radius means
 /// unlimited.
 pub fn compute(
     opaque: &[bool],
@@ -63,7 +63,7 @@ pub fn compute(
     ox: i32,
     oy: i32,
     radius: i32,
-    visible: &mut (impl Lit + ?Sized),
+    visible: &mut impl Lit,
 ) {
     debug_assert_eq!(opaque.len(), width * height);
     visible.clear(width * height);
@@ -104,17 +104,6 @@ pub trait Lit {
     fn light(&mut self, i: usize);
 }
 
-impl Lit for [bool] {
-    fn clear(&mut self, len: usize) {
-        debug_assert_eq!(self.len(), len);
-        self.fill(false);
-    }
-
-    fn light(&mut self, i: usize) {
-        self[i] = true;
-    }
-}
-
 impl Lit for Vec<bool> {
     fn clear(&mut self, len: usize) {
         self.clear();
@@ -142,14 +131,7 @@ impl Ctx<'_> {
     }
 
     /// Scans one row of a quadrant between two slopes, recursing into the rows behind it.
-    fn scan<V: Lit + ?Sized>(
-        &self,
-        q: Quadrant,
-        depth: i64,
-        mut start: Slope,
-        end: Slope,
-        visible: &mut V,
-    ) {
+    fn scan<V: Lit>(&self, q: Quadrant, depth: i64, mut start: Slope, end: Slope, visible: &mut V) {
         if self.radius >= 0 && depth > i64::from(self.radius) {
             return;
         }

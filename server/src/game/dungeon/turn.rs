@@ -272,7 +272,6 @@ impl Dungeon {
             .min(40);
         awareness.resize_with(players.len(), Vec::new);
         for ((_, p), seen) in players.iter().zip(awareness.iter_mut()) {
-            seen.resize(w * h, false);
             fov::compute(&floor.opaque, w, h, p.x, p.y, reach, seen);
         }
         occupant.clear();

@@ -54,8 +54,8 @@ impl Quadrant {
 /// Computes what is visible from `(ox, oy)` within `radius`.
 ///
 /// `opaque[i]` tells whether row-major cell `i` blocks sight; cells outside the map block sight.
-/// `visible` is cleared to the map's size and then set for every visible cell. A negative radius means
-/// unlimited.
+/// `visible` is cleared to the map's size and then set for every visible cell. A negative radius
+/// means unlimited.
 pub fn compute(
     opaque: &[bool],
     width: usize,

@@ -17,8 +17,7 @@ use delve_protocol::{
     decode_client, encode,
 };
 use futures_util::{SinkExt, StreamExt};
-use hyper::upgrade::Upgraded;
-use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{Instant, timeout, timeout_at};
 use tokio_tungstenite::WebSocketStream;
@@ -35,9 +34,9 @@ use super::limits::{ConnectionSlot, RateLimiter, SlotRefused};
 use super::registry::OpenError;
 use super::validate::{check_dungeon, check_name, strip_invisible};
 
-/// The socket: hyper answered the HTTP upgrade, tungstenite speaks WebSocket over what it
-/// handed over.
-type Ws = WebSocketStream<TokioIo<Upgraded>>;
+/// The socket: hyper answered the HTTP upgrade, then handed back the TCP stream, over which
+/// tungstenite speaks WebSocket.
+type Ws = WebSocketStream<TcpStream>;
 
 /// Close codes this server uses: one list, shared with clients and tests.
 pub use delve_protocol::close;
@@ -381,6 +380,11 @@ impl Connection {
     /// Forwards intents to the dungeon and the dungeon's frames to the socket.
     async fn session(&mut self, mut joined: Joined) {
         let conn = self.conn;
+        // One wait for the shutdown for the whole session, rather than one made and dropped at
+        // every turn of the loop (each is an entry in a list every connection shares).
+        let mut shutdown = self.shutdown.clone();
+        let stopping = shutdown.changed();
+        tokio::pin!(stopping);
         loop {
             tokio::select! {
                 frame = self.ws.next() => {
@@ -430,7 +434,7 @@ impl Connection {
                         break;
                     }
                 },
-                _ = self.shutdown.changed() => {
+                _ = &mut stopping => {
                     self.shutting_down().await;
                     break;
                 }

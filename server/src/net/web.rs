@@ -129,8 +129,22 @@ pub async fn serve(
             return;
         }
     };
-    let ws = WebSocketStream::from_raw_socket(
-        TokioIo::new(upgraded),
+    // The game speaks straight to the TCP stream: hyper's upgraded IO wraps it in a boxed
+    // reader that replays what hyper read ahead, and every read and write of the connection's
+    // life went through those layers. What hyper read past the upgrade request (a client may
+    // send its hello at once) is handed to tungstenite as already read.
+    // The read-ahead is copied out and let go at once: it is a slice of hyper's whole read
+    // buffer, which it would otherwise keep alive for the connection's life.
+    let (stream, read_ahead) = match upgraded.downcast::<TokioIo<TcpStream>>() {
+        Ok(parts) => (parts.io.into_inner(), parts.read_buf.to_vec()),
+        Err(_) => {
+            debug!(%peer, "WebSocket upgrade on an unexpected stream type");
+            return;
+        }
+    };
+    let ws = WebSocketStream::from_partially_read(
+        stream,
+        read_ahead,
         Role::Server,
         Some(shared.ws_config()),
     )

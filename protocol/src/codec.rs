@@ -116,12 +116,35 @@ fn parse(text: &str, max: usize, types: &[&str]) -> Result<Parsed, DecodeError> 
 }
 
 /// Encodes a message as one JSON text frame.
+///
+/// The text is written into a buffer kept by the thread and then copied out at its exact size:
+/// a server encodes a frame for every player after every turn, and writing straight into a new
+/// string grew it from 128 bytes by doubling, two or three reallocations for each update.
 pub fn encode<T: serde::Serialize>(msg: &T) -> String {
-    // Serializing these plain data types cannot fail: no maps with non-string keys, no custom
-    // serializers that error.
-    serde_json::to_string(msg).unwrap_or_else(|e| {
-        format!(r#"{{"type":"error","code":"internal","message":"encode failed: {e}"}}"#)
+    /// A buffer that grew past this (a snapshot, a welcome) is let go after use.
+    const KEEP: usize = 16 * 1024;
+    thread_local! {
+        static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUF.with_borrow_mut(|buf| {
+        buf.clear();
+        // Serializing these plain data types cannot fail: no maps with non-string keys, no
+        // custom serializers that error. serde_json writes only UTF-8.
+        let text = match serde_json::to_writer(&mut *buf, msg) {
+            Ok(()) => std::str::from_utf8(buf)
+                .map(str::to_owned)
+                .unwrap_or_else(|e| encode_failed(&e)),
+            Err(e) => encode_failed(&e),
+        };
+        if buf.capacity() > KEEP {
+            *buf = Vec::new();
+        }
+        text
     })
+}
+
+fn encode_failed(e: &dyn std::fmt::Display) -> String {
+    format!(r#"{{"type":"error","code":"internal","message":"encode failed: {e}"}}"#)
 }
 
 #[cfg(test)]

@@ -33,7 +33,9 @@ impl Sight {
     /// The runs of consecutive cells seen, as `[start, length]`, in order (what a view's
     /// visible set is made of), found a word at a time.
     pub fn runs(&self) -> Vec<[u32; 2]> {
-        let mut runs: Vec<[u32; 2]> = Vec::new();
+        // Counted first, so the list is made at its size at once: it is built for every player
+        // after every turn, and kept in the view a connection was sent.
+        let mut runs: Vec<[u32; 2]> = Vec::with_capacity(self.run_count());
         let mut open: Option<usize> = None; // start of a run still going at the last word's end
         for (k, &w) in self.words.iter().enumerate() {
             let base = k * 64;
@@ -62,6 +64,18 @@ impl Sight {
             runs.push([start as u32, (self.len - start) as u32]);
         }
         runs
+    }
+
+    /// How many runs [`Sight::runs`] finds: the cells seen whose west neighbour (in row-major
+    /// order, across words) is not.
+    fn run_count(&self) -> usize {
+        let mut carry = 0u64; // the last cell of the word before, seen or not
+        let mut count = 0;
+        for &w in &self.words {
+            count += (w & !((w << 1) | carry)).count_ones() as usize;
+            carry = w >> 63;
+        }
+        count
     }
 
     /// Whether cell `i` is seen; cells past the end are not.
@@ -153,6 +167,9 @@ mod tests {
             assert_eq!(covered, seen);
             assert!(runs.iter().all(|r| r[1] > 0));
             assert!(runs.windows(2).all(|w| w[0][0] + w[0][1] < w[1][0]));
+            // Counted ahead exactly, so the list was made at its size.
+            assert_eq!(s.run_count(), runs.len());
+            assert_eq!(runs.capacity(), runs.len());
         }
     }
 

@@ -150,7 +150,8 @@ impl Session {
             return;
         }
         // A whole view goes first; the events then follow in an update of their own, so no
-        // log line is lost. Each frame is kept with its sequence number.
+        // log line is lost. Each frame is kept with its sequence number. (At most two frames:
+        // held in place rather than in a list, as this runs for every player after every turn.)
         let turn = view.turn;
         let update = |seq, diff, events| {
             let msg = ServerMsg::Update {
@@ -161,30 +162,26 @@ impl Session {
             };
             (seq, msg)
         };
-        let mut frames: Vec<(u64, ServerMsg)> = Vec::new();
-        match diff {
-            Some(diff) => frames.push(update(self.seq + 1, diff, events)),
+        let (first, second) = match diff {
+            Some(diff) => (update(self.seq + 1, diff, events), None),
             None => {
-                let seq = match welcome {
+                let first = match welcome {
                     // A welcome restarts the numbering at 0.
-                    Some(w) => {
-                        frames.push((0, w));
-                        0
-                    }
+                    Some(w) => (0, w),
                     None => {
                         let seq = self.seq + 1;
                         let view = view.clone();
-                        frames.push((seq, ServerMsg::Snapshot { seq, view }));
-                        seq
+                        (seq, ServerMsg::Snapshot { seq, view })
                     }
                 };
-                if !events.is_empty() {
-                    frames.push(update(seq + 1, Default::default(), events));
-                }
+                let second =
+                    (!events.is_empty()).then(|| update(first.0 + 1, Default::default(), events));
+                (first, second)
             }
-        }
+        };
+        let last = second.as_ref().map_or(first.0, |(seq, _)| *seq);
         let mut last_sent = None;
-        for (seq, f) in &frames {
+        for (seq, f) in std::iter::once(&first).chain(second.as_ref()) {
             match self.out.try_send(Outgoing::Frame(encode(f))) {
                 Ok(()) => last_sent = Some(*seq),
                 Err(TrySendError::Full(_)) => {
@@ -201,11 +198,22 @@ impl Session {
         if let Some(seq) = last_sent {
             // The first frame carries the new view; a lost second frame only loses log lines.
             self.seq = seq;
-            self.baseline = Some(kept(view));
+            self.keep(view);
             self.needs_welcome = false;
-            if frames.last().is_some_and(|(last, _)| *last == seq) {
+            if seq == last {
                 self.behind = false;
             }
+        }
+    }
+
+    /// Makes `view` the baseline, in the box the last one was kept in.
+    fn keep(&mut self, mut view: View) {
+        match &mut self.baseline {
+            Some(kept) => {
+                view.shrink_to_fit();
+                **kept = view;
+            }
+            None => self.baseline = Some(kept(view)),
         }
     }
 

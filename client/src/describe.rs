@@ -30,8 +30,8 @@ fn item_description<'a>(view: &'a View, d: &'a Descriptions, e: &EntityView) -> 
         // An older server sends no descriptions; one of the same kind in the pack has its own.
         view.inventory
             .iter()
-            .find(|i| i.key == key)
-            .map(|i| i.description.as_str())
+            .find(|i| &*i.key == key)
+            .map(|i| &*i.description)
     })
 }
 
@@ -76,7 +76,7 @@ pub fn describe(view: &View, d: &Descriptions, at: Pos) -> Option<Description> {
             lines.push(text.to_string());
         }
         lines.push("Walk onto it to pick it up.".to_string());
-        i.name.clone()
+        i.name.to_string()
     } else {
         return Some(Description {
             title: tile_words(tile).to_string(),

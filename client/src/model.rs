@@ -151,7 +151,7 @@ impl Model {
                     .entities
                     .iter()
                     .filter(|e| e.kind == delve_protocol::EntityKind::Monster)
-                    .map(|e| (e.id, e.name.clone()))
+                    .map(|e| (e.id, e.name.to_string()))
                     .collect();
                 let me = view.me.id;
                 if seq != self.seq + 1 {

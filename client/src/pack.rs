@@ -194,7 +194,7 @@ pub fn compare(me: &SelfView, inventory: &[ItemView], item: &ItemView) -> Option
         })
         .collect();
     Some(Comparison {
-        replaces: old.map(|o| o.name.clone()),
+        replaces: old.map(|o| o.name.to_string()),
         rows,
     })
 }
@@ -283,7 +283,7 @@ pub fn pack_outcome(key: PackKey, item: &ItemView) -> Option<PackOutcome> {
     let name = &item.name;
     Some(match key {
         PackKey::Use if item.usable => PackOutcome::Send(ClientMsg::Act(Action::Use { item: id })),
-        PackKey::Use if item.key == "key" => {
+        PackKey::Use if &*item.key == "key" => {
             PackOutcome::Note("A Key is used by walking into a locked door.".into())
         }
         PackKey::Use if item.slot.is_some() => {
@@ -359,8 +359,8 @@ mod tests {
         ItemView {
             id,
             key: key.into(),
-            name: key.replace('_', " "),
-            description: String::new(),
+            name: key.replace('_', " ").into(),
+            description: "".into(),
             slot,
             equipped: false,
             usable: matches!(key, "health_pack" | "antivenom"),

@@ -156,7 +156,7 @@ fn target_of(arg: &str) -> Option<Target> {
 pub fn player_seen(view: &View, name: &str) -> Option<Pos> {
     view.entities
         .iter()
-        .find(|e| e.kind == EntityKind::Player && e.name == name)
+        .find(|e| e.kind == EntityKind::Player && &*e.name == name)
         .map(|e| e.pos)
 }
 

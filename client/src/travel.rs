@@ -40,7 +40,7 @@ fn passable(t: Tile, has_key: bool) -> bool {
 }
 
 fn has_key(view: &View) -> bool {
-    view.inventory.iter().any(|i| i.key == "key")
+    view.inventory.iter().any(|i| &*i.key == "key")
 }
 
 /// Breadth-first distances from the character over known passable cells. Cells where another
@@ -117,7 +117,7 @@ fn blocker(view: &View, to: Pos) -> Option<String> {
         .filter(|e| e.kind == EntityKind::Monster)
         .filter(|e| clear.map.index(e.pos).is_some_and(|i| dist[i] != u32::MAX))
         .min_by_key(|e| e.pos.dist2(view.me.pos))
-        .map(|e| e.name.clone())
+        .map(|e| e.name.to_string())
 }
 
 /// The nearest known cell of a kind, by steps.
@@ -487,7 +487,7 @@ pub(crate) mod tests {
             id: 5,
             key: "key".into(),
             name: "Key".into(),
-            description: String::new(),
+            description: "".into(),
             slot: None,
             equipped: false,
             usable: false,

@@ -12,6 +12,8 @@
 //! field added to a record and forgotten here fails to compile instead of silently never
 //! reaching clients.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::geom::Pos;
@@ -87,7 +89,7 @@ patch! {
     /// The fields of the player's own record ([`SelfView`]) that changed.
     SelfPatch for SelfView {
         id: u32,
-        name: String,
+        name: Arc<str>,
         pos: Pos,
         depth: u8,
         hp: i32,
@@ -117,20 +119,20 @@ patch! {
     /// The fields of an entity in sight before and after ([`EntityView`]) that changed.
     EntityPatch for EntityView by id: u32 {
         kind: EntityKind,
-        name: String,
+        name: Arc<str>,
         pos: Pos,
         hp: i32,
         max_hp: i32,
         level: u32,
-        monster: Option<String>,
-        item: Option<String>,
+        monster: Option<Arc<str>>,
+        item: Option<Arc<str>>,
     }
 }
 
 patch! {
     /// The fields of a party member ([`PartyMember`]) that changed.
     PartyPatch for PartyMember by id: u32 {
-        name: String,
+        name: Arc<str>,
         level: u32,
         hp: i32,
         max_hp: i32,

@@ -1,6 +1,11 @@
 //! What one player knows of the world: the map it remembers, what it sees now, the entities in
 //! sight and its own character. The server sends a [`View`] whole in a snapshot and afterwards only
 //! [`crate::ViewDiff`]s against the last view that connection received.
+//!
+//! Names, content keys and descriptions are `Arc<str>`: on the wire they are plain strings, but
+//! in memory a view shares them with the server's content and characters, so building a view
+//! for every player after every turn copies no text, and comparing two views compares those
+//! fields by pointer first.
 
 use std::sync::Arc;
 
@@ -369,7 +374,7 @@ fn is_false(b: &bool) -> bool {
 pub struct EntityView {
     pub id: u32,
     pub kind: EntityKind,
-    pub name: String,
+    pub name: Arc<str>,
     pub pos: Pos,
     /// Hit points, for players and monsters; absent (0) for items.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -381,10 +386,10 @@ pub struct EntityView {
     pub level: u32,
     /// For monsters, the content key of its kind (`"tough_mouse"`), to pick a sprite by.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub monster: Option<String>,
+    pub monster: Option<Arc<str>>,
     /// For items, the content key of its kind (`"crowbar"`), to pick a sprite by.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub item: Option<String>,
+    pub item: Option<Arc<str>>,
 }
 
 /// The equipment slot an item goes in. One item per slot.
@@ -454,10 +459,10 @@ pub struct ItemView {
     /// Names the item in `use`, `equip`, `unequip` and `drop`.
     pub id: u32,
     /// The content key of its kind (`"health_pack"`).
-    pub key: String,
-    pub name: String,
+    pub key: Arc<str>,
+    pub name: Arc<str>,
     /// One line saying what it does.
-    pub description: String,
+    pub description: Arc<str>,
     /// For equipment, the slot it goes in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slot: Option<Slot>,
@@ -514,7 +519,7 @@ impl Stat {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SelfView {
     pub id: u32,
-    pub name: String,
+    pub name: Arc<str>,
     pub pos: Pos,
     /// Floor number, 1 at the top.
     pub depth: u8,
@@ -564,7 +569,7 @@ pub struct SelfView {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartyMember {
     pub id: u32,
-    pub name: String,
+    pub name: Arc<str>,
     pub level: u32,
     pub hp: i32,
     pub max_hp: i32,

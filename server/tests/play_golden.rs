@@ -230,7 +230,7 @@ fn play(seed: u64) -> (Vec<(u32, String)>, Coverage, String, String) {
     // rule.
     let mut content = Content::builtin();
     for kind in &mut content.monsters {
-        match kind.key.as_str() {
+        match &*kind.key {
             "rabid_mouse" | "meta_mouse" => kind.floors = [2, 9],
             "tough_mouse" => kind.floors = [3, 9],
             _ => {}

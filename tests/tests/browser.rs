@@ -117,7 +117,7 @@ async fn bob_sees<T>(
 fn ann(v: &View) -> Option<(u32, Pos)> {
     v.entities
         .iter()
-        .find(|e| e.name == "Ann")
+        .find(|e| &*e.name == "Ann")
         .map(|e| (e.id, e.pos))
 }
 
@@ -259,7 +259,7 @@ async fn a_link_asks_the_name_once_and_a_private_dungeon_its_password() {
         .await
         .expect("the right password lets Dan in");
     bob_sees(&mut carol_view, "Dan arrive", |v| {
-        v.entities.iter().find(|e| e.name == "Dan").map(|_| ())
+        v.entities.iter().find(|e| &*e.name == "Dan").map(|_| ())
     })
     .await;
     let shot = browser.screenshot().await.expect("a screenshot");

@@ -71,7 +71,7 @@ async fn a_dead_player_sees_how_and_starts_a_new_character_that_plays_on() {
         "the token belongs to the player, not the character"
     );
     let me = ann.view().me.clone();
-    assert!(me.alive && me.name == "Ann" && me.level == 1 && me.hp == me.max_hp);
+    assert!(me.alive && &*me.name == "Ann" && me.level == 1 && me.hp == me.max_hp);
     let turn = ann.view().turn;
 
     // And it plays: its next intent resolves a turn (the connection drives the new character).

@@ -150,7 +150,7 @@ fn monsters(all: &[Table], c: &Content) -> Check {
         };
         let want = [
             key.clone(),
-            m.name.clone(),
+            m.name.to_string(),
             range(m.floors[0], m.floors[1]),
             range(m.hp[0], m.hp[1]),
             m.defence.to_string(),
@@ -247,7 +247,7 @@ fn items(all: &[Table], c: &Content) -> Check {
         };
         let want = [
             key.clone(),
-            it.name.clone(),
+            it.name.to_string(),
             slot,
             use_,
             bonus,

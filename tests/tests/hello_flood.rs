@@ -21,7 +21,12 @@ async fn until_party_is(bot: &mut Bot, names: &[&str]) {
     let mut want: Vec<&str> = names.to_vec();
     want.sort_unstable();
     loop {
-        let mut now: Vec<String> = bot.view().party.iter().map(|m| m.name.clone()).collect();
+        let mut now: Vec<String> = bot
+            .view()
+            .party
+            .iter()
+            .map(|m| m.name.to_string())
+            .collect();
         now.sort_unstable();
         if now == want {
             return;
@@ -69,7 +74,7 @@ async fn characters_made_and_never_played_are_forgotten_after_the_grace_period()
     }
     // Bob, who played, comes back to his own character.
     let bob = Bot::join_with(&url, "Bob", "hall", Some(bob_token)).await;
-    assert_eq!(bob.view().me.name, "Bob");
+    assert_eq!(&*bob.view().me.name, "Bob");
     assert!(
         bob.view().me.turns > 0,
         "Bob's character is the one that played"
@@ -101,7 +106,7 @@ async fn one_address_makes_only_so_many_new_characters_in_a_dungeon() {
     // Resuming is never counted.
     drop(ann);
     let ann = Bot::join_with(&url, "Ann", "hall", Some(ann_token)).await;
-    assert_eq!(ann.view().me.name, "Ann");
+    assert_eq!(&*ann.view().me.name, "Ann");
     // Nor is watching.
     let mut watcher = Session::connect(&url).await.expect("connects");
     watcher

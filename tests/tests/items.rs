@@ -18,7 +18,7 @@ use delve_tests::{Bot, TestServer, test_config};
 fn strewn_with(key: &str) -> ServerConfig {
     let mut c = Content::builtin_without_monsters();
     for it in &mut c.items {
-        it.loose = it.key == key;
+        it.loose = &*it.key == key;
     }
     c.placement.loose = [40, 40];
     c.placement.locked = [1, 1];
@@ -120,10 +120,7 @@ async fn picking_up_and_equipping_shows_in_the_next_update() {
     let (said, seen) = fetch_an_item(&mut ann).await;
     assert!(!seen.is_empty());
     for e in &seen {
-        assert_eq!(
-            (e.item.as_deref(), e.name.as_str()),
-            (Some("crowbar"), "Crowbar")
-        );
+        assert_eq!((e.item.as_deref(), &*e.name), (Some("crowbar"), "Crowbar"));
         assert_eq!((e.hp, e.level), (0, 0), "items have no HP or level");
     }
     assert!(
@@ -135,10 +132,7 @@ async fn picking_up_and_equipping_shows_in_the_next_update() {
         "{said:?}"
     );
     let bar = ann.view().inventory[0].clone();
-    assert_eq!(
-        (bar.key.as_str(), bar.name.as_str()),
-        ("crowbar", "Crowbar")
-    );
+    assert_eq!((&*bar.key, &*bar.name), ("crowbar", "Crowbar"));
     assert_eq!(bar.slot, Some(delve_protocol::Slot::Weapon));
     assert!(!bar.equipped && !bar.description.is_empty());
     assert!(bar.bonus.attack_max > 0);
@@ -225,7 +219,7 @@ async fn impossible_pack_actions_are_refused_with_a_code_and_change_nothing() {
     let mut ann = Bot::join(&server.url, "Ann", "infirmary").await;
     fetch_an_item(&mut ann).await;
     let pack = ann.view().inventory[0].clone();
-    assert_eq!(pack.key, "health_pack");
+    assert_eq!(&*pack.key, "health_pack");
     assert!(pack.usable && pack.slot.is_none());
     let cases = [
         (

@@ -126,7 +126,7 @@ async fn the_python_bot_joins_a_real_server_and_plays_its_turns() {
     // bot played, as the server keeps it.
     let watcher = Bot::watch(&server.url, "Wes", "pybot", "Robo").await;
     let me = &watcher.view().me;
-    assert_eq!(me.name, "Robo");
+    assert_eq!(&*me.name, "Robo");
     assert!(me.alive, "{me:?}");
     assert_eq!(me.turns, TURNS, "the server counted the turns Robo lived");
     assert_eq!(u64::from(me.level), number_after(summary, "level"));
@@ -141,7 +141,7 @@ async fn the_python_bot_joins_a_real_server_and_plays_its_turns() {
         .view()
         .party
         .iter()
-        .find(|p| p.name == "Robo")
+        .find(|p| &*p.name == "Robo")
         .expect("Robo is in the party");
     assert!(!robo.connected, "the bot has left: {robo:?}");
     server.stop().await;

@@ -92,7 +92,7 @@ fn the_game_connection_comes_back_by_itself_after_a_server_restart() {
         panic!("a token")
     };
     assert_ne!(token, first_token);
-    assert_eq!(view.me.name, "Ann");
+    assert_eq!(&*view.me.name, "Ann");
     // And it plays on.
     net.send(ClientMsg::Act(Action::Wait));
     wait_for(

@@ -120,7 +120,7 @@ fn texts(events: &[Event]) -> Vec<&str> {
 fn member<'a>(v: &'a View, name: &str) -> &'a PartyMember {
     v.party
         .iter()
-        .find(|m| m.name == name)
+        .find(|m| &*m.name == name)
         .unwrap_or_else(|| panic!("{name} is not in the party {:?}", v.party))
 }
 
@@ -515,7 +515,7 @@ async fn a_second_connection_with_the_token_replaces_the_first_and_nobody_notice
 
     let mut bob2 = Bot::join_with(&server.url, "ignored", "crypt", Some(token.clone())).await;
     assert_eq!(bob2.id(), bob_id, "the same character");
-    assert_eq!(bob2.view().me.name, "Bob");
+    assert_eq!(&*bob2.view().me.name, "Bob");
     assert_eq!(bob2.pos(), bob_at);
     assert_eq!(bob2.model.seq, 0);
     assert_eq!(bob2.model.token.as_deref(), Some(token.as_str()));
@@ -646,7 +646,7 @@ async fn a_watcher_sees_exactly_what_the_watched_player_sees() {
         );
         assert_eq!(b.view().watchers, vec![zed_watching_ann.clone()]);
         assert!(
-            b.view().party.iter().all(|m| m.name != "Zed"),
+            b.view().party.iter().all(|m| &*m.name != "Zed"),
             "a watcher is no party member"
         );
     }
@@ -869,7 +869,7 @@ async fn a_dead_player_follows_a_living_friend_and_comes_back_to_its_own_view() 
     ann.send(ClientMsg::Watch { name: None }).await;
     assert_eq!(watching(&mut ann).await, None);
     let me = &ann.view().me;
-    assert_eq!((me.id, me.name.as_str(), me.alive), (ann_id, "Ann", false));
+    assert_eq!((me.id, &*me.name, me.alive), (ann_id, "Ann", false));
     assert_eq!((me.pos, me.depth), (ghost.pos, ghost.depth));
     assert!(
         ann.view().entity(ann_id).is_none(),
@@ -1044,7 +1044,7 @@ async fn a_private_dungeon_refuses_wrong_passwords_and_reveals_nothing() {
         panic!("expected a welcome, got {welcome:?}");
     };
     assert_eq!(dungeon, "vault");
-    let names: Vec<&str> = view.party.iter().map(|m| m.name.as_str()).collect();
+    let names: Vec<&str> = view.party.iter().map(|m| &*m.name).collect();
     assert_eq!(names, vec!["Ann", "Bob"]);
 
     // The lobby still shows nothing of vault; crypt's count is live.
@@ -1069,7 +1069,7 @@ async fn a_private_dungeon_refuses_wrong_passwords_and_reveals_nothing() {
     // Ann's token resumes her without the password.
     ann.session.close().await;
     let again = Bot::join_with(&server.url, "Ann", "vault", Some(ann_token)).await;
-    assert_eq!(again.view().me.name, "Ann");
+    assert_eq!(&*again.view().me.name, "Ann");
     assert_eq!(again.model.dungeon.as_deref(), Some("vault"));
     drop((cid, again, lobby_conn));
     server.stop().await;

@@ -262,7 +262,7 @@ async fn a_second_connection_with_the_token_replaces_the_first() {
 
     let mut bob2 = Bot::join_with(&server.url, "ignored", "crypt", Some(token)).await;
     assert_eq!(bob2.id(), bob_id, "the same character");
-    assert_eq!(bob2.view().me.name, "Bob");
+    assert_eq!(&*bob2.view().me.name, "Bob");
 
     // The old connection is told why, then closed with 4000.
     let mut replaced = false;

@@ -94,11 +94,11 @@ pub fn turn_line(model: &Model, status_age: f64, awaiting: bool) -> TurnLine {
     };
     match &model.turn_status {
         Some(s) if s.turn == view.turn + 1 => {
-            let me_waiting = s.waiting_for.contains(&view.me.name);
+            let me_waiting = s.waiting_for.iter().any(|n| **n == *view.me.name);
             let others: Vec<&str> = s
                 .waiting_for
                 .iter()
-                .filter(|n| **n != view.me.name)
+                .filter(|n| **n != *view.me.name)
                 .map(String::as_str)
                 .collect();
             let left = s
@@ -243,7 +243,7 @@ fn draw_worn(view: &View, sprites: &Sprites, x: f32, mut y: f32, w: f32) -> f32 
                         ..Default::default()
                     },
                 );
-                let mut name = item.name.clone();
+                let mut name = item.name.to_string();
                 while name.len() > 4 && measure_text(&name, None, 18, 1.0).width > w - 96.0 {
                     name.pop();
                 }

@@ -4,6 +4,8 @@
 //! Parsing takes text, not a path: reading the file is the shell's job, so the engine stays
 //! free of IO. Every problem is reported with the file, the entry and the field at fault.
 
+use std::sync::Arc;
+
 use delve_protocol::{Bonus, Slot};
 use serde::Deserialize;
 
@@ -125,10 +127,10 @@ impl BonusSpec {
 #[serde(deny_unknown_fields)]
 pub struct ItemKind {
     /// Stable identifier, sent to clients so they can pick a sprite.
-    pub key: String,
-    pub name: String,
+    pub key: Arc<str>,
+    pub name: Arc<str>,
     pub glyph: String,
-    pub description: String,
+    pub description: Arc<str>,
     #[serde(default, rename = "use")]
     pub use_: ItemUse,
     #[serde(default)]
@@ -233,8 +235,8 @@ pub enum Inflicts {
 #[serde(deny_unknown_fields)]
 pub struct MonsterKind {
     /// Stable identifier, sent to clients so they can pick a sprite.
-    pub key: String,
-    pub name: String,
+    pub key: Arc<str>,
+    pub name: Arc<str>,
     /// One character for text displays.
     pub glyph: String,
     pub hp: [i32; 2],
@@ -248,7 +250,7 @@ pub struct MonsterKind {
     #[serde(default)]
     pub boss: bool,
     /// One line saying what it is, shown when the mouse is over one.
-    pub description: String,
+    pub description: Arc<str>,
 }
 
 impl Content {
@@ -258,12 +260,12 @@ impl Content {
             monsters: self
                 .monsters
                 .iter()
-                .map(|m| (m.key.clone(), m.description.clone()))
+                .map(|m| (m.key.to_string(), m.description.to_string()))
                 .collect(),
             items: self
                 .items
                 .iter()
-                .map(|i| (i.key.clone(), i.description.clone()))
+                .map(|i| (i.key.to_string(), i.description.to_string()))
                 .collect(),
         }
     }
@@ -300,17 +302,17 @@ impl Content {
 
     /// The item kind with this key.
     pub fn item(&self, key: &str) -> Option<&ItemKind> {
-        self.items.iter().find(|i| i.key == key)
+        self.items.iter().find(|i| *i.key == *key)
     }
 
     /// The index of the item kind with this key.
     pub fn item_index(&self, key: &str) -> Option<usize> {
-        self.items.iter().position(|i| i.key == key)
+        self.items.iter().position(|i| *i.key == *key)
     }
 
     /// The monster kind with this key.
     pub fn monster(&self, key: &str) -> Option<&MonsterKind> {
-        self.monsters.iter().find(|m| m.key == key)
+        self.monsters.iter().find(|m| *m.key == *key)
     }
 
     fn validate(&self, file: &str) -> Result<(), ContentError> {
@@ -689,7 +691,7 @@ mod tests {
         ];
         for (key, name, use_, slot) in names {
             let it = c.item(key).unwrap_or_else(|| panic!("{key} missing"));
-            assert_eq!((it.name.as_str(), it.use_, it.slot), (name, use_, slot));
+            assert_eq!((&*it.name, it.use_, it.slot), (name, use_, slot));
             assert!(!it.description.is_empty() && !it.description.contains('\n'));
         }
         assert!(c.item("microchip").unwrap().chip);
@@ -704,7 +706,7 @@ mod tests {
             .items
             .iter()
             .filter(|i| i.loose)
-            .map(|i| i.key.as_str())
+            .map(|i| &*i.key)
             .collect();
         assert_eq!(
             loose,

@@ -4,6 +4,8 @@
 //! sentences: the view layer turns the events each player could see into protocol events and
 //! the log lines that tell them in that player's words.
 
+use std::sync::Arc;
+
 use delve_protocol::{Effect, Pos};
 
 use super::EntityId;
@@ -12,11 +14,12 @@ use super::monster::Ai;
 use super::stats::Stat;
 
 /// Who took part in an event, as they were at that moment (names and places are kept so the
-/// event can be told after the fact, even of a monster that died in it).
+/// event can be told after the fact, even of a monster that died in it). Names are shared with
+/// the character or the content, not copied: a brawl makes events every turn.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Actor {
     pub id: EntityId,
-    pub name: String,
+    pub name: Arc<str>,
     pub pos: Pos,
     pub player: bool,
 }
@@ -32,7 +35,7 @@ pub enum Event {
     /// A new character called `name` came into being, about to arrive at `pos` on floor 1.
     Created {
         id: EntityId,
-        name: String,
+        name: Arc<str>,
         pos: Pos,
     },
     /// A finished character whose player had gone was forgotten (to make room, or because its
@@ -99,7 +102,7 @@ pub enum Event {
     Healed {
         id: EntityId,
         amount: i32,
-        by: Option<String>,
+        by: Option<Arc<str>>,
     },
     /// A floor's turn ended: its clock advances, and so do the turn counts of the characters
     /// who were on it when the turn began and are still alive.
@@ -120,26 +123,26 @@ pub enum Event {
         id: EntityId,
         item: EntityId,
         pos: Pos,
-        name: String,
+        name: Arc<str>,
     },
     /// A character put an item down where it stands (taking it off first if worn).
     Dropped {
         id: EntityId,
         item: EntityId,
         pos: Pos,
-        name: String,
+        name: Arc<str>,
         /// Let fall by a character who died, rather than put down.
         fell: bool,
     },
     Equipped {
         id: EntityId,
         item: EntityId,
-        name: String,
+        name: Arc<str>,
     },
     Unequipped {
         id: EntityId,
         item: EntityId,
-        name: String,
+        name: Arc<str>,
     },
     /// An item in a pack was used up and is gone.
     UsedUp {
@@ -190,7 +193,7 @@ pub enum Event {
     /// A full pack left the item called `name` lying where it was.
     LeftBehind {
         id: EntityId,
-        name: String,
+        name: Arc<str>,
     },
     /// `id` chose `action` for the coming turn of floor `depth`, replacing any earlier choice.
     /// Nobody is told what: a choice shows when its turn resolves.

@@ -195,7 +195,7 @@ mod tests {
             let ids: Vec<EntityId> = d.players().filter(|p| p.alive).map(|p| p.id).collect();
             if ids.len() < 3 && rng.random_ratio(1, 20) {
                 let name = format!("P{}", rng.random_range(0..1000));
-                if d.players().all(|p| p.name != name) {
+                if d.players().all(|p| *p.name != *name) {
                     record(d, Input::Join { name }, log);
                 }
                 continue;

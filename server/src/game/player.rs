@@ -2,6 +2,7 @@
 //! remembers of each floor.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use delve_protocol::{Bonus, Effect, Pos, Slot, TileGrid};
 
@@ -70,7 +71,8 @@ pub struct Death {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Player {
     pub(in crate::game) id: EntityId,
-    pub(in crate::game) name: String,
+    /// Shared with every view that shows it (views are built after every turn).
+    pub(in crate::game) name: Arc<str>,
     pub(in crate::game) depth: u8,
     pub(in crate::game) pos: Pos,
     pub(in crate::game) hp: i32,
@@ -111,7 +113,7 @@ pub struct Player {
 }
 
 impl Player {
-    pub(super) fn new(id: EntityId, name: String, depth: u8, pos: Pos, c: &Content) -> Player {
+    pub(super) fn new(id: EntityId, name: Arc<str>, depth: u8, pos: Pos, c: &Content) -> Player {
         Player {
             id,
             name,
@@ -216,6 +218,11 @@ impl Player {
 
     /// The name the player chose.
     pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The name, to share (a view holds it without a copy).
+    pub fn shared_name(&self) -> &Arc<str> {
         &self.name
     }
 

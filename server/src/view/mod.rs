@@ -120,7 +120,7 @@ fn player_entity(p: &Player, content: &Content) -> EntityView {
     EntityView {
         id: p.id(),
         kind: EntityKind::Player,
-        name: p.name().to_owned(),
+        name: p.shared_name().clone(),
         pos: p.pos(),
         hp: p.hp(),
         max_hp: p.stats(content).max_hp,
@@ -135,7 +135,7 @@ fn self_of(p: &Player, content: &Content) -> SelfView {
     let (xp_level, xp_next) = p.xp_band(content);
     SelfView {
         id: p.id(),
-        name: p.name().to_owned(),
+        name: p.shared_name().clone(),
         pos: p.pos(),
         depth: p.depth(),
         hp: p.hp(),
@@ -311,7 +311,7 @@ mod tests {
         let e = v.entity(rat).expect("the Rabid Mouse is in sight");
         assert_eq!(e.kind, delve_protocol::EntityKind::Monster);
         assert_eq!(e.monster.as_deref(), Some("rabid_mouse"));
-        assert_eq!((e.name.as_str(), e.level), ("Rabid Mouse", 4));
+        assert_eq!((&*e.name, e.level), ("Rabid Mouse", 4));
         assert_eq!(v.me.xp_next, 100);
         assert!(v.me.alive && v.me.cause.is_none());
     }

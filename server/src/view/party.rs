@@ -13,7 +13,7 @@ pub fn party(dungeon: &Dungeon) -> Vec<PartyMember> {
         .filter(|p| p.in_party())
         .map(|p| PartyMember {
             id: p.id(),
-            name: p.name().to_owned(),
+            name: p.shared_name().clone(),
             level: p.level(),
             hp: p.hp(),
             max_hp: p.stats(dungeon.content()).max_hp,

@@ -35,7 +35,7 @@ pub fn cause_of_death(content: &Content, death: &Death) -> String {
     if name.is_empty() {
         return format!("died on floor {depth}");
     }
-    let boss = content.monsters.iter().any(|k| k.boss && k.name == name);
+    let boss = content.monsters.iter().any(|k| k.boss && *k.name == *name);
     let who = if boss {
         format!("the {name}")
     } else {
@@ -46,7 +46,7 @@ pub fn cause_of_death(content: &Content, death: &Death) -> String {
 
 fn called(a: &Actor, start: bool) -> String {
     match (a.player, start) {
-        (true, _) => a.name.clone(),
+        (true, _) => a.name.to_string(),
         (false, true) => format!("The {}", a.name),
         (false, false) => format!("the {}", a.name),
     }
@@ -370,7 +370,10 @@ pub fn events_for(
                 });
                 let (kind, text) = if victim.id == viewer {
                     let death = Death {
-                        killer: killer.as_ref().map(|k| k.name.clone()).unwrap_or_default(),
+                        killer: killer
+                            .as_ref()
+                            .map(|k| k.name.to_string())
+                            .unwrap_or_default(),
                         depth,
                     };
                     let cause = cause_of_death(dungeon.content(), &death);

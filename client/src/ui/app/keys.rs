@@ -41,7 +41,7 @@ impl App {
         let party: Vec<(String, bool)> = view
             .party
             .iter()
-            .map(|p| (p.name.clone(), p.alive))
+            .map(|p| (p.name.to_string(), p.alive))
             .collect();
         // Not driving a living character: the dead, the winners, those following a friend,
         // watchers.

@@ -288,7 +288,7 @@ impl App {
         };
         let me = &view.me;
         self.ended = (!me.alive || me.victory).then(|| Mine {
-            name: me.name.clone(),
+            name: me.name.to_string(),
             dungeon: dungeon.clone(),
             turns: me.turns,
             score: me.score,
@@ -338,7 +338,7 @@ impl App {
         }
         if self.solo {
             let entry = delve_protocol::ScoreEntry {
-                name: me.name.clone(),
+                name: me.name.to_string(),
                 score: me.score,
                 level: me.level,
                 deepest: me.deepest,

@@ -115,7 +115,10 @@ impl Dungeon {
                     let here = p.depth;
                     p.memory.retain(|d| d == here);
                     p.death = Some(Death {
-                        killer: killer.as_ref().map(|k| k.name.clone()).unwrap_or_default(),
+                        killer: killer
+                            .as_ref()
+                            .map(|k| k.name.to_string())
+                            .unwrap_or_default(),
                         depth: p.depth,
                     });
                     p.effects.clear();

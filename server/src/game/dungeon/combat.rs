@@ -102,7 +102,7 @@ impl Dungeon {
         );
         if victim.actor.player {
             // What the fallen carried stays where they fell, for their friends.
-            let pack: Vec<(EntityId, String)> = self
+            let pack: Vec<(EntityId, Arc<str>)> = self
                 .players
                 .get(&victim.actor.id)
                 .map(|p| {

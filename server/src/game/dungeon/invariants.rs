@@ -37,7 +37,7 @@ impl Dungeon {
             let Some(floor) = self.floor(p.depth) else {
                 return Err(format!("{} is on floor {}, never made", p.name, p.depth));
             };
-            self.check_cell(floor, p.pos, &|| p.name.clone())?;
+            self.check_cell(floor, p.pos, &|| p.name.to_string())?;
             if let Some(m) = floor.monster_at(p.pos) {
                 return Err(format!(
                     "{} shares {:?} with monster {}",

@@ -3,6 +3,8 @@
 //! Checks come first and change nothing (the refusals of GAME_RULES.md: not carried, full
 //! pack, wrong slot, ...); execution emits events that `Dungeon::apply` carries out.
 
+use std::sync::Arc;
+
 use delve_protocol::{INVENTORY_SLOTS, Pos, Tile};
 
 use super::Dungeon;
@@ -50,7 +52,7 @@ impl Dungeon {
             | Action::Drop { item: i } => p.carried(i).ok_or(ActionError::NotCarried)?,
             _ => return Ok(()),
         };
-        let name = || item.kind(c).name.clone();
+        let name = || item.kind(c).name.to_string();
         match action {
             Action::Use { item: _ } => match item.use_(c) {
                 ItemUse::Heal if p.hp >= p.stats(c).max_hp => Err(ActionError::FullHealth),
@@ -162,7 +164,7 @@ impl Dungeon {
         let Some(pos) = self.players.get(&id).map(|p| p.pos) else {
             return;
         };
-        let here: Vec<(EntityId, String, bool)> = match self.floor(depth) {
+        let here: Vec<(EntityId, Arc<str>, bool)> = match self.floor(depth) {
             Some(f) => f
                 .items_at(pos)
                 .map(|i| (i.id, i.kind(&self.content).name.clone(), i.found))

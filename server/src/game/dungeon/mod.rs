@@ -304,7 +304,7 @@ impl Dungeon {
         let kind = content
             .monsters
             .iter()
-            .position(|k| k.key == key)
+            .position(|k| &*k.key == key)
             .expect("known monster");
         let floor = self.floor_mut(depth);
         let id = super::monster::monster_id(depth, 900_000 + floor.monsters.len() as u32);

@@ -60,7 +60,7 @@ impl Dungeon {
         let pos = self.free_cell_near(1, up).ok_or(JoinError::NoRoom)?;
         let id = self.next_id;
         let mut out = Vec::new();
-        let name = name.to_owned();
+        let name = name.into();
         self.emit(Event::Created { id, name, pos }, &mut out);
         self.emit(Event::Arrived { id, depth: 1, pos }, &mut out);
         Ok((id, out))
@@ -77,7 +77,7 @@ impl Dungeon {
         }
         let name = p.name.clone();
         if self.name_in_use(&name, Some(old)) {
-            return Err(JoinError::NameTaken(name));
+            return Err(JoinError::NameTaken(name.to_string()));
         }
         // The dead character's record has served its purpose: its player plays on as the new one.
         let mut out = Vec::new();

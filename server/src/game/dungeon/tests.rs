@@ -384,7 +384,7 @@ fn floors_fill_with_more_monsters_deeper_at_the_floor_s_level_and_the_king_alone
     let bottom = d.floor_mut(10);
     assert_eq!(bottom.monsters.len(), 1);
     let king = bottom.monsters.values().next().unwrap();
-    assert_eq!(king.kind(&c).key, "mouse_king");
+    assert_eq!(&*king.kind(&c).key, "mouse_king");
     assert!(
         bottom.down.is_none(),
         "the bottom floor has no way further down"
@@ -699,7 +699,7 @@ fn the_dead_cannot_act_block_or_hold_up_a_turn_and_can_start_again() {
     let fresh = d.player(again).unwrap();
     assert_ne!(again, ann);
     assert_eq!(
-        (fresh.name.as_str(), fresh.alive, fresh.level, fresh.depth),
+        (&*fresh.name, fresh.alive, fresh.level, fresh.depth),
         ("Ann", true, 1, 1)
     );
 }

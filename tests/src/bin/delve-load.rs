@@ -12,6 +12,11 @@
 //!
 //! With `--pin` the generator runs on CPU 0 and both servers on CPU 1. See docs/BENCHMARKS.md.
 
+/// The same allocator as `delve-server`, so the echo baseline (this binary, see `echo-server`)
+/// is not slower than the server for its allocator alone.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};

@@ -65,6 +65,11 @@ impl Sight {
         runs
     }
 
+    /// How many cells it covers (seen or not): the floor's width × height.
+    pub fn covered(&self) -> usize {
+        self.len
+    }
+
     /// Whether cell `i` is seen; cells past the end are not.
     pub fn contains(&self, i: usize) -> bool {
         i < self.len && self.words[i / 64] & (1 << (i % 64)) != 0

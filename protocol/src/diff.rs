@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::geom::Pos;
 use crate::patch::{EntityPatch, PartyPatch, SelfPatch};
-use crate::view::{CellSet, EntityView, ItemView, PartyMember, Tile, View, ViewError, Watcher};
+use crate::view::{
+    CellSet, EntityView, ItemView, PartyMember, Tile, View, ViewError, Watcher, same_tiles,
+};
 
 /// A horizontal run of tiles that changed, starting at (`x`, `y`) and going east. `tiles` has one
 /// character per tile, as in map rows.
@@ -78,12 +80,6 @@ impl ViewDiff {
 /// tiles costs less than the `{"x":..,"y":..,"tiles":..}` overhead of a new span.
 const SPAN_GAP: usize = 3;
 
-/// Whether two rows of equal length hold the same tiles.
-fn same_tiles(a: &[Tile], b: &[Tile]) -> bool {
-    a.len() == b.len()
-        && (a.iter().zip(b)).fold(0u8, |differ, (x, y)| differ | (*x as u8 ^ *y as u8)) == 0
-}
-
 impl View {
     /// The diff that turns `self` into `next`, or `None` when `next` is on another floor or map
     /// size, which needs a snapshot instead.
@@ -103,9 +99,8 @@ impl View {
             Some((self.map.cells().chunks(width.max(1))).zip(next.map.cells().chunks(width.max(1))))
         };
         for (y, (old_row, new_row)) in rows.into_iter().flatten().enumerate() {
-            // Most rows did not change: a row is compared whole first, without stopping at the
-            // first difference, which the compiler turns into a few wide comparisons (slices of
-            // an enum compare one element at a time).
+            // Most rows did not change: a row is compared whole first, a block at a time (slices
+            // of an enum compare one element at a time, with a branch each).
             if same_tiles(old_row, new_row) {
                 continue;
             }

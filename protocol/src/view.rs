@@ -59,12 +59,18 @@ impl Tile {
         })
     }
 
-    /// Whether a character can stand on this tile.
+    /// Whether a character can stand on this tile: floor, stairs and open doors.
+    ///
+    /// A bit per tile, tested with a shift: routes and fields of view ask this of cell after
+    /// cell, and in the engine fuzzer's build a `match` became a jump through a table (with a
+    /// coverage counter per arm) at every cell.
+    #[inline]
     pub const fn is_walkable(self) -> bool {
-        matches!(
-            self,
-            Tile::Floor | Tile::StairsDown | Tile::StairsUp | Tile::DoorOpen
-        )
+        const WALKABLE: u8 = 1 << Tile::Floor as u8
+            | 1 << Tile::StairsDown as u8
+            | 1 << Tile::StairsUp as u8
+            | 1 << Tile::DoorOpen as u8;
+        (WALKABLE >> self as u8) & 1 == 1
     }
 
     /// Whether the tile is a door that is not open (closed or locked).
@@ -78,6 +84,48 @@ impl Tile {
         !self.is_walkable()
     }
 }
+
+/// Every tile, in the order of their discriminants (`TILES[t as usize] == t`), for the tables
+/// below.
+const TILES: [Tile; 8] = [
+    Tile::Unknown,
+    Tile::Wall,
+    Tile::Floor,
+    Tile::StairsDown,
+    Tile::StairsUp,
+    Tile::DoorClosed,
+    Tile::DoorOpen,
+    Tile::DoorLocked,
+];
+
+/// The byte of each tile's character ([`Tile::to_char`]), by discriminant. Every tile's
+/// character is ASCII (checked here, at compile time), so a map row is written as bytes looked
+/// up here rather than a `char` encoded at a time: maps are written by the thousand when the
+/// engine fuzzer saves worlds.
+const TILE_BYTE: [u8; TILES.len()] = {
+    let mut out = [0; TILES.len()];
+    let mut k = 0;
+    while k < TILES.len() {
+        let c = TILES[k].to_char();
+        assert!(c.is_ascii(), "a tile's character must be one byte in a row");
+        out[TILES[k] as usize] = c as u8;
+        k += 1;
+    }
+    out
+};
+
+/// The tile whose character each byte is ([`Tile::from_char`]), `None` for any other byte, the
+/// bytes of every non-ASCII character among them (no tile's character is one). Map rows are read
+/// a byte at a time through this rather than decoded a `char` at a time, for the same reason.
+const BYTE_TILE: [Option<Tile>; 256] = {
+    let mut out = [None; 256];
+    let mut b = 0;
+    while b < 128 {
+        out[b] = Tile::from_char(b as u8 as char);
+        b += 1;
+    }
+    out
+};
 
 /// Why a wire value could not become a view value.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -125,11 +173,35 @@ pub enum ViewError {
 /// server keeps, for every connection, the last view it sent, and that view's map is then the
 /// character's own memory rather than a copy of it, which saves a map's worth of memory per
 /// connection and lets a diff skip the map at once when nothing was seen anew.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct TileGrid {
     width: usize,
     height: usize,
     cells: Arc<[Tile]>,
+}
+
+/// Clones that share their cells are equal without a look at them; other grids are compared a
+/// block of tiles at a time (see `same_tiles`). The engine fuzzer compares every map of a world
+/// with its saved and loaded copy, thousands of times a second.
+impl PartialEq for TileGrid {
+    fn eq(&self, other: &TileGrid) -> bool {
+        self.width == other.width
+            && self.height == other.height
+            && (self.shares_cells(other) || same_tiles(&self.cells, &other.cells))
+    }
+}
+
+impl Eq for TileGrid {}
+
+/// Whether `a` and `b` hold the same tiles. A block's tiles are all compared before looking at
+/// the answer, with no early exit inside it, so the compiler compares a block with a few vector
+/// instructions; the slice's own `==` goes a tile at a time with a branch each (only integer
+/// slices get `memcmp`).
+pub(crate) fn same_tiles(a: &[Tile], b: &[Tile]) -> bool {
+    const COMPARED: usize = 64;
+    a.len() == b.len()
+        && (a.chunks(COMPARED).zip(b.chunks(COMPARED)))
+            .all(|(x, y)| x.iter().zip(y).fold(true, |same, (s, t)| same & (s == t)))
 }
 
 /// The wire shape read back: rows borrowed from the input where the format allows it.
@@ -138,27 +210,88 @@ struct TileGridWire<'a> {
     width: usize,
     height: usize,
     #[serde(borrow)]
-    rows: Vec<std::borrow::Cow<'a, str>>,
+    rows: Vec<Row<'a>>,
 }
+
+/// One row as read: borrowed from the input unless the format had to unescape it. Its own type
+/// because `#[serde(borrow)]` borrows a `Cow` only when it is the field itself: a
+/// `Vec<Cow<str>>` read every row into a new `String`.
+#[derive(Deserialize)]
+struct Row<'a>(#[serde(borrow)] std::borrow::Cow<'a, str>);
 
 impl Serialize for TileGrid {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        // Every tile's character is ASCII, so a row of `width` tiles is `width` bytes of `text`.
-        let text: String = self.cells.iter().map(|t| t.to_char()).collect();
-        let width = self.width.max(1);
-        let rows: Vec<&str> = (0..self.cells.len().div_ceil(width))
-            .map(|r| {
-                text.get(r * width..((r + 1) * width).min(text.len()))
-                    .unwrap_or("")
-            })
-            .collect();
+        // One ASCII byte per tile, so a row of `width` tiles is `width` bytes of `text`.
+        let mut bytes = Vec::with_capacity(self.cells.len());
+        write_tiles(&self.cells, &mut bytes);
+        let text = String::from_utf8(bytes).map_err(serde::ser::Error::custom)?;
         let mut st = s.serialize_struct("TileGridWire", 3)?;
         st.serialize_field("width", &self.width)?;
         st.serialize_field("height", &self.height)?;
-        st.serialize_field("rows", &rows)?;
+        st.serialize_field(
+            "rows",
+            &Rows {
+                text: &text,
+                width: self.width,
+            },
+        )?;
         st.end()
     }
+}
+
+/// A grid's rows on the wire, `width` bytes of `text` each (the last one shorter if `text`
+/// does not fill it), serialized as the list of strings they are without collecting them.
+struct Rows<'a> {
+    text: &'a str,
+    width: usize,
+}
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (text, width) = (self.text, self.width.max(1));
+        s.collect_seq((0..text.len().div_ceil(width)).map(|r| {
+            text.get(r * width..((r + 1) * width).min(text.len()))
+                .unwrap_or("")
+        }))
+    }
+}
+
+/// Tiles are converted to and from bytes in blocks of this many, with no branch inside a block.
+/// The engine fuzzer's build counts coverage on every pass through a loop's body (an increment
+/// in memory, each one waiting on the last), so a loop that took a tile or two per pass spent
+/// most of its time counting; a block per pass counts a sixteenth as often.
+const BLOCK: usize = 16;
+
+/// Appends the wire byte of each of `tiles` to `out`.
+fn write_tiles(tiles: &[Tile], out: &mut Vec<u8>) {
+    let (blocks, rest) = tiles.as_chunks::<BLOCK>();
+    for block in blocks {
+        // Written straight into `out` (a block built aside and copied in stalled on reading
+        // back the bytes just written one by one).
+        out.extend(block.iter().map(|&t| TILE_BYTE[t as usize]));
+    }
+    out.extend(rest.iter().map(|&t| TILE_BYTE[t as usize]));
+}
+
+/// Appends the tile of each of `bytes` to `out`, and says whether every byte was a tile's (if
+/// not, what was appended for the others means nothing).
+fn read_tiles(bytes: &[u8], out: &mut Vec<Tile>) -> bool {
+    let mut all = true;
+    let (blocks, rest) = bytes.as_chunks::<BLOCK>();
+    for block in blocks {
+        out.extend(block.iter().map(|&b| {
+            let t = BYTE_TILE[usize::from(b)];
+            all &= t.is_some();
+            t.unwrap_or_default()
+        }));
+    }
+    for &b in rest {
+        let t = BYTE_TILE[usize::from(b)];
+        all &= t.is_some();
+        out.push(t.unwrap_or_default());
+    }
+    all
 }
 
 impl<'de> Deserialize<'de> for TileGrid {
@@ -177,15 +310,24 @@ impl TryFrom<TileGridWire<'_>> for TileGrid {
             });
         }
         let mut cells = Vec::with_capacity(w.width * w.height);
-        for (row, s) in w.rows.iter().enumerate() {
-            let before = cells.len();
-            for c in s.chars() {
-                cells.push(Tile::from_char(c).ok_or(ViewError::TileChar(c))?);
+        for (row, Row(s)) in w.rows.iter().enumerate() {
+            // A row is read as bytes (see `BYTE_TILE`), with the errors reading its `char`s
+            // gives: the first character that is no tile, else a wrong length.
+            let bytes = s.as_bytes();
+            if !read_tiles(bytes, &mut cells) {
+                let k = (bytes.iter())
+                    .position(|&b| BYTE_TILE[usize::from(b)].is_none())
+                    .unwrap_or_default();
+                // The bytes before `k` are tiles, so ASCII: `k` starts the first character
+                // that is not a tile (a non-ASCII one included).
+                let c = s[k..].chars().next().unwrap_or_default();
+                return Err(ViewError::TileChar(c));
             }
-            if cells.len() - before != w.width {
+            // Every byte is a tile's one-byte character, so the row has as many tiles as bytes.
+            if bytes.len() != w.width {
                 return Err(ViewError::RowLength {
                     row,
-                    len: cells.len() - before,
+                    len: bytes.len(),
                     width: w.width,
                 });
             }
@@ -220,17 +362,21 @@ impl TileGrid {
         &self.cells
     }
 
+    // This and the two below are asked cell after cell by the engine, from another crate.
+    #[inline]
     pub fn in_bounds(&self, p: Pos) -> bool {
         p.x >= 0 && p.y >= 0 && (p.x as usize) < self.width && (p.y as usize) < self.height
     }
 
     /// Row-major index of an in-bounds position.
+    #[inline]
     pub fn index(&self, p: Pos) -> Option<usize> {
         self.in_bounds(p)
             .then(|| p.y as usize * self.width + p.x as usize)
     }
 
     /// The tile at `p`; outside the grid everything is `Unknown`.
+    #[inline]
     pub fn get(&self, p: Pos) -> Tile {
         self.index(p).map_or(Tile::Unknown, |i| self.cells[i])
     }
@@ -678,6 +824,19 @@ mod tests {
         assert_eq!(g.cells(), [Tile::Wall]);
     }
 
+    /// The walkable tiles are floor, stairs and open doors, and only those.
+    #[test]
+    fn walkable_tiles_are_floor_stairs_and_open_doors() {
+        for t in TILES {
+            let want = matches!(
+                t,
+                Tile::Floor | Tile::StairsDown | Tile::StairsUp | Tile::DoorOpen
+            );
+            assert_eq!(t.is_walkable(), want, "{t:?}");
+            assert_eq!(t.blocks_sight(), !want, "{t:?}");
+        }
+    }
+
     #[test]
     fn tile_chars_round_trip() {
         for t in [
@@ -693,6 +852,92 @@ mod tests {
             assert_eq!(Tile::from_char(t.to_char()), Some(t));
         }
         assert_eq!(Tile::from_char('x'), None);
+    }
+
+    /// The byte tables that map rows are written and read with say exactly what `to_char` and
+    /// `from_char` say, for every tile and every byte, and no character outside ASCII is a tile
+    /// (so reading a row's bytes rejects every row reading its `char`s rejects).
+    #[test]
+    fn the_tile_byte_tables_agree_with_to_char_and_from_char() {
+        for (k, &t) in TILES.iter().enumerate() {
+            assert_eq!(t as usize, k, "{t:?} out of place in TILES");
+            assert_eq!(char::from(TILE_BYTE[k]), t.to_char(), "{t:?}");
+        }
+        for b in 0..=u8::MAX {
+            let want = if b.is_ascii() {
+                Tile::from_char(char::from(b))
+            } else {
+                None
+            };
+            assert_eq!(BYTE_TILE[usize::from(b)], want, "byte {b:#04x}");
+        }
+        for c in (0..=u32::from(char::MAX)).filter_map(char::from_u32) {
+            if let Some(t) = Tile::from_char(c) {
+                assert!(c.is_ascii(), "{c:?} is {t:?}");
+                // Every tile that has a character is in TILES (and so in TILE_BYTE).
+                assert_eq!(TILES[t as usize], t);
+            }
+        }
+    }
+
+    /// Rows read a byte at a time fail as they did read a character at a time: the first
+    /// character that is not a tile (a non-ASCII one whole), before a wrong length.
+    #[test]
+    fn a_bad_row_gives_the_error_a_char_at_a_time_gave() {
+        let read = |rows: &[&str], width| {
+            TileGrid::try_from(TileGridWire {
+                width,
+                height: rows.len(),
+                rows: rows.iter().map(|r| Row((*r).into())).collect(),
+            })
+        };
+        assert_eq!(read(&["#.é#"], 4), Err(ViewError::TileChar('é')));
+        assert_eq!(read(&["#.é#x"], 3), Err(ViewError::TileChar('é')));
+        assert_eq!(read(&["#.", "x"], 2), Err(ViewError::TileChar('x')));
+        assert_eq!(read(&["🐀"], 1), Err(ViewError::TileChar('🐀')));
+        // Past the first block of a long row, and in its last, shorter stretch.
+        let long = format!("{}x{}", "#".repeat(20), ".".repeat(20));
+        assert_eq!(read(&[&long], 41), Err(ViewError::TileChar('x')));
+        let long = format!("{}é", "#".repeat(37));
+        assert_eq!(read(&[&long], 38), Err(ViewError::TileChar('é')));
+        let short = ViewError::RowLength {
+            row: 1,
+            len: 1,
+            width: 2,
+        };
+        assert_eq!(read(&["#.", ">"], 2), Err(short));
+        let g = read(&["#.", "<*"], 2).unwrap();
+        use Tile::*;
+        assert_eq!(g.cells(), [Wall, Floor, StairsUp, DoorLocked]);
+    }
+
+    /// Grids are equal when their size and every tile are, shared cells or not.
+    #[test]
+    fn grids_compare_by_size_and_every_tile() {
+        let mut a = TileGrid::new(70, 3);
+        for i in (0..a.cells().len()).step_by(7) {
+            a.set_index(i, Tile::Wall);
+        }
+        let shared = a.clone();
+        assert!(shared.shares_cells(&a) && shared == a);
+        let json = serde_json::to_string(&a).unwrap();
+        let copy: TileGrid = serde_json::from_str(&json).unwrap();
+        assert!(!copy.shares_cells(&a) && copy == a);
+        // A change in any block, the last and shorter one included.
+        for i in [0, 63, 64, 150, 209] {
+            let mut b = a.clone();
+            let t = if b.cells()[i] == Tile::Floor {
+                Tile::Wall
+            } else {
+                Tile::Floor
+            };
+            b.set_index(i, t);
+            assert_ne!(b, a, "cell {i}");
+        }
+        // The same tiles in another shape are another grid.
+        let wide = TileGrid::new(6, 2);
+        let tall = TileGrid::new(2, 6);
+        assert_ne!(wide, tall);
     }
 
     #[test]

@@ -39,6 +39,11 @@ impl Memories {
         &mut self.0[k].1
     }
 
+    /// Cells remembered, over every floor.
+    pub fn cells(&self) -> usize {
+        self.0.iter().map(|(_, m)| m.cells().len()).sum()
+    }
+
     /// Keeps the floors `keep` says yes to.
     pub fn retain(&mut self, mut keep: impl FnMut(u8) -> bool) {
         self.0.retain(|(d, _)| keep(*d));

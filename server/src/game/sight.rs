@@ -2,7 +2,8 @@
 //!
 //! Kept as bits rather than one `bool` per cell because every character holds one for as long
 //! as it is in the world, signed in or not: a floor of 85×48 cells is 510 bytes instead of
-//! 4,080. Saved as the list of flags it always was, so saves and their hashes do not change.
+//! 4,080. Saved as the list of flags it always was, so saves and their hashes do not change
+//! (see its `Serialize`).
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -78,6 +79,11 @@ impl Sight {
         count
     }
 
+    /// How many cells it covers (seen or not): the floor's width × height.
+    pub fn covered(&self) -> usize {
+        self.len
+    }
+
     /// Whether cell `i` is seen; cells past the end are not.
     pub fn contains(&self, i: usize) -> bool {
         i < self.len && self.words[i / 64] & (1 << (i % 64)) != 0
@@ -115,15 +121,103 @@ impl crate::game::fov::Lit for Sight {
     }
 }
 
+/// Saved as the list of flags it replaced. In a compact format (saves are postcard) that list
+/// is written and read as a byte string of 0s and 1s instead, whole rather than a flag at a
+/// time through serde: postcard writes a list as its length then its elements, a flag as one
+/// byte 0 or 1, and a byte string as its length then its bytes, so the bytes are the same (a
+/// test below holds this), and a save holds one flag per cell of every character's floor (the
+/// engine fuzzer saves and loads worlds thousands of times a second). A human-readable format
+/// (JSON) gets the list of `true`s and `false`s.
 impl Serialize for Sight {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.iter())
+        if s.is_human_readable() {
+            return s.collect_seq(self.iter());
+        }
+        // A word's 64 flags are its eight bytes spread, each by a table (see `SPREAD`).
+        let mut flags = Vec::with_capacity(self.words.len() * 64);
+        for w in &self.words {
+            let spread = w
+                .to_le_bytes()
+                .map(|b| SPREAD[usize::from(b)].to_le_bytes());
+            flags.extend_from_slice(spread.as_flattened());
+        }
+        // The bits past `len` in the last word are clear: drop their flags.
+        flags.truncate(self.len);
+        s.serialize_bytes(&flags)
     }
+}
+
+/// Each byte's eight bits as eight flags of 0 or 1, lowest bit first, as the bytes of a
+/// little-endian `u64`: flags are written eight at a time rather than one (the engine fuzzer's
+/// build counts coverage on every pass through a loop, which made a pass per flag cost more than
+/// the work).
+const SPREAD: [u64; 256] = {
+    let mut table = [0; 256];
+    let mut v = 0;
+    while v < 256 {
+        let mut b = 0;
+        while b < 8 {
+            table[v] |= ((v as u64 >> b) & 1) << (8 * b);
+            b += 1;
+        }
+        v += 1;
+    }
+    table
+};
+
+/// The reverse of [`SPREAD`]: eight flags of 0 or 1, as the bytes of a little-endian `u64`, to
+/// the byte whose bit `k` is flag `k`. The product adds `x` shifted by 7, 14, ..., 56 bits, which
+/// puts flag `k` (bit `8k` of `x`) at bit `56 + k`; no two shifted flags land on the same bit,
+/// so nothing carries into the top byte.
+fn gather(x: u64) -> u8 {
+    (x.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
+}
+
+/// The word of 64 flags of 0 or 1, flag `k` at bit `k`, gathered eight at a time.
+fn word_of(flags: &[u8; 64]) -> u64 {
+    let bytes = flags.as_chunks::<8>().0;
+    let word: [u8; 8] = std::array::from_fn(|k| gather(u64::from_le_bytes(bytes[k])));
+    u64::from_le_bytes(word)
 }
 
 impl<'de> Deserialize<'de> for Sight {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(Sight::from_flags(&Vec::<bool>::deserialize(d)?))
+        if d.is_human_readable() {
+            Ok(Sight::from_flags(&Vec::<bool>::deserialize(d)?))
+        } else {
+            d.deserialize_bytes(FlagsVisitor)
+        }
+    }
+}
+
+/// Reads a byte string of 0s and 1s (see above) straight into words, eight flags at a time.
+struct FlagsVisitor;
+
+impl<'de> serde::de::Visitor<'de> for FlagsVisitor {
+    type Value = Sight;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a byte string of flags, each 0 or 1")
+    }
+
+    fn visit_bytes<E: serde::de::Error>(self, flags: &[u8]) -> Result<Sight, E> {
+        // Every flag is 0 or 1 exactly when all of them together have no other bit set.
+        if flags.iter().fold(0, |any, &f| any | f) > 1 {
+            let bad = flags.iter().find(|&&f| f > 1).copied().unwrap_or_default();
+            let bad = serde::de::Unexpected::Unsigned(u64::from(bad));
+            return Err(E::invalid_value(bad, &"a flag, 0 or 1"));
+        }
+        let (blocks, rest) = flags.as_chunks::<64>();
+        let mut words: Vec<u64> = blocks.iter().map(word_of).collect();
+        if !rest.is_empty() {
+            let mut last = [0; 64];
+            last[..rest.len()].copy_from_slice(rest);
+            words.push(word_of(&last));
+        }
+        Ok(Sight {
+            len: flags.len(),
+            words,
+        })
     }
 }
 
@@ -181,6 +275,40 @@ mod tests {
             assert_eq!(json, serde_json::to_string(&flags).unwrap());
             assert_eq!(serde_json::from_str::<Sight>(&json).unwrap(), s);
         }
+    }
+
+    /// Spreading a byte into flags and gathering them back gives the byte, for every byte.
+    #[test]
+    fn flags_spread_and_gather_eight_at_a_time() {
+        for v in 0..=u8::MAX {
+            let spread = SPREAD[usize::from(v)].to_le_bytes();
+            let want: [u8; 8] = std::array::from_fn(|k| (v >> k) & 1);
+            assert_eq!(spread, want, "{v:#010b}");
+            assert_eq!(gather(SPREAD[usize::from(v)]), v);
+        }
+    }
+
+    /// In postcard (saves) the flags are written as a byte string, which must be exactly the
+    /// bytes of the list of flags: the saves and their hashes must not change.
+    #[test]
+    fn it_saves_in_postcard_as_the_bytes_of_the_list_of_flags() {
+        for flags in patterns() {
+            let s = Sight::from_flags(&flags);
+            let bytes = postcard::to_stdvec(&s).unwrap();
+            assert_eq!(
+                bytes,
+                postcard::to_stdvec(&flags).unwrap(),
+                "{}",
+                flags.len()
+            );
+            assert_eq!(postcard::from_bytes::<Sight>(&bytes).unwrap(), s);
+        }
+        // A flag that is neither 0 nor 1 is damage, as it was for a list of flags.
+        let bad = [3, 1, 0, 2];
+        assert!(postcard::from_bytes::<Vec<bool>>(&bad).is_err());
+        assert!(postcard::from_bytes::<Sight>(&bad).is_err());
+        // So is a list cut short.
+        assert!(postcard::from_bytes::<Sight>(&[3, 1, 0]).is_err());
     }
 
     #[test]

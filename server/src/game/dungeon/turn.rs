@@ -24,6 +24,9 @@ use crate::game::input::Outcome;
 struct PhaseMemory {
     awareness: Vec<Vec<bool>>,
     occupant: Vec<Option<EntityId>>,
+    /// Every cell of `occupant` set to someone since it was last cleared: the next phase clears
+    /// those alone, rather than writing every cell of the floor each turn.
+    occupied: Vec<usize>,
     paths: Paths,
 }
 
@@ -249,6 +252,7 @@ impl Dungeon {
         let PhaseMemory {
             awareness,
             occupant,
+            occupied,
             paths,
         } = memory;
         let content = Arc::clone(&self.content);
@@ -274,16 +278,25 @@ impl Dungeon {
         for ((_, p), seen) in players.iter().zip(awareness.iter_mut()) {
             fov::compute(&floor.opaque, w, h, p.x, p.y, reach, seen);
         }
-        occupant.clear();
-        occupant.resize(w * h, None);
+        if occupant.len() == w * h {
+            for i in occupied.drain(..) {
+                occupant[i] = None;
+            }
+        } else {
+            occupant.clear();
+            occupant.resize(w * h, None);
+            occupied.clear();
+        }
         for (id, p) in &players {
             if let Some(i) = floor.map.index(*p) {
                 occupant[i] = Some(*id);
+                occupied.push(i);
             }
         }
         for m in floor.monsters.values() {
             if let Some(i) = floor.map.index(m.pos) {
                 occupant[i] = Some(m.id);
+                occupied.push(i);
             }
         }
         let ids: Vec<EntityId> = floor.monsters.keys().copied().collect();
@@ -348,6 +361,7 @@ impl Dungeon {
                     occupant[fi] = None;
                 }
                 occupant[ti] = Some(mid);
+                occupied.push(ti);
             }
         }
     }

@@ -24,6 +24,7 @@ use super::fov::within_radius;
 use super::monster::{Ai, Monster};
 use super::path::{Scratch, flow_field_into};
 use super::rng::GameRng;
+use super::sight::Sight;
 
 /// Turns a monster waits behind another before giving up on its route.
 const PATIENCE: u8 = 3;
@@ -66,8 +67,9 @@ pub struct Ctx<'a> {
     pub open_cells: &'a [Pos],
     /// Living players on the floor.
     pub players: &'a [(EntityId, Pos)],
-    /// Per player (same order), the cells that player's cell sees, to the widest monster sight.
-    pub awareness: &'a [Vec<bool>],
+    /// Per player (same order), the cells that player's cell sees, as far as any monster within
+    /// its own sight of that player stands (see `Dungeon::monsters_act`).
+    pub awareness: &'a [Sight],
     /// Who stands where, by cell index, kept current as monsters move.
     pub occupant: &'a [Option<EntityId>],
 }
@@ -88,7 +90,7 @@ impl Ctx<'_> {
             .iter()
             .zip(self.awareness)
             .filter(|((_, p), aware)| {
-                within_radius(p.x - m.pos.x, p.y - m.pos.y, sight) && aware[cell]
+                within_radius(p.x - m.pos.x, p.y - m.pos.y, sight) && aware.contains(cell)
             })
             .map(|(pl, _)| *pl)
             .min_by_key(|(id, p)| (p.dist2(m.pos), *id))

@@ -111,8 +111,9 @@ pub fn compute(
     }
 }
 
-/// Where a field of view is written: a flag per cell for monsters' working memory, or a
-/// character's [`super::sight::Sight`] bits, written directly rather than through flags.
+/// Where a field of view is written: a flag per cell (tests and benches), or
+/// [`super::sight::Sight`] bits (characters' sight, monsters' awareness), written directly
+/// rather than through flags.
 pub trait Lit {
     /// Leaves `len` cells, none of them lit.
     fn clear(&mut self, len: usize);
@@ -290,6 +291,38 @@ mod tests {
                     let (bx, by) = ((b % w) as i32, (b / w) as i32);
                     compute(&opaque, w, h, bx, by, -1, &mut from_b);
                     assert!(from_b[a], "({ax},{ay}) sees ({bx},{by}) but not back");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn within_a_radius_the_field_is_the_same_whatever_the_radius() {
+        // What the monster phase relies on to look only as far as the monsters near a player
+        // can see: a shorter radius cuts off the cells beyond it and changes none within it.
+        let (w, h) = (30usize, 20usize);
+        let mut state = 0x853c49e6748fea9bu64;
+        for round in 0..30 {
+            let density = 3 + round % 5;
+            let opaque: Vec<bool> = (0..w * h)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    state.is_multiple_of(density)
+                })
+                .collect();
+            let (mut wide, mut near) = (vec![false; w * h], vec![false; w * h]);
+            for origin in (0..w * h).filter(|&i| !opaque[i]).step_by(13) {
+                let (ox, oy) = ((origin % w) as i32, (origin / w) as i32);
+                compute(&opaque, w, h, ox, oy, 25, &mut wide);
+                for r in [0, 1, 4, 8, 12] {
+                    compute(&opaque, w, h, ox, oy, r, &mut near);
+                    for i in 0..w * h {
+                        let (x, y) = ((i % w) as i32, (i / w) as i32);
+                        let expected = wide[i] && within_radius(x - ox, y - oy, r);
+                        assert_eq!(near[i], expected, "from ({ox},{oy}) radius {r}: ({x},{y})");
+                    }
                 }
             }
         }

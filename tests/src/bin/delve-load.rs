@@ -10,7 +10,10 @@
 //!    it prints latency p50/p99/p99.9/max, bytes per update and the process's CPU per update
 //!    (from /proc/PID/stat), each with its ratio to the echo's.
 //!
-//! With `--pin` the generator runs on CPU 0 and both servers on CPU 1. See docs/BENCHMARKS.md.
+//! With `--pin` the generator runs on CPU 0 and both servers on CPU 1. With `--repeat K` each
+//! size is measured K times, echo and server in turn, and the spread of their ratios is printed:
+//! on a shared machine one pair of runs can land either side of a target. See
+//! docs/BENCHMARKS.md.
 
 /// The same allocator as `delve-server`, so the echo baseline (this binary, see `echo-server`)
 /// is not slower than the server for its allocator alone.
@@ -35,8 +38,9 @@ use tokio_tungstenite::tungstenite::Message;
 
 const USAGE: &str = "\
 usage: delve-load [--clients N[,N...]] [--per-dungeon K] [--rate R] [--seconds S] [--warmup W]
-                  [--idle N] [--pin] [--server-bin PATH] [--seed S]
-Defaults: --clients 1000 --per-dungeon 4 --rate 5 --seconds 20 --warmup 3 --idle 1000.
+                  [--idle N] [--repeat K] [--pin] [--server-bin PATH] [--seed S]
+Defaults: --clients 1000 --per-dungeon 4 --rate 5 --seconds 20 --warmup 3 --idle 1000
+--repeat 1.
 Raise the file-descriptor limit first for thousands of clients (ulimit -n 20000).";
 
 struct Args {
@@ -46,6 +50,7 @@ struct Args {
     seconds: f64,
     warmup: f64,
     idle: usize,
+    repeat: usize,
     pin: bool,
     server_bin: Option<PathBuf>,
     seed: u64,
@@ -59,6 +64,7 @@ fn parse(args: &[String]) -> anyhow::Result<Args> {
         seconds: 20.0,
         warmup: 3.0,
         idle: 1000,
+        repeat: 1,
         pin: false,
         server_bin: None,
         seed: 1,
@@ -86,6 +92,7 @@ fn parse(args: &[String]) -> anyhow::Result<Args> {
             "--seconds" => a.seconds = val.parse().with_context(bad)?,
             "--warmup" => a.warmup = val.parse().with_context(bad)?,
             "--idle" => a.idle = val.parse().with_context(bad)?,
+            "--repeat" => a.repeat = val.parse::<usize>().with_context(bad)?.max(1),
             "--server-bin" => a.server_bin = Some(val.into()),
             "--seed" => a.seed = val.parse().with_context(bad)?,
             _ => bail!("unknown flag {flag}\n{USAGE}"),
@@ -258,8 +265,15 @@ async fn connect_bots(
 }
 
 /// Runs `clients` bots against `target` for the warm-up and the measured seconds.
-async fn load(target: &Target, a: &Args, clients: usize, ticks: u64) -> anyhow::Result<Run> {
-    let game = (target.name == "server").then(|| (format!("load{clients}"), a.seed));
+async fn load(
+    target: &Target,
+    a: &Args,
+    clients: usize,
+    round: usize,
+    ticks: u64,
+) -> anyhow::Result<Run> {
+    // Each round in dungeons of its own: the last round's characters are still in theirs.
+    let game = (target.name == "server").then(|| (format!("load{clients}r{round}"), a.seed));
     let bots = connect_bots(
         &target.url,
         clients,
@@ -427,22 +441,46 @@ async fn run(a: Args) -> anyhow::Result<()> {
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &clients in &a.clients {
-        let e = load(&echo, &a, clients, ticks).await?;
-        print_row(clients, "echo", &e, None);
-        let s = load(&server, &a, clients, ticks).await?;
-        print_row(clients, "server", &s, Some(&e));
-        let knee = s.latency.p99 > Duration::from_millis(50) || s.errors > 0;
-        println!(
-            "  {clients} clients: server/echo p50 {:.1}x, p99 {:.1}x, CPU per update {:.2}x{}",
-            ratio(s.latency.p50.as_secs_f64(), e.latency.p50.as_secs_f64()),
-            ratio(s.latency.p99.as_secs_f64(), e.latency.p99.as_secs_f64()),
-            ratio(s.cpu_per_update(), e.cpu_per_update()),
-            if knee {
-                " | KNEE: p99 over 50 ms or errors"
-            } else {
-                ""
-            },
-        );
+        let mut cpu_ratios = Vec::new();
+        let mut p99s = Vec::new();
+        let mut knees = 0;
+        for round in 0..a.repeat {
+            let e = load(&echo, &a, clients, round, ticks).await?;
+            print_row(clients, "echo", &e, None);
+            let s = load(&server, &a, clients, round, ticks).await?;
+            print_row(clients, "server", &s, Some(&e));
+            let knee = s.latency.p99 > Duration::from_millis(50) || s.errors > 0;
+            let cpu = ratio(s.cpu_per_update(), e.cpu_per_update());
+            println!(
+                "  {clients} clients: server/echo p50 {:.1}x, p99 {:.1}x, CPU per update {cpu:.2}x{}",
+                ratio(s.latency.p50.as_secs_f64(), e.latency.p50.as_secs_f64()),
+                ratio(s.latency.p99.as_secs_f64(), e.latency.p99.as_secs_f64()),
+                if knee {
+                    " | KNEE: p99 over 50 ms or errors"
+                } else {
+                    ""
+                },
+            );
+            cpu_ratios.push(cpu);
+            p99s.push(s.latency.p99);
+            knees += usize::from(knee);
+        }
+        if a.repeat > 1 {
+            cpu_ratios.sort_by(f64::total_cmp);
+            p99s.sort();
+            let mid = a.repeat / 2;
+            println!(
+                "  {clients} clients over {} rounds: CPU per update {:.2}x to {:.2}x of the echo's (median {:.2}x); server p99 {} to {} (median {}); knee in {knees} of {} rounds",
+                a.repeat,
+                cpu_ratios[0],
+                cpu_ratios[a.repeat - 1],
+                cpu_ratios[mid],
+                show(p99s[0]),
+                show(p99s[a.repeat - 1]),
+                show(p99s[mid]),
+                a.repeat,
+            );
+        }
     }
     Ok(())
 }

@@ -15,6 +15,7 @@ use crate::game::event::Event;
 use crate::game::floor::Floor;
 use crate::game::fov;
 use crate::game::input::Outcome;
+use crate::game::sight::Sight;
 
 /// The monster phase's working memory, kept from one turn to the next on each thread: arrays the
 /// size of a floor (who stands where, what each player's cell sees, the flow field, the route
@@ -22,7 +23,7 @@ use crate::game::input::Outcome;
 /// Not part of the world: each phase overwrites whatever it reads.
 #[derive(Default)]
 struct PhaseMemory {
-    awareness: Vec<Vec<bool>>,
+    awareness: Vec<Sight>,
     occupant: Vec<Option<EntityId>>,
     /// Every cell of `occupant` set to someone since it was last cleared: the next phase clears
     /// those alone, rather than writing every cell of the floor each turn.
@@ -265,18 +266,27 @@ impl Dungeon {
             return;
         };
         let (w, h) = (floor.map.width(), floor.map.height());
-        // Each player's view of the floor to the widest monster sight: by the symmetry of the
-        // field of view, exactly the cells whose monsters can see that player.
-        let reach = floor
-            .monsters
-            .values()
-            .map(|m| m.stats(&content).sight)
-            .max()
-            .unwrap_or(0)
-            .min(40);
-        awareness.resize_with(players.len(), Vec::new);
+        // Each player's view of the floor as far as a monster could see that player from:
+        // by the symmetry of the field of view, exactly the cells whose monsters can see it.
+        // A monster is only asked whether it sees a player within its own sight radius (see
+        // `ai::Ctx`), and within a radius a field of view is the same whatever the radius
+        // (the radius only cuts off what lies beyond it): so each player's field goes as far
+        // as the widest sight of the monsters that stand within their sight of it, and is
+        // empty when none does, which on a big floor is most players most turns. Monsters
+        // move only when they act, after they have looked.
+        let sights: Vec<(Pos, i32)> = (floor.monsters.values())
+            .map(|m| (m.pos, m.stats(&content).sight.min(40)))
+            .collect();
+        awareness.resize_with(players.len(), Sight::default);
         for ((_, p), seen) in players.iter().zip(awareness.iter_mut()) {
-            fov::compute(&floor.opaque, w, h, p.x, p.y, reach, seen);
+            let reach = (sights.iter())
+                .filter(|(at, sight)| fov::within_radius(p.x - at.x, p.y - at.y, *sight))
+                .map(|(_, sight)| *sight)
+                .max();
+            match reach {
+                Some(reach) => fov::compute(&floor.opaque, w, h, p.x, p.y, reach, seen),
+                None => fov::Lit::clear(seen, w * h),
+            }
         }
         if occupant.len() == w * h {
             for i in occupied.drain(..) {

@@ -395,6 +395,19 @@ impl TileGrid {
         }
     }
 
+    /// Sets the cells in `range` to those of `from` (a grid's cells of the same size). Like
+    /// [`TileGrid::set_index`], the cells stay shared with any clone unless one really changes;
+    /// the range is compared a block at a time first.
+    pub fn copy_cells(&mut self, range: std::ops::Range<usize>, from: &[Tile]) {
+        let (Some(now), Some(new)) = (self.cells.get(range.clone()), from.get(range.clone()))
+        else {
+            return;
+        };
+        if !same_tiles(now, new) {
+            Arc::make_mut(&mut self.cells)[range].copy_from_slice(new);
+        }
+    }
+
     /// Whether `self` and `other` are clones neither of which has changed a tile since: then
     /// they are equal without looking at a cell.
     pub fn shares_cells(&self, other: &TileGrid) -> bool {
@@ -938,6 +951,37 @@ mod tests {
         let wide = TileGrid::new(6, 2);
         let tall = TileGrid::new(2, 6);
         assert_ne!(wide, tall);
+    }
+
+    /// Copying a range of cells changes exactly that range, and copies the shared cells only
+    /// when a tile in it really changes.
+    #[test]
+    fn copying_cells_changes_the_range_and_shares_what_did_not_change() {
+        let mut terrain = TileGrid::new(10, 3);
+        for i in 0..terrain.cells().len() {
+            terrain.set_index(i, if i % 3 == 0 { Tile::Wall } else { Tile::Floor });
+        }
+        let mut memory = TileGrid::new(10, 3);
+        let before = memory.clone();
+        memory.copy_cells(4..17, terrain.cells());
+        for (i, &t) in memory.cells().iter().enumerate() {
+            let expected = if (4..17).contains(&i) {
+                terrain.cells()[i]
+            } else {
+                Tile::Unknown
+            };
+            assert_eq!(t, expected, "cell {i}");
+        }
+        assert!(
+            !memory.shares_cells(&before) && before.cells().iter().all(|&t| t == Tile::Unknown)
+        );
+        // The same cells again: nothing changes, so nothing is copied.
+        let seen = memory.clone();
+        memory.copy_cells(5..12, terrain.cells());
+        assert!(memory.shares_cells(&seen));
+        // A range past the end is ignored rather than a panic.
+        memory.copy_cells(25..40, terrain.cells());
+        assert!(memory.shares_cells(&seen));
     }
 
     #[test]

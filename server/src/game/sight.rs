@@ -37,6 +37,12 @@ impl Sight {
         // Counted first, so the list is made at its size at once: it is built for every player
         // after every turn, and kept in the view a connection was sent.
         let mut runs: Vec<[u32; 2]> = Vec::with_capacity(self.run_count());
+        self.for_each_run(|start, len| runs.push([start as u32, len as u32]));
+        runs
+    }
+
+    /// Calls `f(start, length)` for each run of consecutive cells seen, in order.
+    pub fn for_each_run(&self, mut f: impl FnMut(usize, usize)) {
         let mut open: Option<usize> = None; // start of a run still going at the last word's end
         for (k, &w) in self.words.iter().enumerate() {
             let base = k * 64;
@@ -55,16 +61,15 @@ impl Sight {
                             break; // the run goes on into the next word
                         }
                         bit += ones;
-                        runs.push([start as u32, (base + bit - start) as u32]);
+                        f(start, base + bit - start);
                         open = None;
                     }
                 }
             }
         }
         if let Some(start) = open {
-            runs.push([start as u32, (self.len - start) as u32]);
+            f(start, self.len - start);
         }
-        runs
     }
 
     /// How many runs [`Sight::runs`] finds: the cells seen whose west neighbour (in row-major

@@ -325,8 +325,10 @@ impl Dungeon {
         let (w, h) = (floor.map.width(), floor.map.height());
         fov::compute(&floor.opaque, w, h, p.pos.x, p.pos.y, sight, &mut p.fov);
         let memory = (p.memory).get_or_insert_with(depth, || delve_protocol::TileGrid::new(w, h));
-        for i in p.fov.cells() {
-            memory.set_index(i, floor.map.cells()[i]);
-        }
+        // What is seen is remembered as it is: a run of cells at a time, copied only where
+        // the memory differs (most of what is seen was seen last turn too).
+        let terrain = floor.map.cells();
+        p.fov
+            .for_each_run(|start, len| memory.copy_cells(start..start + len, terrain));
     }
 }

@@ -84,6 +84,49 @@ async fn an_idle_dungeon_is_unloaded_and_comes_back_on_the_next_join() {
 }
 
 #[tokio::test]
+async fn dungeons_left_at_the_same_moment_unload_one_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let content = content_file(dir.path(), BUILTIN);
+    let port = free_port();
+    let server = Proc::start(port, &data, &content, &["--unload-after", "0.5"]);
+    // Six players in six dungeons, who all leave together.
+    let mut players = Vec::new();
+    for i in 0..6 {
+        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}"))
+            .await
+            .unwrap();
+        let hello = ClientMsg::Hello {
+            version: delve_protocol::PROTOCOL_VERSION,
+            name: format!("Ann{i}"),
+            dungeon: format!("crypt{i}"),
+            token: None,
+            password: None,
+            watch: None,
+        };
+        ws.send(Message::text(delve_protocol::encode(&hello)))
+            .await
+            .unwrap();
+        while !matches!(next_msg(&mut ws).await, ServerMsg::Welcome { .. }) {}
+        players.push(ws);
+    }
+    drop(players);
+    // Their dungeons fall idle within a millisecond of each other. Each holds the one turn to
+    // unload from its first log line to its last: never two saves at once.
+    let mut order = String::new();
+    while order.matches('S').count() < 6 {
+        let line = server.wait_for("dungeon");
+        if line.contains("saving and unloading") {
+            order.push('U');
+        } else if line.contains("dungeon saved") {
+            order.push('S');
+        }
+    }
+    assert_eq!(order, "USUSUSUSUSUS");
+    stop(server);
+}
+
+#[tokio::test]
 async fn finished_games_enter_the_high_score_table() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");

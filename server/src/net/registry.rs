@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use delve_protocol::DungeonInfo;
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinHandle;
 use tracing::{error, info, warn};
 
@@ -43,7 +43,7 @@ impl DungeonHandle {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Registry {
     /// Keyed by lower-cased name, so "Crypt" and "crypt" are one dungeon.
     dungeons: Mutex<HashMap<String, DungeonHandle>>,
@@ -51,6 +51,19 @@ pub struct Registry {
     tasks: Mutex<Vec<JoinHandle<()>>>,
     /// Dungeon tasks that ended without saving their world (the server's exit code says so).
     unsaved: Arc<AtomicUsize>,
+    /// One idle dungeon saves and unloads at a time (see `DungeonTask::run`).
+    unloads: Arc<Semaphore>,
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Registry {
+            dungeons: Mutex::default(),
+            tasks: Mutex::default(),
+            unsaved: Arc::default(),
+            unloads: Arc::new(Semaphore::new(1)),
+        }
+    }
 }
 
 /// Why a dungeon could not be opened.
@@ -190,6 +203,7 @@ impl Registry {
             tokens,
             Arc::clone(config),
             Arc::clone(&stats),
+            Arc::clone(&self.unloads),
         );
         let unsaved = Arc::clone(&self.unsaved);
         let join = tokio::spawn(async move {

@@ -33,7 +33,7 @@ use delve_protocol::{
     ErrorCode, Event as ProtoEvent, MAX_CHAT_CHARS, MessageKind, Reason, ServerMsg, Stat, StatGain,
     View, encode,
 };
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
 use tracing::{debug, error, info};
 
@@ -143,6 +143,11 @@ pub struct DungeonTask {
     /// after the first choice owed one), unless the turn resolves first.
     statuses_owed: BTreeSet<u8>,
     status_due: Option<Instant>,
+    /// Shared by every dungeon of the server: an idle dungeon holds its one permit while it
+    /// saves and unloads. Players leave together (the last bus home, a network cut), and their
+    /// dungeons fall idle together: saved all at once, hundreds of snapshots would take the
+    /// cores from the dungeons still played for as long as they take.
+    unloads: Arc<Semaphore>,
 }
 
 /// How long a `turn_status` waits for the turn to complete before it goes out. Friends choose
@@ -162,6 +167,7 @@ impl DungeonTask {
         tokens: HashMap<EntityId, [u8; 32]>,
         config: Arc<ServerConfig>,
         stats: Arc<DungeonStats>,
+        unloads: Arc<Semaphore>,
     ) -> Self {
         // A loaded world may hold characters whose connections died with the last server:
         // they wait out the grace period like anyone who lost the connection.
@@ -196,6 +202,7 @@ impl DungeonTask {
             new_characters,
             statuses_owed: BTreeSet::new(),
             status_due: None,
+            unloads,
         }
     }
 
@@ -208,15 +215,19 @@ impl DungeonTask {
         }
         let unloads = self.dungeon.journal().is_some();
         loop {
+            let now = Instant::now();
             let unload_at = self
                 .empty_since
                 .filter(|_| unloads)
                 .map(|t| t + self.config.unload_after);
+            // Due to unload: the task waits for its turn (the permit) instead of that timer,
+            // still serving whoever joins meanwhile.
+            let unload_due = unload_at.is_some_and(|t| t <= now) && self.sessions.is_empty();
             let next = self
                 .deadlines
                 .values()
                 .chain(self.lifts.values())
-                .chain(unload_at.iter())
+                .chain(unload_at.iter().filter(|_| !unload_due))
                 .chain(self.status_due.iter())
                 .min()
                 .copied();
@@ -225,17 +236,18 @@ impl DungeonTask {
                     Some(cmd) => Some(cmd),
                     None => break,
                 },
-                () = sleep_until(next.unwrap_or_else(Instant::now)), if next.is_some() => {
-                    if unload_at.is_some_and(|t| t <= Instant::now()) && self.sessions.is_empty() {
-                        info!(dungeon = %self.name, "nobody here for a while: saving and unloading");
-                        // New joiners now load the dungeon afresh, from what is saved below.
-                        rx.close();
-                        let saved = self.save().await;
-                        while let Ok(cmd) = rx.try_recv() {
-                            self.refuse_late(cmd);
-                        }
-                        return saved;
+                permit = Arc::clone(&self.unloads).acquire_owned(), if unload_due => {
+                    info!(dungeon = %self.name, "nobody here for a while: saving and unloading");
+                    // New joiners now load the dungeon afresh, from what is saved below.
+                    rx.close();
+                    let saved = self.save().await;
+                    drop(permit);
+                    while let Ok(cmd) = rx.try_recv() {
+                        self.refuse_late(cmd);
                     }
+                    return saved;
+                }
+                () = sleep_until(next.unwrap_or(now)), if next.is_some() => {
                     self.on_timers().await;
                     // Whatever happened may have taken someone's subject out of the party.
                     self.retarget_watchers();
@@ -886,6 +898,7 @@ mod tests {
             HashMap::new(),
             config,
             Arc::new(DungeonStats::default()),
+            Arc::new(Semaphore::new(1)),
         );
         tokio::spawn(task.run(rx));
         // Ann's outbox holds 4 frames and nobody reads it.

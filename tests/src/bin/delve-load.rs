@@ -8,7 +8,9 @@
 //!    open-loop schedule (a late answer never delays the next message's due time, and latency is
 //!    counted from when a message was due), `--per-dungeon` bots to a dungeon sharing one phase;
 //!    it prints latency p50/p99/p99.9/max, bytes per update and the process's CPU per update
-//!    (from /proc/PID/stat), each with its ratio to the echo's.
+//!    (from /proc/PID/stat), each with its ratio to the echo's; and how late the generator
+//!    itself sent the messages that fell due while their bot waited for nothing (its own share
+//!    of every latency: when that is high too, the tail is the generator's, not the target's).
 //!
 //! With `--pin` the generator runs on CPU 0 and both servers on CPU 1. With `--repeat K` each
 //! size is measured K times, echo and server in turn, and the spread of their ratios is printed:
@@ -206,6 +208,8 @@ async fn start(
 /// One load run against one target.
 struct Run {
     latency: Summary,
+    /// The generator's own lateness in sending (see `Report::own_lags`).
+    own_lag: Summary,
     updates: u64,
     bytes: u64,
     frames: u64,
@@ -315,6 +319,7 @@ async fn load(
             errors += 1;
         }
         all.latencies.extend(r.latencies);
+        all.own_lags.extend(r.own_lags);
         all.updates += r.updates;
         all.bytes += r.bytes;
         all.frames += r.frames;
@@ -323,6 +328,7 @@ async fn load(
     }
     Ok(Run {
         latency: Summary::of(&mut all.latencies),
+        own_lag: Summary::of(&mut all.own_lags),
         updates: all.updates,
         bytes: all.bytes,
         frames: all.frames,
@@ -437,9 +443,9 @@ async fn run(a: Args) -> anyhow::Result<()> {
     }
 
     println!(
-        "| clients | target | p50 | p99 | p99.9 | max | sent | updates | frames | rejected | errors | bytes/update | CPU/update | server CPU | generator CPU | load avg |"
+        "| clients | target | p50 | p99 | p99.9 | max | sent | updates | frames | rejected | errors | bytes/update | CPU/update | server CPU | generator CPU | generator late p99, max | load avg |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &clients in &a.clients {
         let mut cpu_ratios = Vec::new();
         let mut p99s = Vec::new();
@@ -499,7 +505,7 @@ fn print_row(clients: usize, name: &str, r: &Run, base: Option<&Run>) {
         )
     };
     println!(
-        "| {clients} | {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} B{} | {:.1} µs{} | {:.0}% | {:.0}% | {} |",
+        "| {clients} | {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} B{} | {:.1} µs{} | {:.0}% | {:.0}% | {}, {} | {} |",
         d(|s| s.p50),
         d(|s| s.p99),
         d(|s| s.p999),
@@ -515,6 +521,8 @@ fn print_row(clients: usize, name: &str, r: &Run, base: Option<&Run>) {
         x(r.cpu_per_update(), base.map(Run::cpu_per_update)),
         100.0 * r.cpu.as_secs_f64() / r.secs,
         100.0 * r.gen_cpu.as_secs_f64() / r.secs,
+        show(r.own_lag.p99),
+        show(r.own_lag.max),
         procfs::load_average(),
     );
 }

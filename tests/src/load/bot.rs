@@ -235,6 +235,10 @@ pub struct Window {
 pub struct Report {
     /// From when each message was due to its answer.
     pub latencies: Vec<Duration>,
+    /// From when a message was due to when it was sent, for the messages that fell due while
+    /// their bot waited for nothing: the generator's own lateness (its scheduler, its timers,
+    /// its core), which every latency above includes too.
+    pub own_lags: Vec<Duration>,
     pub updates: u64,
     /// Payload bytes of every text frame received.
     pub bytes: u64,
@@ -270,6 +274,8 @@ async fn run_loop<P: Player>(
     let counted = |t: Duration| t >= w.from && t < w.until;
     // When the message being answered was due.
     let mut waiting: Option<Duration> = None;
+    // Since when the bot has had no answer to wait for.
+    let mut free_since = Duration::ZERO;
     loop {
         let now = w.start.elapsed();
         if waiting.is_none() {
@@ -281,6 +287,9 @@ async fn run_loop<P: Player>(
                 waiting = Some(due);
                 if counted(due) {
                     r.sent += 1;
+                    if free_since <= due {
+                        r.own_lags.push(now.saturating_sub(due));
+                    }
                 }
                 continue;
             }
@@ -314,10 +323,12 @@ async fn run_loop<P: Player>(
                         {
                             r.latencies.push(at.saturating_sub(due));
                         }
+                        free_since = at;
                         update
                     }
                     Heard::Rejected => {
                         waiting = None;
+                        free_since = at;
                         if counted(at) {
                             r.rejected += 1;
                         }

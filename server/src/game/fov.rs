@@ -268,20 +268,25 @@ mod tests {
         assert!(within_radius(8, 1, 8) && within_radius(8, 2, 8) && !within_radius(9, 0, 8));
     }
 
+    /// `cells` cells, about one in `density` a wall, from a xorshift generator at `state`.
+    fn random_walls(cells: usize, state: &mut u64, density: u64) -> Vec<bool> {
+        (0..cells)
+            .map(|_| {
+                *state ^= *state << 13;
+                *state ^= *state >> 7;
+                *state ^= *state << 17;
+                state.is_multiple_of(density)
+            })
+            .collect()
+    }
+
     #[test]
     fn symmetric_on_random_maps() {
         // If A sees floor cell B, B sees A: the property the algorithm is named for.
         let (w, h) = (20usize, 14usize);
         let mut state = 0x9e3779b97f4a7c15u64;
         for _ in 0..40 {
-            let opaque: Vec<bool> = (0..w * h)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    state.is_multiple_of(5)
-                })
-                .collect();
+            let opaque = random_walls(w * h, &mut state, 5);
             let mut from_a = vec![false; w * h];
             let mut from_b = vec![false; w * h];
             for a in (0..w * h).filter(|&i| !opaque[i]).step_by(7) {
@@ -304,14 +309,7 @@ mod tests {
         let mut state = 0x853c49e6748fea9bu64;
         for round in 0..30 {
             let density = 3 + round % 5;
-            let opaque: Vec<bool> = (0..w * h)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    state.is_multiple_of(density)
-                })
-                .collect();
+            let opaque = random_walls(w * h, &mut state, density);
             let (mut wide, mut near) = (vec![false; w * h], vec![false; w * h]);
             for origin in (0..w * h).filter(|&i| !opaque[i]).step_by(13) {
                 let (ox, oy) = ((origin % w) as i32, (origin / w) as i32);
@@ -336,14 +334,7 @@ mod tests {
         let mut state = 0x2545f4914f6cdd1du64;
         for round in 0..60 {
             let density = 3 + round % 6;
-            let opaque: Vec<bool> = (0..w * h)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    state.is_multiple_of(density)
-                })
-                .collect();
+            let opaque = random_walls(w * h, &mut state, density);
             let mut ours = vec![false; w * h];
             for origin in (0..w * h).filter(|&i| !opaque[i]).step_by(11) {
                 let (ox, oy) = ((origin % w) as isize, (origin / w) as isize);

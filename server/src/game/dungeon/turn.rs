@@ -24,6 +24,8 @@ use crate::game::sight::Sight;
 #[derive(Default)]
 struct PhaseMemory {
     awareness: Vec<Sight>,
+    /// Where each monster stands and how far it sees, for `awareness`.
+    sights: Vec<(Pos, i32)>,
     occupant: Vec<Option<EntityId>>,
     /// Every cell of `occupant` set to someone since it was last cleared: the next phase clears
     /// those alone, rather than writing every cell of the floor each turn.
@@ -252,6 +254,7 @@ impl Dungeon {
     fn monsters_act_with(&mut self, depth: u8, out: &mut Vec<Event>, memory: &mut PhaseMemory) {
         let PhaseMemory {
             awareness,
+            sights,
             occupant,
             occupied,
             paths,
@@ -274,9 +277,8 @@ impl Dungeon {
         // as the widest sight of the monsters that stand within their sight of it, and is
         // empty when none does, which on a big floor is most players most turns. Monsters
         // move only when they act, after they have looked.
-        let sights: Vec<(Pos, i32)> = (floor.monsters.values())
-            .map(|m| (m.pos, m.stats(&content).sight.min(40)))
-            .collect();
+        sights.clear();
+        sights.extend((floor.monsters.values()).map(|m| (m.pos, m.stats(&content).sight.min(40))));
         awareness.resize_with(players.len(), Sight::default);
         for ((_, p), seen) in players.iter().zip(awareness.iter_mut()) {
             let reach = (sights.iter())

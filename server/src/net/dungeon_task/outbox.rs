@@ -57,17 +57,19 @@ impl Session {
         view: View,
         chat: RateLimiter,
     ) -> Session {
-        Session {
+        let mut session = Session {
             out,
             player,
             watching,
             name,
-            baseline: Some(kept(view)),
+            baseline: None,
             seq: 0,
             behind: false,
             needs_welcome: false,
             chat,
-        }
+        };
+        session.keep(view);
+        session
     }
 
     /// The character whose view this connection is sent.
@@ -87,7 +89,7 @@ impl Session {
 
     /// The client was sent `view` by other means (a welcome): diffs continue from it.
     pub fn set_baseline(&mut self, view: View) {
-        self.baseline = Some(kept(view));
+        self.keep(view);
     }
 
     /// Queues a frame; `false` if the outbox is full or closed. Advisory frames (turn status,
@@ -122,7 +124,7 @@ impl Session {
         let delivered = self.send(welcome);
         self.player = Some(player);
         self.watching = None;
-        self.baseline = Some(kept(view));
+        self.keep(view);
         self.seq = 0;
         self.behind = !delivered;
         self.needs_welcome = !delivered;
@@ -206,14 +208,13 @@ impl Session {
         }
     }
 
-    /// Makes `view` the baseline, in the box the last one was kept in.
+    /// Makes `view` the baseline, trimmed of spare capacity (it is kept until the next
+    /// update), in the box the last one was kept in.
     fn keep(&mut self, mut view: View) {
+        view.shrink_to_fit();
         match &mut self.baseline {
-            Some(kept) => {
-                view.shrink_to_fit();
-                **kept = view;
-            }
-            None => self.baseline = Some(kept(view)),
+            Some(kept) => **kept = view,
+            None => self.baseline = Some(Box::new(view)),
         }
     }
 
@@ -225,11 +226,6 @@ impl Session {
 
 /// A view as a session keeps it between updates: trimmed and boxed, so an idle connection holds
 /// what its client was shown and no spare capacity.
-fn kept(mut view: View) -> Box<View> {
-    view.shrink_to_fit();
-    Box::new(view)
-}
-
 /// Every session of a dungeon, told when the dungeon waits for storage and when it goes on.
 pub(super) struct Everyone<'a>(pub &'a HashMap<ConnId, Session>);
 

@@ -41,6 +41,9 @@ impl DecodeError {
 
 /// Decodes one client frame, telling apart "not JSON", "unknown type" and "bad fields".
 pub fn decode_client(text: &str) -> Result<ClientMsg, DecodeError> {
+    if let Some(action) = action_from_text(text) {
+        return Ok(ClientMsg::Act(action));
+    }
     let value = parse(text, MAX_CLIENT_FRAME, ClientMsg::TYPES)?;
     // An action is decoded by its own wire shape, so a bad field is reported as exactly as for
     // any other message (the untagged variant alone would only say "no variant matched").
@@ -54,6 +57,25 @@ pub fn decode_client(text: &str) -> Result<ClientMsg, DecodeError> {
             });
     }
     value.decode()
+}
+
+/// The common case, an action that decodes, read straight from the text: what the server reads
+/// for every move of every player. It accepts exactly what the general path accepts as an action
+/// (the same duplicate-key check, the same wire shape); anything else, including every
+/// mistake, is `None` and goes the general way, which says precisely what is wrong.
+fn action_from_text(text: &str) -> Option<Action> {
+    // An object only: serde also reads a tagged enum from an array (`["move","n"]`), which the
+    // general path refuses for having no "type" field.
+    let object = text
+        .trim_start_matches([' ', '\t', '\n', '\r'])
+        .starts_with('{');
+    if !object || text.len() > MAX_CLIENT_FRAME || crate::strict_json::check(text).is_err() {
+        return None;
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let action = crate::action::Wire::deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(action)
 }
 
 /// Decodes one server frame (used by clients and bots).
@@ -359,5 +381,66 @@ mod tests {
             Err(DecodeError::UnknownType(t)) => assert!(t.chars().count() <= 33),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// The general way alone: what `decode_client` did before its fast path.
+    fn decode_the_general_way(text: &str) -> Result<ClientMsg, DecodeError> {
+        let value = parse(text, MAX_CLIENT_FRAME, ClientMsg::TYPES)?;
+        if Action::TYPES.contains(&value.ty.as_str()) {
+            let Parsed { ty, json } = value;
+            return crate::action::Wire::deserialize(json)
+                .map(ClientMsg::Act)
+                .map_err(|e| DecodeError::BadFields {
+                    ty,
+                    detail: e.to_string(),
+                });
+        }
+        value.decode()
+    }
+
+    #[test]
+    fn the_fast_path_for_actions_decodes_exactly_as_the_general_way() {
+        let long = format!(
+            r#"{{"type":"wait","pad":"{}"}}"#,
+            "x".repeat(MAX_CLIENT_FRAME)
+        );
+        let texts = [
+            r#"{"type":"move","dir":"ne"}"#,
+            r#" {"dir":"s","type":"move"} "#,
+            r#"{"type":"wait"}"#,
+            r#"{"type":"use","item":7}"#,
+            r#"{"type":"drop","item":4294967295}"#,
+            r#"{"type":"m\u006fve","dir":"n"}"#,
+            r#"{"type":"move","dir":"n","extra":[1,{"a":2}]}"#,
+            // Each of these must be refused, and say why as before.
+            r#"["move","n"]"#,
+            r#"["wait"]"#,
+            r#"{"type":"move","dir":"n","dir":"s"}"#,
+            r#"{"type":"move","t\u0079pe":"wait","dir":"n"}"#,
+            r#"{"type":"wait","x":{"a":1,"a":2}}"#,
+            r#"{"type":"move"}"#,
+            r#"{"type":"move","dir":"up"}"#,
+            r#"{"type":"use","item":1.0}"#,
+            r#"{"type":"use","item":-1}"#,
+            r#"{"type":"use","item":"7"}"#,
+            r#"{"type":"fly"}"#,
+            r#"{"type":7}"#,
+            r#"{"dir":"n"}"#,
+            r#"{"type":"wait"} x"#,
+            r#"{"type":"wait""#,
+            "",
+            "null",
+            long.as_str(),
+            r#"{"type":"chat","text":"hi"}"#,
+            r#"{"type":"resync"}"#,
+        ];
+        for text in texts {
+            assert_eq!(decode_client(text), decode_the_general_way(text), "{text}");
+        }
+        // The fast path did take the plain actions, and only those.
+        assert!(action_from_text(texts[0]).is_some());
+        assert!(action_from_text(texts[5]).is_some());
+        assert!(action_from_text(r#"["move","n"]"#).is_none());
+        assert!(action_from_text(r#"{"type":"move","dir":"n","dir":"s"}"#).is_none());
     }
 }

@@ -88,6 +88,118 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
 }
 
+/// Checks that `text` is JSON that [`parse`] would read (no key named twice, serde_json's
+/// limits), building nothing: keys are compared where they lie in the text, values skipped.
+/// For the hot path, where the message is then read straight from the text.
+pub fn check(text: &str) -> Result<(), serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    de.deserialize_any(Checker)?;
+    de.end()
+}
+
+/// Visits a JSON value, refusing an object that names a key twice, keeping nothing.
+struct Checker;
+
+impl<'de> Deserialize<'de> for Checker {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Checker, D::Error> {
+        deserializer.deserialize_any(Checker)
+    }
+}
+
+impl<'de> Visitor<'de> for Checker {
+    type Value = Checker;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Checker, E> {
+        Ok(Checker)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Checker, E> {
+        Ok(Checker)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Checker, E> {
+        Ok(Checker)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Checker, E> {
+        Ok(Checker)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Checker, E> {
+        Ok(Checker)
+    }
+
+    fn visit_unit<E>(self) -> Result<Checker, E> {
+        Ok(Checker)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Checker, A::Error> {
+        while seq.next_element::<Checker>()?.is_some() {}
+        Ok(Checker)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Checker, A::Error> {
+        let mut keys: Vec<Key<'de>> = Vec::new();
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            if keys.contains(&key) {
+                let shown: String = key.as_str().chars().take(32).collect();
+                return Err(de::Error::custom(format_args!("duplicate key {shown:?}")));
+            }
+            map.next_value::<Checker>()?;
+            keys.push(key);
+        }
+        Ok(Checker)
+    }
+}
+
+/// An object's key: borrowed from the text unless it holds escapes.
+enum Key<'de> {
+    Borrowed(&'de str),
+    Owned(String),
+}
+
+impl Key<'_> {
+    fn as_str(&self) -> &str {
+        match self {
+            Key::Borrowed(s) => s,
+            Key::Owned(s) => s,
+        }
+    }
+}
+
+/// Keys are equal by their text, however they were read (`"type"` and `"\u0074ype"`).
+impl PartialEq for Key<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Key<'de>, D::Error> {
+        struct KeyVisitor;
+        impl<'de> Visitor<'de> for KeyVisitor {
+            type Value = Key<'de>;
+
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string key")
+            }
+
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                Ok(Key::Borrowed(v))
+            }
+
+            fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                Ok(Key::Owned(v.to_owned()))
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,5 +241,34 @@ mod tests {
         }
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
         assert!(parse(&deep).is_err(), "nesting beyond serde_json's limit");
+    }
+
+    #[test]
+    fn check_accepts_and_refuses_what_parse_does() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        for text in [
+            r#"{"type":"move","dir":"ne"}"#,
+            r#"[1,-2,3.5,true,null,"x",{"a":{"b":[]}}]"#,
+            "  42 ",
+            r#"{"a":{"a":1},"b":{"a":2}}"#,
+            r#"{"type":"resync","type":"wait"}"#,
+            r#"{"type":"hello","x":{"a":1,"a":1}}"#,
+            r#"[{"ok":1},{"k":[{"z":0,"z":0}]}]"#,
+            r#"{"type":"wait","\u0074ype":"resync"}"#,
+            r#"{"\u0074ype":"wait","type":"resync"}"#,
+            r#"{"\u0061":1,"\u0061":2}"#,
+            "",
+            "{",
+            r#"{"a":1}x"#,
+            "[1,]",
+            "nan",
+            deep.as_str(),
+        ] {
+            assert_eq!(check(text).is_ok(), parse(text).is_ok(), "{text}");
+            if let Err(e) = parse(text) {
+                let same = check(text).unwrap_err().to_string();
+                assert_eq!(same, e.to_string(), "{text}");
+            }
+        }
     }
 }

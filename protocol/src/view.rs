@@ -423,10 +423,19 @@ impl TileGrid {
 /// A set of map cells as sorted, disjoint, non-touching runs of row-major indices. On the wire:
 /// `[[start, length], ...]`. A field of view is a few compact blobs, so this is far smaller than a
 /// list of cells and cheaper to compare than a bitmap of the whole floor.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(into = "Vec<[u32; 2]>", try_from = "Vec<[u32; 2]>")]
+///
+/// Written by hand rather than with `#[serde(into = ...)]`, which clones the set to serialize
+/// it: every update carries one.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(try_from = "Vec<[u32; 2]>")]
 pub struct CellSet {
     runs: Vec<[u32; 2]>,
+}
+
+impl Serialize for CellSet {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.runs.serialize(serializer)
+    }
 }
 
 impl From<CellSet> for Vec<[u32; 2]> {

@@ -101,11 +101,12 @@ fn dir_to(from: Pos, to: Pos) -> Option<Dir> {
     Dir::from_delta(to.x - from.x, to.y - from.y)
 }
 
-/// Decides `m`'s action for this turn and the plan it holds afterwards (the dungeon applies the
-/// plan as an event; the AI changes nothing itself). `paths` is shared by the floor's monsters
-/// this turn.
+/// Decides `m`'s action for this turn and the plan it holds afterwards, from `plan`, the one it
+/// held (the dungeon hands it over rather than a copy of its route, and applies the new plan as
+/// an event; the AI changes nothing itself). `paths` is shared by the floor's monsters this turn.
 pub fn think(
     m: &Monster,
+    plan: Ai,
     sight: i32,
     ctx: &Ctx,
     paths: &mut Paths,
@@ -129,7 +130,7 @@ pub fn think(
         };
         return (chase(m.pos, ctx, paths.flow(ctx), rng), plan);
     }
-    match m.ai.clone() {
+    match plan {
         Ai::Hunt {
             target,
             route,
@@ -183,9 +184,10 @@ fn pick<'a, T>(items: &'a [T], rng: &mut GameRng) -> Option<&'a T> {
 /// otherwise wait. Ties are broken at random so packs spread around their prey.
 fn chase(from: Pos, ctx: &Ctx, field: &[u32], rng: &mut GameRng) -> Action {
     let here = ctx.map.index(from).map_or(u32::MAX, |i| field[i]);
-    let mut best: Vec<Dir> = Vec::new();
+    // At most the eight directions each: kept on the stack (every hunting monster, every turn).
+    let mut best = Dirs::default();
     let mut best_d = u32::MAX;
-    let mut level: Vec<Dir> = Vec::new();
+    let mut level = Dirs::default();
     for d in Dir::ALL {
         let q = from.step(d);
         let Some(i) = ctx.map.index(q) else { continue };
@@ -206,11 +208,45 @@ fn chase(from: Pos, ctx: &Ctx, field: &[u32], rng: &mut GameRng) -> Action {
         }
     }
     let choice = if best.is_empty() {
-        pick(&level, rng)
+        pick(level.as_slice(), rng)
     } else {
-        pick(&best, rng)
+        pick(best.as_slice(), rng)
     };
     choice.map_or(Action::Wait, |&d| Action::Move { dir: d })
+}
+
+/// A few directions, in the order they were pushed.
+struct Dirs {
+    dirs: [Dir; 8],
+    len: usize,
+}
+
+impl Default for Dirs {
+    fn default() -> Self {
+        Dirs {
+            dirs: Dir::ALL,
+            len: 0,
+        }
+    }
+}
+
+impl Dirs {
+    fn push(&mut self, d: Dir) {
+        self.dirs[self.len] = d;
+        self.len += 1;
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn as_slice(&self) -> &[Dir] {
+        &self.dirs[..self.len]
+    }
 }
 
 /// A step along `route` (cells left to walk, next last) towards `goal`, replanning when the

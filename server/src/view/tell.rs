@@ -172,7 +172,9 @@ pub fn events_for(
     // Cells of the floor the events happened on that the viewer sees now.
     let here = me.depth() == depth;
     let sees = |p: Pos| here && floor.map().index(p).is_some_and(|i| me.sees(i));
-    let mut out = Vec::new();
+    // Most events the viewer sees become one event of its own: made at that size at once (this
+    // runs for every player after every turn, and the list only lives until it is encoded).
+    let mut out = Vec::with_capacity(events.len());
     let say = |out: &mut Vec<proto::Event>, kind, text: String| {
         out.push(proto::Event::message(kind, text))
     };

@@ -328,9 +328,13 @@ impl Dungeon {
                 rng,
                 ..
             } = floor;
-            let Some(m) = monsters.get(&mid) else {
+            let Some(m) = monsters.get_mut(&mid) else {
                 continue;
             };
+            // The monster's plan goes to the AI and comes straight back as the `Planned` event
+            // below: a route is handed over rather than copied, for every monster every turn.
+            let held = std::mem::take(&mut m.ai);
+            let m = &*m;
             let sight = m.stats(&content).sight;
             let ctx = Ctx {
                 map,
@@ -339,19 +343,17 @@ impl Dungeon {
                 awareness: &awareness[..players.len()],
                 occupant,
             };
-            let (action, plan) = think(m, sight, &ctx, paths, rng);
+            let (action, plan) = think(m, held, sight, &ctx, paths, rng);
             let from = m.pos;
             let step = match action {
                 Action::Move { dir } => map.index(from.step(dir)),
                 _ => None,
             };
-            if plan != m.ai {
-                self.apply_owned(Event::Planned {
-                    depth,
-                    id: mid,
-                    plan,
-                });
-            }
+            self.apply_owned(Event::Planned {
+                depth,
+                id: mid,
+                plan,
+            });
             let Some(ti) = step else {
                 continue;
             };

@@ -30,8 +30,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
 use delve_protocol::{
-    ErrorCode, Event as ProtoEvent, MAX_CHAT_CHARS, MessageKind, Reason, ServerMsg, Stat, StatGain,
-    View, encode,
+    ErrorCode, Event as ProtoEvent, MAX_CHAT_CHARS, MessageKind, PartyMember, Reason, ServerMsg,
+    Stat, StatGain, View, encode,
 };
 use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio::time::{Instant, sleep_until};
@@ -402,7 +402,13 @@ impl DungeonTask {
                     Ok(done) => {
                         // Others on the floor may see the new max HP.
                         let depth = self.depth_of(player);
-                        self.send_views(depth, depth, &done.events, false);
+                        self.send_views(
+                            depth,
+                            depth,
+                            &done.events,
+                            false,
+                            &view::party(&self.dungeon),
+                        );
                     }
                     Err(e) => self.refuse(conn, &e),
                 }
@@ -602,8 +608,10 @@ impl DungeonTask {
         // Everyone following a character on the resolved floor gets its turn; those on a floor
         // someone arrived on by the stairs get the news (and, if that floor's turn is being
         // chosen, a new status).
+        // The party panel is the same for everyone: made once for the turn, not per player.
+        let party = view::party(&self.dungeon);
         for &floor in &report.floors {
-            self.send_views(floor, depth, &report.events, floor == depth);
+            self.send_views(floor, depth, &report.events, floor == depth, &party);
             if floor != depth {
                 self.send_turn_status(floor);
             }
@@ -622,7 +630,7 @@ impl DungeonTask {
             let news = subject.map_or_else(Vec::new, |id| {
                 events_for(&self.dungeon, id, depth, &report.events)
             });
-            self.push_view(c, news, false);
+            self.push_view_with(c, news, false, &party);
         }
         let deepest = self
             .dungeon
@@ -642,7 +650,14 @@ impl DungeonTask {
     /// Sends every connection following a character on floor `floor` its update for `events`,
     /// which happened on floor `depth`. `force` for a resolved turn: one update each, even if
     /// nothing changed.
-    fn send_views(&mut self, floor: u8, depth: u8, events: &[Event], force: bool) {
+    fn send_views(
+        &mut self,
+        floor: u8,
+        depth: u8,
+        events: &[Event],
+        force: bool,
+        party: &[PartyMember],
+    ) {
         let conns: Vec<(ConnId, EntityId)> = self
             .sessions
             .iter()
@@ -651,7 +666,7 @@ impl DungeonTask {
             .collect();
         for (conn, subject) in conns {
             let events = events_for(&self.dungeon, subject, depth, events);
-            self.push_view(conn, events, force);
+            self.push_view_with(conn, events, force, party);
         }
     }
 
@@ -685,8 +700,14 @@ impl DungeonTask {
 
     /// The view of `id`, with the party panel and the watchers added.
     fn view_for(&self, id: EntityId) -> Option<View> {
+        self.view_with(id, &view::party(&self.dungeon))
+    }
+
+    /// The view of `id`, with `party` (the dungeon's party panel, made once for all) and the
+    /// watchers added.
+    fn view_with(&self, id: EntityId, party: &[PartyMember]) -> Option<View> {
         let mut view = view_of(&self.dungeon, id)?;
-        view.party = view::party(&self.dungeon);
+        view.party = party.to_vec();
         // Watchers, and dead players following a friend.
         let following = self
             .sessions
@@ -701,11 +722,23 @@ impl DungeonTask {
     /// between turns only when there is something in it. A connection that fell behind gets a
     /// snapshot (or the welcome it still owes).
     fn push_view(&mut self, conn: ConnId, events: Vec<ProtoEvent>, force: bool) {
+        let party = view::party(&self.dungeon);
+        self.push_view_with(conn, events, force, &party);
+    }
+
+    /// [`Self::push_view`] with the party panel made already.
+    fn push_view_with(
+        &mut self,
+        conn: ConnId,
+        events: Vec<ProtoEvent>,
+        force: bool,
+        party: &[PartyMember],
+    ) {
         let Some(s) = self.sessions.get(&conn) else {
             return;
         };
         let Some(subject) = s.subject() else { return };
-        let Some(view) = self.view_for(subject) else {
+        let Some(view) = self.view_with(subject, party) else {
             return;
         };
         let welcome = match s.player {

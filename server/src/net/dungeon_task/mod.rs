@@ -254,16 +254,12 @@ impl DungeonTask {
                     None
                 }
             };
-            // The command, and those queued behind it already (up to a batch): choices made at
-            // about the same moment then cost one `turn_status`, or none when they complete
-            // the turn, instead of one each.
+            // The command, and those queued behind it already (up to a batch). It used to yield
+            // first, so that the other intents of the same moment queued behind it and shared
+            // one `turn_status`; statuses now wait a tenth of a second for the turn to complete
+            // (`STATUS_DELAY`), which does that whatever the order. Without the yield: still one
+            // frame per update under load, and no more CPU (docs/BENCHMARKS.md).
             let mut cmd = first;
-            if cmd.is_some() {
-                // The sender of this command woke this task straight away (tokio runs a woken
-                // task next); the other players' connections, whose intents of the same moment
-                // are read already, get to queue theirs first.
-                tokio::task::yield_now().await;
-            }
             let mut handled = 0;
             while let Some(c) = cmd.take() {
                 self.handle(c).await;

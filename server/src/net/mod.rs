@@ -7,6 +7,7 @@ pub mod limits;
 pub mod outbox_queue;
 pub mod password;
 pub mod registry;
+pub mod stall_watch;
 pub mod validate;
 pub mod web;
 pub mod world;
@@ -151,6 +152,8 @@ pub struct Server {
     addr: SocketAddr,
     shutdown: watch::Sender<bool>,
     accept: tokio::task::JoinHandle<()>,
+    /// The event loop's stall watch (see [`stall_watch`]), stopped with the server.
+    stalls: tokio::task::JoinHandle<()>,
     shared: Arc<Shared>,
 }
 
@@ -194,10 +197,22 @@ impl Server {
         });
         info!(%addr, "listening");
         let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared), shutdown_rx));
+        let stalls = tokio::spawn(stall_watch::watch(
+            stall_watch::TICK,
+            stall_watch::STALL,
+            |late| {
+                let late_ms = late.as_millis() as u64;
+                warn!(
+                    late_ms,
+                    "the event loop was held up: every connection waited as long"
+                );
+            },
+        ));
         Ok(Server {
             addr,
             shutdown,
             accept,
+            stalls,
             shared,
         })
     }
@@ -227,6 +242,7 @@ impl Server {
     /// the server up. `Err` names what was not saved.
     pub async fn shutdown(self) -> Result<(), NotSaved> {
         info!("shutting down");
+        self.stalls.abort();
         let _ = self.shutdown.send(true);
         if tokio::time::timeout(Duration::from_secs(10), self.accept)
             .await

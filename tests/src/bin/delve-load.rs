@@ -10,7 +10,10 @@
 //!    it prints latency p50/p99/p99.9/max, bytes per update and the process's CPU per update
 //!    (from /proc/PID/stat), each with its ratio to the echo's; and how late the generator
 //!    itself sent the messages that fell due while their bot waited for nothing (its own share
-//!    of every latency: when that is high too, the tail is the generator's, not the target's).
+//!    of every latency: when that is high too, the tail is the generator's, not the target's);
+//!    and the stalls of each event loop, the target's (timers of `net::stall_watch`, 50 ms or
+//!    more late, read from its log) and the generator's own (a timer every 5 ms), so that a
+//!    tail can be put on the side that held it.
 //!
 //! With `--pin` the generator runs on CPU 0 and both servers on CPU 1. With `--repeat K` each
 //! size is measured K times, echo and server in turn, and the spread of their ratios is printed:
@@ -22,13 +25,15 @@
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use std::io::BufRead;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
+use delve_server::net::stall_watch;
 use delve_tests::load::bot::{self, EchoPlayer, GamePlayer, Report, Window};
 use delve_tests::load::procfs;
 use delve_tests::load::schedule::{Schedule, group_offset};
@@ -114,6 +119,17 @@ fn main() -> anyhow::Result<()> {
         let addr: SocketAddr = args.get(1).context("echo-server ADDR")?.parse()?;
         return tokio::runtime::Runtime::new()?.block_on(async {
             let listener = tokio::net::TcpListener::bind(addr).await?;
+            // The same watch as the server's, logged the same way (see `start`).
+            tokio::spawn(stall_watch::watch(
+                stall_watch::TICK,
+                stall_watch::STALL,
+                |late| {
+                    eprintln!(
+                        "WARN the event loop was held up late_ms={}",
+                        late.as_millis()
+                    )
+                },
+            ));
             delve_tests::load::echo::serve(listener).await;
             Ok(())
         });
@@ -143,12 +159,40 @@ struct Target {
     name: &'static str,
     child: Child,
     url: String,
+    /// How late (ms) each stall its stall watch logged was, in order, so far.
+    stalls: Arc<Mutex<Vec<u64>>>,
 }
 
 impl Target {
     fn pid(&self) -> u32 {
         self.child.id()
     }
+
+    /// How many stalls it has logged so far.
+    fn stalls_so_far(&self) -> usize {
+        self.stalls.lock().map_or(0, |s| s.len())
+    }
+
+    /// The stalls logged after the first `from`.
+    fn stalls_since(&self, from: usize) -> Vec<u64> {
+        self.stalls
+            .lock()
+            .map(|s| s.get(from..).unwrap_or_default().to_vec())
+            .unwrap_or_default()
+    }
+}
+
+/// Passes the target's log on to ours, noting the stalls its watch reports (`late_ms=N`).
+fn read_log(log: impl std::io::Read + Send + 'static, stalls: Arc<Mutex<Vec<u64>>>) {
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(log).lines() {
+            let Ok(line) = line else { break };
+            if let (Some(late), Ok(mut stalls)) = (stall_ms(&line), stalls.lock()) {
+                stalls.push(late);
+            }
+            eprintln!("{line}");
+        }
+    });
 }
 
 impl Drop for Target {
@@ -162,6 +206,19 @@ fn free_port() -> anyhow::Result<u16> {
     Ok(std::net::TcpListener::bind("127.0.0.1:0")?
         .local_addr()?
         .port())
+}
+
+/// How late the stall a log line reports was, in ms, if it reports one. The server's log is not
+/// coloured when it is not a terminal, so the field reads `late_ms=N`.
+fn stall_ms(line: &str) -> Option<u64> {
+    if !line.contains("event loop was held up") {
+        return None;
+    }
+    let rest = line.split("late_ms=").nth(1)?;
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// Starts `program args` (on CPU 1 with `pin`) and waits until it accepts connections on `port`.
@@ -180,17 +237,23 @@ async fn start(
         Command::new(program)
     };
     // taskset execs the program, so the child's pid is the server's.
-    let child = cmd
+    let mut child = cmd
         .args(args)
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .with_context(|| format!("cannot start {}", program.display()))?;
+    let stalls = Arc::new(Mutex::new(Vec::new()));
+    if let Some(log) = child.stderr.take() {
+        read_log(log, Arc::clone(&stalls));
+    }
     let target = Target {
         name,
         child,
         url: format!("ws://127.0.0.1:{port}"),
+        stalls,
     };
     let deadline = Instant::now() + Duration::from_secs(20);
     while tokio::net::TcpStream::connect(("127.0.0.1", port))
@@ -210,6 +273,12 @@ struct Run {
     latency: Summary,
     /// The generator's own lateness in sending (see `Report::own_lags`).
     own_lag: Summary,
+    /// The answers that took `bot::SLOW` or more: (dungeon, when due, latency).
+    slow: Vec<(usize, Duration, Duration)>,
+    /// How late (ms) each of the target's logged stalls was, in the measured window.
+    stalls: Vec<u64>,
+    /// How late the generator's own 5 ms timer fired, over the measured window.
+    gen_loop: Summary,
     updates: u64,
     bytes: u64,
     frames: u64,
@@ -294,24 +363,33 @@ async fn load(
         until: Duration::from_secs_f64(a.warmup + a.seconds),
     };
     let mut tasks = Vec::with_capacity(clients);
+    // No bot closes its socket before every bot has had its last answer (see `bot::run`).
+    let done = Arc::new(tokio::sync::Barrier::new(bots.len()));
     for (i, (ws, player)) in bots.into_iter().enumerate() {
         let schedule = Schedule::new(group_offset(i / a.per_dungeon, groups, period), period);
         tasks.push(match player {
-            Some(p) => tokio::spawn(bot::run(ws, p, schedule, w)),
-            None => tokio::spawn(bot::run(ws, EchoPlayer, schedule, w)),
+            Some(p) => tokio::spawn(bot::run(ws, p, schedule, w, Arc::clone(&done))),
+            None => tokio::spawn(bot::run(ws, EchoPlayer, schedule, w, Arc::clone(&done))),
         });
     }
+    let gen_loop = tokio::spawn(loop_lateness(w));
     // The process's CPU over exactly the measured window.
     let pid = target.pid();
     let me = std::process::id();
     tokio::time::sleep_until(w.start + w.from).await;
     let (cpu0, gen0) = (procfs::cpu_time(pid, ticks)?, procfs::cpu_time(me, ticks)?);
+    let stalls0 = target.stalls_so_far();
     tokio::time::sleep_until(w.start + w.until).await;
     let (cpu1, gen1) = (procfs::cpu_time(pid, ticks)?, procfs::cpu_time(me, ticks)?);
+    let stalls = target.stalls_since(stalls0);
+    let mut gen_loop = gen_loop.await?;
     let mut all = Report::default();
     let mut errors = 0;
-    for t in tasks {
+    // Slow answers: (dungeon, when due, latency).
+    let mut slow = Vec::new();
+    for (i, t) in tasks.into_iter().enumerate() {
         let r = t.await?;
+        slow.extend(r.slow.iter().map(|&(due, l)| (i / a.per_dungeon, due, l)));
         if let Some(e) = &r.error {
             if errors < 5 {
                 eprintln!("  {} bot failed: {e}", target.name);
@@ -329,6 +407,9 @@ async fn load(
     Ok(Run {
         latency: Summary::of(&mut all.latencies),
         own_lag: Summary::of(&mut all.own_lags),
+        slow,
+        stalls,
+        gen_loop: Summary::of(&mut gen_loop),
         updates: all.updates,
         bytes: all.bytes,
         frames: all.frames,
@@ -339,6 +420,23 @@ async fn load(
         gen_cpu: gen1.saturating_sub(gen0),
         secs: a.seconds,
     })
+}
+
+/// How late a timer set every 5 ms fires on this process's event loop over the measured window:
+/// the generator's own stalls, which hold up reading answers as much as sending.
+async fn loop_lateness(w: Window) -> Vec<Duration> {
+    const TICK: Duration = Duration::from_millis(5);
+    let (from, until) = (w.start + w.from, w.start + w.until);
+    let mut lateness = Vec::new();
+    tokio::time::sleep_until(from).await;
+    let mut next = from + TICK;
+    while next < until {
+        tokio::time::sleep_until(next).await;
+        let now = Instant::now();
+        lateness.push(now.saturating_duration_since(next));
+        next = now + TICK;
+    }
+    lateness
 }
 
 /// Resident memory growth of `target` per connection over `n` idle connections: echo
@@ -443,9 +541,9 @@ async fn run(a: Args) -> anyhow::Result<()> {
     }
 
     println!(
-        "| clients | target | p50 | p99 | p99.9 | max | sent | updates | frames | rejected | errors | bytes/update | CPU/update | server CPU | generator CPU | generator late p99, max | load avg |"
+        "| clients | target | p50 | p99 | p99.9 | max | sent | updates | frames | rejected | errors | bytes/update | CPU/update | server CPU | generator CPU | generator late p99, max | stalls ≥ 50 ms: target (count, max); generator loop late max | load avg |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &clients in &a.clients {
         let mut cpu_ratios = Vec::new();
         let mut p99s = Vec::new();
@@ -455,6 +553,8 @@ async fn run(a: Args) -> anyhow::Result<()> {
             print_row(clients, "echo", &e, None);
             let s = load(&server, &a, clients, round, ticks).await?;
             print_row(clients, "server", &s, Some(&e));
+            print_slow("echo", &e);
+            print_slow("server", &s);
             let knee = s.latency.p99 > Duration::from_millis(50) || s.errors > 0;
             let cpu = ratio(s.cpu_per_update(), e.cpu_per_update());
             println!(
@@ -491,6 +591,38 @@ async fn run(a: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Where the slow answers were: how many dungeons they came from, and how many fell due in the
+/// busiest 100 ms. All of them at one moment is a stall of everyone; spread out, a few slow
+/// dungeons or connections.
+fn print_slow(name: &str, r: &Run) {
+    if r.slow.is_empty() {
+        return;
+    }
+    let mut dungeons: Vec<usize> = r.slow.iter().map(|(d, _, _)| *d).collect();
+    dungeons.sort_unstable();
+    dungeons.dedup();
+    let mut buckets = std::collections::BTreeMap::<u128, usize>::new();
+    for (_, due, _) in &r.slow {
+        *buckets.entry(due.as_millis() / 100).or_default() += 1;
+    }
+    let (at, most) = buckets
+        .iter()
+        .max_by_key(|(_, n)| **n)
+        .map_or((0, 0), |(b, n)| (*b, *n));
+    let mut moments: Vec<String> = buckets
+        .iter()
+        .map(|(b, n)| format!("{:.1} s: {n}", *b as f64 / 10.0))
+        .collect();
+    moments.truncate(12);
+    println!(
+        "  {name}: {} answers took 50 ms or more, from {} dungeons; the busiest 100 ms ({:.1} s) holds {most}; by when due: {}",
+        r.slow.len(),
+        dungeons.len(),
+        at as f64 / 10.0,
+        moments.join(", "),
+    );
+}
+
 fn print_row(clients: usize, name: &str, r: &Run, base: Option<&Run>) {
     let x = |v: f64, b: Option<f64>| match b {
         Some(b) => format!(" ({:.1}x)", ratio(v, b)),
@@ -505,7 +637,7 @@ fn print_row(clients: usize, name: &str, r: &Run, base: Option<&Run>) {
         )
     };
     println!(
-        "| {clients} | {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} B{} | {:.1} µs{} | {:.0}% | {:.0}% | {}, {} | {} |",
+        "| {clients} | {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.0} B{} | {:.1} µs{} | {:.0}% | {:.0}% | {}, {} | {}, {} ms; {} | {} |",
         d(|s| s.p50),
         d(|s| s.p99),
         d(|s| s.p999),
@@ -523,6 +655,28 @@ fn print_row(clients: usize, name: &str, r: &Run, base: Option<&Run>) {
         100.0 * r.gen_cpu.as_secs_f64() / r.secs,
         show(r.own_lag.p99),
         show(r.own_lag.max),
+        r.stalls.len(),
+        r.stalls.iter().max().copied().unwrap_or(0),
+        show(r.gen_loop.max),
         procfs::load_average(),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stall_ms;
+
+    #[test]
+    fn stall_reports_are_read_from_the_server_and_echo_logs() {
+        let server = "2026-11-26T15:02:11.123456Z  WARN delve_server::net: the event loop was held up: every connection waited as long late_ms=137";
+        assert_eq!(stall_ms(server), Some(137));
+        assert_eq!(
+            stall_ms("WARN the event loop was held up late_ms=52"),
+            Some(52)
+        );
+        assert_eq!(
+            stall_ms("2026-11-26T15:02:11Z  WARN delve_server::net: accept failed error=late_ms=3"),
+            None
+        );
+    }
 }

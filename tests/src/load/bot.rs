@@ -2,6 +2,7 @@
 //! when its message was due. Two kinds share the loop: [`GamePlayer`] plays Delve, and
 //! [`EchoPlayer`] talks to the echo baseline.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
@@ -14,6 +15,7 @@ use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use tokio::net::TcpStream;
+use tokio::sync::Barrier;
 use tokio::time::{Instant, sleep_until, timeout};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -230,11 +232,20 @@ pub struct Window {
     pub until: Duration,
 }
 
+/// How long past the window the bots wait for each other before closing (see [`run`]).
+const LAST_ANSWERS: Duration = Duration::from_secs(2);
+
+/// An answer this late is listed in [`Report::slow`].
+pub const SLOW: Duration = Duration::from_millis(50);
+
 /// What one bot saw in the measured window.
 #[derive(Debug, Default)]
 pub struct Report {
     /// From when each message was due to its answer.
     pub latencies: Vec<Duration>,
+    /// The answers that took [`SLOW`] or more: when their message was due (since the window's
+    /// start) and how long they took, to tell a stall of everyone from a few slow dungeons.
+    pub slow: Vec<(Duration, Duration)>,
     /// From when a message was due to when it was sent, for the messages that fell due while
     /// their bot waited for nothing: the generator's own lateness (its scheduler, its timers,
     /// its core), which every latency above includes too.
@@ -249,17 +260,28 @@ pub struct Report {
     pub error: Option<String>,
 }
 
-/// Runs one bot until the window ends (and its last answer arrives), then closes its socket.
+/// Runs one bot until the window ends (and its last answer arrives); then, once every bot of
+/// the run has got that far (`done`, shared by all) or [`LAST_ANSWERS`] after the window,
+/// closes its socket.
+///
+/// Closing at once instead skewed the end of every run: the dungeons whose last message falls
+/// due early in the last period closed thousands of sockets while the others still waited for
+/// their last answers, and the server spent its time on the closes (a 4,000-client run showed
+/// all its answers of 50 ms or more, and its maximum, in the window's last 200 ms).
 pub async fn run<P: Player>(
     mut ws: Ws,
     mut player: P,
     mut schedule: Schedule,
     w: Window,
+    done: Arc<Barrier>,
 ) -> Report {
     let mut r = Report::default();
     if let Err(e) = run_loop(&mut ws, &mut player, &mut schedule, w, &mut r).await {
         r.error = Some(format!("{e:#}"));
     }
+    // At most a little past the window: a bot still waiting then (its dungeon's turn needs a
+    // bot that is done) gets its answer when the others leave, as before.
+    let _ = tokio::time::timeout_at(w.start + w.until + LAST_ANSWERS, done.wait()).await;
     let _ = timeout(Duration::from_secs(2), ws.close(None)).await;
     r
 }
@@ -321,7 +343,11 @@ async fn run_loop<P: Player>(
                             && sample
                             && counted(due)
                         {
-                            r.latencies.push(at.saturating_sub(due));
+                            let latency = at.saturating_sub(due);
+                            r.latencies.push(latency);
+                            if latency >= SLOW {
+                                r.slow.push((due, latency));
+                            }
                         }
                         free_since = at;
                         update

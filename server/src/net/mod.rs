@@ -204,7 +204,7 @@ impl Server {
                 let late_ms = late.as_millis() as u64;
                 warn!(
                     late_ms,
-                    "the event loop was held up: every connection waited as long"
+                    "the event loop was held up: connections it serves waited as long"
                 );
             },
         ));

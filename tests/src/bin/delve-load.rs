@@ -184,13 +184,20 @@ impl Target {
 
 /// Passes the target's log on to ours, noting the stalls its watch reports (`late_ms=N`).
 fn read_log(log: impl std::io::Read + Send + 'static, stalls: Arc<Mutex<Vec<u64>>>) {
+    // Whatever a line holds (not UTF-8, say) and whether or not our own stderr still takes it,
+    // the pipe is read to its end: a full pipe would block the target's logging, and with it
+    // one of its threads.
     std::thread::spawn(move || {
-        for line in std::io::BufReader::new(log).lines() {
-            let Ok(line) = line else { break };
+        use std::io::Write;
+        let mut log = std::io::BufReader::new(log);
+        let mut bytes = Vec::new();
+        while log.read_until(b'\n', &mut bytes).is_ok_and(|n| n > 0) {
+            let line = String::from_utf8_lossy(&bytes);
             if let (Some(late), Ok(mut stalls)) = (stall_ms(&line), stalls.lock()) {
                 stalls.push(late);
             }
-            eprintln!("{line}");
+            let _ = std::io::stderr().write_all(&bytes);
+            bytes.clear();
         }
     });
 }
@@ -668,7 +675,7 @@ mod tests {
 
     #[test]
     fn stall_reports_are_read_from_the_server_and_echo_logs() {
-        let server = "2026-11-26T15:02:11.123456Z  WARN delve_server::net: the event loop was held up: every connection waited as long late_ms=137";
+        let server = "2026-11-26T15:02:11.123456Z  WARN delve_server::net: the event loop was held up: connections it serves waited as long late_ms=137";
         assert_eq!(stall_ms(server), Some(137));
         assert_eq!(
             stall_ms("WARN the event loop was held up late_ms=52"),

@@ -622,8 +622,9 @@ fn print_slow(name: &str, r: &Run) {
         .collect();
     moments.truncate(12);
     println!(
-        "  {name}: {} answers took 50 ms or more, from {} dungeons; the busiest 100 ms ({:.1} s) holds {most}; by when due: {}",
+        "  {name}: {} answers took {} ms or more, from {} dungeons; the busiest 100 ms ({:.1} s) holds {most}; by when due: {}",
         r.slow.len(),
+        bot::SLOW.as_millis(),
         dungeons.len(),
         at as f64 / 10.0,
         moments.join(", "),

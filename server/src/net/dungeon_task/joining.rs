@@ -269,13 +269,7 @@ impl DungeonTask {
                 self.roster.forget(id);
                 self.forget_character(id);
                 info!(dungeon = %self.name, player = id, "character never played; forgotten after the grace period");
-                self.send_views(
-                    depth,
-                    depth,
-                    &done.events,
-                    false,
-                    &crate::view::party(&self.dungeon),
-                );
+                self.send_views(depth, depth, &done.events, false);
                 self.check_floor(depth).await;
                 return;
             }
@@ -289,13 +283,7 @@ impl DungeonTask {
         };
         let events = done.events;
         info!(dungeon = %self.name, player = id, "character lifted out after the grace period");
-        self.send_views(
-            depth,
-            depth,
-            &events,
-            false,
-            &crate::view::party(&self.dungeon),
-        );
+        self.send_views(depth, depth, &events, false);
         self.check_floor(depth).await;
     }
 

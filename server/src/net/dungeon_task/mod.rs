@@ -398,13 +398,7 @@ impl DungeonTask {
                     Ok(done) => {
                         // Others on the floor may see the new max HP.
                         let depth = self.depth_of(player);
-                        self.send_views(
-                            depth,
-                            depth,
-                            &done.events,
-                            false,
-                            &view::party(&self.dungeon),
-                        );
+                        self.send_views(depth, depth, &done.events, false);
                     }
                     Err(e) => self.refuse(conn, &e),
                 }
@@ -604,10 +598,8 @@ impl DungeonTask {
         // Everyone following a character on the resolved floor gets its turn; those on a floor
         // someone arrived on by the stairs get the news (and, if that floor's turn is being
         // chosen, a new status).
-        // The party panel is the same for everyone: made once for the turn, not per player.
-        let party = view::party(&self.dungeon);
         for &floor in &report.floors {
-            self.send_views(floor, depth, &report.events, floor == depth, &party);
+            self.send_views(floor, depth, &report.events, floor == depth);
             if floor != depth {
                 self.send_turn_status(floor);
             }
@@ -622,6 +614,8 @@ impl DungeonTask {
                 subject.is_none_or(|id| !report.floors.contains(&self.depth_of(id)))
             })
             .collect();
+        // The party panel is the same for everyone: made once, not per player.
+        let party = view::party(&self.dungeon);
         for (c, subject) in elsewhere {
             let news = subject.map_or_else(Vec::new, |id| {
                 events_for(&self.dungeon, id, depth, &report.events)
@@ -646,23 +640,18 @@ impl DungeonTask {
     /// Sends every connection following a character on floor `floor` its update for `events`,
     /// which happened on floor `depth`. `force` for a resolved turn: one update each, even if
     /// nothing changed.
-    fn send_views(
-        &mut self,
-        floor: u8,
-        depth: u8,
-        events: &[Event],
-        force: bool,
-        party: &[PartyMember],
-    ) {
+    fn send_views(&mut self, floor: u8, depth: u8, events: &[Event], force: bool) {
         let conns: Vec<(ConnId, EntityId)> = self
             .sessions
             .iter()
             .filter_map(|(c, s)| s.subject().map(|id| (*c, id)))
             .filter(|(_, id)| self.depth_of(*id) == floor)
             .collect();
+        // The party panel is the same for everyone: made once, not per player.
+        let party = view::party(&self.dungeon);
         for (conn, subject) in conns {
             let events = events_for(&self.dungeon, subject, depth, events);
-            self.push_view_with(conn, events, force, party);
+            self.push_view_with(conn, events, force, &party);
         }
     }
 

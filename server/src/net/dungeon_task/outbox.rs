@@ -34,8 +34,9 @@ pub(super) struct Session {
     pub watching: Option<EntityId>,
     /// Shown in chat and in the watcher list.
     pub name: String,
-    /// The last view this connection was sent: diffs are computed against it. Kept trimmed
-    /// (see [`kept`]); its map shares the character's memory until either changes.
+    /// The last view this connection was sent: diffs are computed against it. Kept trimmed and
+    /// boxed (see [`Session::keep`]), so an idle connection holds what its client was shown and
+    /// no spare capacity; its map shares the character's memory until either changes.
     baseline: Option<Box<View>>,
     /// Sequence number of the last view message sent.
     seq: u64,
@@ -224,8 +225,6 @@ impl Session {
     }
 }
 
-/// A view as a session keeps it between updates: trimmed and boxed, so an idle connection holds
-/// what its client was shown and no spare capacity.
 /// Every session of a dungeon, told when the dungeon waits for storage and when it goes on.
 pub(super) struct Everyone<'a>(pub &'a HashMap<ConnId, Session>);
 

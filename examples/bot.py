@@ -149,7 +149,7 @@ class WebSocket:
 # The view, kept exactly as the server's View (docs/PROTOCOL.md, "Applying an update").
 
 # The fields a record leaves out while they hold these values (PROTOCOL.md §5 and §6).
-ME_DEFAULTS = {"cause": None, "effects": [], "victory": False}
+ME_DEFAULTS = {"cause": None, "effects": [], "victory": False, "resting": False}
 ENTITY_DEFAULTS = {"hp": 0, "max_hp": 0, "level": 0, "monster": None, "item": None}
 
 
@@ -247,7 +247,7 @@ def first_step(view, goal, taken):
     the nearest cell where goal(x, y) holds; None if there is none. A closed door counts as
     walkable (walking into it opens it), and so does a locked one while we carry a Key."""
     passable = WALKABLE + "+"
-    if any(i["key"] == "key" for i in view.inventory):
+    if any(i.get("use") == "unlock" for i in view.inventory):
         passable += "*"
     start = (view.me["pos"]["x"], view.me["pos"]["y"])
     came = {start: None}
@@ -279,12 +279,13 @@ def pack_action(view, urgent):
     if "stun" in effects or "confusion" in effects:
         return None                                      # the pack is locked
 
-    def first(key):
-        return next((i for i in pack if i["key"] == key), None)
-    if "poison" in effects and first("antivenom"):
-        return {"type": "use", "item": first("antivenom")["id"]}
-    if me["hp"] * 2 < me["max_hp"] and first("health_pack"):
-        return {"type": "use", "item": first("health_pack")["id"]}
+    def first(use):
+        """The first item in the pack for this use (each item says what it is for)."""
+        return next((i for i in pack if i.get("use") == use), None)
+    if "poison" in effects and first("cure_poison"):
+        return {"type": "use", "item": first("cure_poison")["id"]}
+    if me["hp"] * 2 < me["max_hp"] and first("heal"):
+        return {"type": "use", "item": first("heal")["id"]}
     if urgent:
         return None
     for slot in ("weapon", "armour", "microchip"):

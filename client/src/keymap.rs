@@ -23,6 +23,8 @@ pub enum Command {
     Ascend,
     /// Walk to the nearest unexplored place, step after step, until something happens.
     Explore,
+    /// Rest until HP and effects are back or something happens (the server goes on by itself).
+    Rest,
     /// Toggle the character screen.
     Character,
     /// Toggle the message history.
@@ -52,6 +54,36 @@ pub enum Command {
     Confirm,
     /// Close what is open; with nothing open, the menu.
     Cancel,
+}
+
+impl Command {
+    /// Whether the command spends the turn: sends an action, or starts a walk that does. Any
+    /// key stops a rest; one that does not act itself must stop it with a wait.
+    pub fn takes_a_turn(self) -> bool {
+        match self {
+            Command::Move(_)
+            | Command::Wait
+            | Command::Descend
+            | Command::Ascend
+            | Command::Explore
+            | Command::Rest
+            | Command::PickUp => true,
+            Command::Character
+            | Command::Messages
+            | Command::LevelUp
+            | Command::Inventory
+            | Command::Talk
+            | Command::Help
+            | Command::Menu
+            | Command::Mute
+            | Command::Choose(_)
+            | Command::Follow
+            | Command::NewCharacter
+            | Command::Scores
+            | Command::Confirm
+            | Command::Cancel => false,
+        }
+    }
 }
 
 /// When a binding applies. The same letter can mean one thing while playing and another once
@@ -258,6 +290,13 @@ pub const TABLE: &[Entry] = &[
         "explore until something happens",
         Play,
         &["x"],
+    ),
+    entry(
+        Command::Rest,
+        "rest",
+        "rest until healed or disturbed",
+        Play,
+        &["r", "%"],
     ),
     entry(
         Command::PickUp,

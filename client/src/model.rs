@@ -288,6 +288,7 @@ mod tests {
             effects: Vec::new(),
             victory: false,
             score: 0,
+            resting: false,
         };
         View {
             inventory: Vec::new(),

@@ -153,6 +153,8 @@ mod tests {
                     attack_max: 3,
                     ..Bonus::default()
                 },
+                use_: delve_protocol::ItemUse::None,
+                count: 1,
             },
             ItemView {
                 id: 2,
@@ -163,6 +165,8 @@ mod tests {
                 equipped: false,
                 usable: true,
                 bonus: Bonus::default(),
+                use_: delve_protocol::ItemUse::Heal,
+                count: 1,
             },
         ];
         m.view = Some(v);

@@ -3,7 +3,9 @@
 //! draws what these functions decide, and the tests below pin the arithmetic.
 
 use delve_protocol::Action;
-use delve_protocol::{Bonus, ClientMsg, Effect, INVENTORY_SLOTS, ItemView, SelfView, Slot};
+use delve_protocol::{
+    Bonus, ClientMsg, Effect, INVENTORY_SLOTS, ItemUse, ItemView, SelfView, Slot,
+};
 
 /// The letter of pack slot `index` (`a` for the first item picked up), or `None` past the 26th.
 pub fn letter(index: usize) -> Option<char> {
@@ -283,8 +285,8 @@ pub fn pack_outcome(key: PackKey, item: &ItemView) -> Option<PackOutcome> {
     let name = &item.name;
     Some(match key {
         PackKey::Use if item.usable => PackOutcome::Send(ClientMsg::Act(Action::Use { item: id })),
-        PackKey::Use if &*item.key == "key" => {
-            PackOutcome::Note("A Key is used by walking into a locked door.".into())
+        PackKey::Use if item.use_ == ItemUse::Unlock => {
+            PackOutcome::Note(format!("The {name} is used by walking into a locked door."))
         }
         PackKey::Use if item.slot.is_some() => {
             PackOutcome::Note(format!("The {name} is worn, not used: press e."))
@@ -352,6 +354,7 @@ mod tests {
             effects: Vec::new(),
             victory: false,
             score: 0,
+            resting: false,
         }
     }
 
@@ -365,6 +368,13 @@ mod tests {
             equipped: false,
             usable: matches!(key, "health_pack" | "antivenom"),
             bonus,
+            use_: match key {
+                "health_pack" => ItemUse::Heal,
+                "antivenom" => ItemUse::CurePoison,
+                "key" => ItemUse::Unlock,
+                _ => ItemUse::None,
+            },
+            count: 1,
         }
     }
 

@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use delve_protocol::{Dir, EntityKind, Event, Pos, Tile, View};
+use delve_protocol::{Dir, EntityKind, Event, ItemUse, Pos, Tile, View};
 
 /// Where a trip goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,7 +40,7 @@ fn passable(t: Tile, has_key: bool) -> bool {
 }
 
 fn has_key(view: &View) -> bool {
-    view.inventory.iter().any(|i| &*i.key == "key")
+    view.inventory.iter().any(|i| i.use_ == ItemUse::Unlock)
 }
 
 /// Breadth-first distances from the character over known passable cells. Cells where another
@@ -388,6 +388,7 @@ pub(crate) mod tests {
                 effects: Vec::new(),
                 victory: false,
                 score: 0,
+                resting: false,
             },
             party: Vec::new(),
             watchers: Vec::new(),
@@ -483,15 +484,18 @@ pub(crate) mod tests {
             "#######",
         ]);
         assert_eq!(first_step(&locked, Pos::new(5, 1)), None);
+        // Whatever the content calls it, what opens a door is told by its use.
         locked.inventory.push(ItemView {
             id: 5,
-            key: "key".into(),
-            name: "Key".into(),
+            key: "brass_key".into(),
+            name: "Brass Key".into(),
             description: "".into(),
             slot: None,
             equipped: false,
             usable: false,
             bonus: Default::default(),
+            use_: delve_protocol::ItemUse::Unlock,
+            count: 1,
         });
         assert_eq!(first_step(&locked, Pos::new(5, 1)), Some(Dir::E));
     }

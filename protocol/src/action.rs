@@ -2,79 +2,126 @@
 //!
 //! A client sends an [`Action`] as an intent (`{"type":"move","dir":"ne"}`), the server's engine
 //! queues and carries out the same value, monsters choose the same type, and the server's journal
-//! stores it. Adding an action means adding a variant here and its arm in the engine.
+//! stores it.
+//!
+//! **Adding an action** is one entry in the [`actions!`] list below: its wire tag, its fields and
+//! an example of each field. Everything the protocol knows about actions is made from that one
+//! entry: the [`Action`] variant, its wire shape ([`Wire`]), its tag in [`Action::TYPES`] and
+//! [`ClientMsg::TYPES`](crate::ClientMsg::TYPES), its [`ActionKind`], and the example the tests
+//! (and the fuzzer's script generator, which matches on [`ActionKind`] without a catch-all arm)
+//! use. The compiler then points at every `match` of the engine and the view that must learn
+//! it; a test of the docs (`tests/tests/docs_json.rs`) fails until docs/PROTOCOL.md shows it.
 //!
 //! The type has two encodings. Its derived serde form is positional (a variant index, then the
 //! fields), which the journal's compact binary format needs and which keeps saved games readable
-//! when a variant is added at the end. On the wire it is a JSON object tagged by `"type"`, like
-//! every other message: [`Wire`] declares that shape, and the compiler checks it against
-//! [`Action`] field by field, so the two cannot drift.
+//! when a variant is added at the end: **add entries only at the end**. On the wire it is a JSON
+//! object tagged by `"type"`, like every other message: [`Wire`] declares that shape, and serde's
+//! remote derive checks it against [`Action`] field by field, so the two cannot drift.
 
 use serde::{Deserialize, Serialize};
 
 use crate::geom::Dir;
 
-/// One character's choice for a turn. Add variants only at the end: saved journals name them by
-/// position.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Action {
+/// Declares every action once: `"tag" => Variant { field: Type = example, ... };`, with the
+/// variant's doc comment and, for a field whose wire form is not its serde form, a
+/// `#[wire(...)]` serde attribute used on the wire only.
+macro_rules! actions {
+    (
+        $(
+            $(#[doc = $doc:literal])*
+            $tag:literal => $variant:ident $({
+                $( $(#[wire($($wattr:tt)*)])? $field:ident : $fty:ty = $example:expr ),* $(,)?
+            })? ;
+        )*
+    ) => {
+        /// One character's choice for a turn. Add variants only at the end (see the module
+        /// docs): saved journals name them by position.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum Action {
+            $( $(#[doc = $doc])* $variant $({ $($field: $fty),* })?, )*
+        }
+
+        /// Which action an [`Action`] is, without its fields: for code that must say what it
+        /// does with every kind of action (a `match` on it has no catch-all arm to forget a
+        /// new one in).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum ActionKind {
+            $( $variant, )*
+        }
+
+        impl ActionKind {
+            /// Every kind, in declaration order.
+            pub const ALL: &'static [ActionKind] = &[$(ActionKind::$variant,)*];
+
+            /// The wire `type` tag of this kind.
+            pub const fn type_name(self) -> &'static str {
+                match self {
+                    $( ActionKind::$variant => $tag, )*
+                }
+            }
+        }
+
+        impl Action {
+            /// Every wire `type` tag of an action, in declaration order.
+            pub const TYPES: &'static [&'static str] = &[$($tag,)*];
+
+            /// Which action this is.
+            pub const fn kind(&self) -> ActionKind {
+                match self {
+                    $( Action::$variant { .. } => ActionKind::$variant, )*
+                }
+            }
+
+            /// The wire `type` tag of this action.
+            pub const fn type_name(&self) -> &'static str {
+                self.kind().type_name()
+            }
+
+            /// One action of each kind, in declaration order, with example fields: for tests.
+            pub fn examples() -> Vec<Action> {
+                vec![$( Action::$variant $({ $($field: $example),* })?, )*]
+            }
+        }
+
+        /// The JSON shape of [`Action`] on the wire: tagged by `"type"`, fields by name.
+        /// Serde's remote derive generates the conversion and fails to compile if this shape and
+        /// [`Action`] differ.
+        #[derive(Serialize, Deserialize)]
+        #[serde(remote = "Action", tag = "type")]
+        pub(crate) enum Wire {
+            $(
+                #[serde(rename = $tag)]
+                $variant $({ $( $(#[serde($($wattr)*)])? $field: $fty ),* })?,
+            )*
+        }
+    };
+}
+
+actions! {
     /// Step (or bump) one tile in `dir`; into an enemy, attack it.
-    Move { dir: Dir },
+    "move" => Move { dir: Dir = Dir::Sw };
     /// Spend the turn doing nothing.
-    Wait,
+    "wait" => Wait;
     /// Take the down-stair you stand on (`>`).
-    Descend,
+    "descend" => Descend;
     /// Take the up-stair you stand on (`<`).
-    Ascend,
+    "ascend" => Ascend;
     /// Pick up the items where you stand (walking onto an item picks it up by itself; this is
     /// for what you dropped or left behind with a full pack).
-    PickUp,
+    "pick_up" => PickUp;
     /// Use item `item` from your pack (a Health Pack, a Vial of Antivenom).
-    Use { item: u32 },
+    "use" => Use { item: u32 = 3 };
     /// Equip item `item` from your pack, swapping out what is in its slot.
-    Equip { item: u32 },
+    "equip" => Equip { item: u32 = 4 };
     /// Take off item `item` (it stays in the pack).
-    Unequip { item: u32 },
+    "unequip" => Unequip { item: u32 = 5 };
     /// Drop item `item` where you stand (taking it off first if worn).
-    Drop { item: u32 },
-}
-
-impl Action {
-    /// Every wire `type` tag of an action.
-    pub const TYPES: &'static [&'static str] = &[
-        "move", "wait", "descend", "ascend", "pick_up", "use", "equip", "unequip", "drop",
-    ];
-
-    /// The wire `type` tag of this action.
-    pub fn type_name(&self) -> &'static str {
-        match self {
-            Action::Move { .. } => "move",
-            Action::Wait => "wait",
-            Action::Descend => "descend",
-            Action::Ascend => "ascend",
-            Action::PickUp => "pick_up",
-            Action::Use { .. } => "use",
-            Action::Equip { .. } => "equip",
-            Action::Unequip { .. } => "unequip",
-            Action::Drop { .. } => "drop",
-        }
-    }
-}
-
-/// The JSON shape of [`Action`] on the wire: tagged by `"type"`, fields by name. Serde's remote
-/// derive generates the conversion and fails to compile if this shape and [`Action`] differ.
-#[derive(Serialize, Deserialize)]
-#[serde(remote = "Action", tag = "type", rename_all = "snake_case")]
-pub(crate) enum Wire {
-    Move { dir: Dir },
-    Wait,
-    Descend,
-    Ascend,
-    PickUp,
-    Use { item: u32 },
-    Equip { item: u32 },
-    Unequip { item: u32 },
-    Drop { item: u32 },
+    "drop" => Drop { item: u32 = 6 };
+    /// Rest, turn after turn, until HP and status effects are back or something happens (a
+    /// monster or a friend comes into view, you are attacked). A resting character never holds
+    /// up its floor: the server chooses its next turn of rest by itself. Any other action ends
+    /// the rest.
+    "rest" => Rest;
 }
 
 #[cfg(test)]
@@ -83,25 +130,13 @@ mod tests {
     use crate::codec::{DecodeError, decode_client, encode};
     use crate::msg::ClientMsg;
 
-    fn one_of_each() -> [Action; 9] {
-        [
-            Action::Move { dir: Dir::Sw },
-            Action::Wait,
-            Action::Descend,
-            Action::Ascend,
-            Action::PickUp,
-            Action::Use { item: 3 },
-            Action::Equip { item: 4 },
-            Action::Unequip { item: 5 },
-            Action::Drop { item: 6 },
-        ]
-    }
-
     #[test]
     fn each_action_is_its_own_message_on_the_wire() {
-        let all = one_of_each();
+        let all = Action::examples();
         assert_eq!(all.len(), Action::TYPES.len());
-        for action in all {
+        assert_eq!(all.len(), ActionKind::ALL.len());
+        for (action, kind) in all.into_iter().zip(ActionKind::ALL) {
+            assert_eq!(action.kind(), *kind, "examples follow the declaration");
             let json = encode(&ClientMsg::Act(action));
             let ty = action.type_name();
             assert!(Action::TYPES.contains(&ty));

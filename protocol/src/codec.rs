@@ -198,21 +198,15 @@ mod tests {
             ClientMsg::Watch {
                 name: Some("Bob".into()),
             },
-            ClientMsg::Act(Action::Move { dir: Dir::Ne }),
-            ClientMsg::Act(Action::Wait),
-            ClientMsg::Act(Action::Descend),
-            ClientMsg::Act(Action::Ascend),
-            ClientMsg::Act(Action::PickUp),
-            ClientMsg::Act(Action::Use { item: 7 }),
-            ClientMsg::Act(Action::Equip { item: 7 }),
-            ClientMsg::Act(Action::Unequip { item: 7 }),
-            ClientMsg::Act(Action::Drop { item: 7 }),
             ClientMsg::LevelUp {
                 stat: crate::Stat::Defence,
             },
             ClientMsg::NewCharacter,
             ClientMsg::Resync,
         ];
+        let all: Vec<ClientMsg> = (all.into_iter())
+            .chain(Action::examples().into_iter().map(ClientMsg::Act))
+            .collect();
         assert_eq!(all.len(), ClientMsg::TYPES.len());
         for m in all {
             let json = encode(&m);
@@ -253,6 +247,7 @@ mod tests {
             effects: vec![crate::view::Effect::Poison],
             victory: false,
             score: 0,
+            resting: false,
         };
         let view = View {
             inventory: Vec::new(),

@@ -352,6 +352,8 @@ mod tests {
                     defence: rng.random_range(-2..3),
                     ..Default::default()
                 },
+                use_: crate::view::ItemUse::None,
+                count: 1,
             })
             .collect();
         View {
@@ -392,6 +394,7 @@ mod tests {
                 },
                 victory: false,
                 score: rng.random_range(0..100),
+                resting: rng.random_ratio(1, 4),
             },
         }
     }

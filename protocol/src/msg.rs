@@ -58,19 +58,9 @@ pub enum ClientMsg {
 }
 
 impl ClientMsg {
-    /// Every `type` tag a client may send (the actions' too), for telling an unknown type from a
-    /// malformed message.
-    pub const TYPES: &'static [&'static str] = &[
+    /// The `type` tags of the messages that are not actions, `hello` first.
+    const OWN_TYPES: [&'static str; 8] = [
         "hello",
-        "move",
-        "wait",
-        "descend",
-        "ascend",
-        "pick_up",
-        "use",
-        "equip",
-        "unequip",
-        "drop",
         "level_up",
         "new_character",
         "chat",
@@ -79,6 +69,26 @@ impl ClientMsg {
         "scores",
         "resync",
     ];
+
+    /// Every `type` tag a client may send, for telling an unknown type from a malformed
+    /// message: `hello`, then the actions (made from [`Action::TYPES`]), then the others.
+    pub const TYPES: &'static [&'static str] = &{
+        const OWN: [&str; 8] = ClientMsg::OWN_TYPES;
+        const N: usize = OWN.len() + Action::TYPES.len();
+        let mut all = [""; N];
+        all[0] = OWN[0];
+        let mut k = 0;
+        while k < Action::TYPES.len() {
+            all[1 + k] = Action::TYPES[k];
+            k += 1;
+        }
+        let mut k = 1;
+        while k < OWN.len() {
+            all[Action::TYPES.len() + k] = OWN[k];
+            k += 1;
+        }
+        all
+    };
 
     /// The `type` tag of this message.
     pub fn type_name(&self) -> &'static str {
@@ -240,6 +250,10 @@ pub enum Reason {
     StillAlive,
     /// The character is not in the dungeon.
     UnknownCharacter,
+    /// `rest` with a monster in sight.
+    MonsterInSight,
+    /// `rest` with full HP and no status effect: nothing to rest for.
+    Rested,
 }
 
 /// One dungeon in the lobby. A private dungeon shows only its name.

@@ -112,6 +112,7 @@ patch! {
         effects: Vec<Effect>,
         victory: bool,
         score: u32,
+        resting: bool,
     }
 }
 
@@ -172,6 +173,7 @@ mod tests {
             effects: Vec::new(),
             victory: false,
             score: 0,
+            resting: false,
         }
     }
 
@@ -221,6 +223,7 @@ mod tests {
             effects: vec![Effect::Poison],
             victory: true,
             score: 77,
+            resting: true,
         };
         let patch = SelfPatch::between(&old, &new).unwrap();
         let text = serde_json::to_string(&patch).unwrap();

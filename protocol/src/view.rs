@@ -643,6 +643,44 @@ pub struct ItemView {
     /// What it adds to the stats while equipped. A microchip's own random tweaks are here.
     #[serde(default, skip_serializing_if = "Bonus::is_zero")]
     pub bonus: Bonus,
+    /// What the item is for ([`ItemUse`]): how a client knows a Key or a Health Pack without
+    /// knowing the content's keys. Absent for equipment and for anything without a use.
+    #[serde(default, rename = "use", skip_serializing_if = "ItemUse::is_none")]
+    pub use_: ItemUse,
+    /// How many the stack holds: items without a slot of one kind share one pack slot. Absent
+    /// means 1.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub count: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
+}
+
+/// What an item is for, as the content file says (`use = "heal"`) and the wire repeats in each
+/// [`ItemView`]. Equipment has none: it is worn, not used.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemUse {
+    /// Nothing to use (equipment, or a curiosity).
+    #[default]
+    None,
+    /// `use` heals (a Health Pack).
+    Heal,
+    /// `use` cures poison (a Vial of Antivenom).
+    CurePoison,
+    /// Opens a locked door when you walk into it (a Key); never `use`d.
+    Unlock,
+}
+
+impl ItemUse {
+    pub fn is_none(&self) -> bool {
+        *self == ItemUse::None
+    }
 }
 
 /// A status effect on a character. Each is shaken off by a saving throw at the end of a turn.
@@ -730,6 +768,10 @@ pub struct SelfView {
     /// The score this game would enter in the high-score table now (see PROTOCOL.md).
     #[serde(default)]
     pub score: u32,
+    /// `true` while the character rests (after a `rest`): the server chooses each next turn of
+    /// rest by itself until the rest ends. Left out while false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub resting: bool,
 }
 
 /// One player of the dungeon, for the party panel. Players share these with each other wherever

@@ -218,7 +218,9 @@ fn pinned_name(action: Action) -> String {
         Action::Equip { item } => format!("Equip({item})"),
         Action::Unequip { item } => format!("Unequip({item})"),
         Action::Drop { item } => format!("Drop({item})"),
-        Action::Wait | Action::Descend | Action::Ascend | Action::PickUp => format!("{action:?}"),
+        Action::Wait | Action::Descend | Action::Ascend | Action::PickUp | Action::Rest => {
+            format!("{action:?}")
+        }
     }
 }
 

@@ -8,12 +8,13 @@
 //!
 //! - this library: [`TestServer`], [`Bot`] (a scripted player) and the configurations tests
 //!   start servers with; [`docs`]: the string literals of the sources, for the doc tests;
-//!   [`raw_ws`]: a hand-written WebSocket client for frames that break the protocol;
+//!   [`raw_ws`]: a hand-written WebSocket client for frames that break the protocol; [`walk`]:
+//!   walking a bot about by its own view (to an item, to the unknown);
 //! - `src/bin/delve-load.rs`: the load generator; `src/bin/png-check.rs`: CI's screenshot check;
 //! - `benches/`: the engine's hot paths and the cost of storage (docs/BENCHMARKS.md);
 //! - `tests/`: one file per story told through a real server: `bad_input`, `death`,
 //!   `protocol_violations`, `names_and_chat`,
-//!   `fight_and_descend`, `items`, `junk_flood`, `reconnect`, `together` and `two_players` play
+//!   `fight_and_descend`, `items`, `rest`, `junk_flood`, `reconnect`, `together` and `two_players` play
 //!   the game; `docs_json` decodes every JSON example of the docs, `docs_rules` holds
 //!   docs/RULES.md to the content file, and `python_bot` runs `examples/bot.py` against a server.
 
@@ -22,6 +23,7 @@ pub mod docs;
 pub mod browser;
 pub mod load;
 pub mod raw_ws;
+pub mod walk;
 
 use delve_protocol::Action;
 use std::sync::Arc;

@@ -383,6 +383,43 @@ fn every_json_example_in_the_docs_decodes_with_the_real_types() {
     eprintln!("{json_blocks} json blocks and {transcript_lines} transcript lines checked");
 }
 
+/// Every message a client may send, each action included, has an example in PROTOCOL.md that
+/// decodes as that message: a new action is not done until a bot's author can read how to send
+/// it (`Action::TYPES` and `ClientMsg::TYPES` are made from the one list of actions).
+#[test]
+fn every_client_message_has_an_example_in_the_protocol_docs() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/PROTOCOL.md");
+    let text = std::fs::read_to_string(&path).expect("docs/PROTOCOL.md is readable");
+    let mut shown = std::collections::BTreeSet::new();
+    for block in blocks(&text) {
+        let body = block.lines.join("\n");
+        if block.info.trim() == "json"
+            && let Ok(msg) = decode_client(&body)
+        {
+            shown.insert(msg.type_name());
+        }
+        for line in &block.lines {
+            if let Some(Ok(json)) = line
+                .trim_start()
+                .strip_prefix('→')
+                .map(str::trim_start)
+                .and_then(leading_json)
+                && let Ok(msg) = decode_client(&json)
+            {
+                shown.insert(msg.type_name());
+            }
+        }
+    }
+    let missing: Vec<&str> = (ClientMsg::TYPES.iter())
+        .copied()
+        .filter(|t| !shown.contains(t))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "no example in docs/PROTOCOL.md of the client message(s) {missing:?}"
+    );
+}
+
 #[test]
 fn the_checker_catches_a_broken_example() {
     // The checks above would pass vacuously if they accepted anything: show that they do not.

@@ -258,7 +258,7 @@ fn kind_line(item: &ItemView) -> String {
         (Some(slot), true) => format!("{}, worn", capitalise(pack::slot_name(slot))),
         (Some(slot), false) => capitalise(pack::slot_name(slot)),
         (None, _) if item.usable => "Usable".into(),
-        (None, _) if &*item.key == "key" => "Key".into(),
+        (None, _) if item.use_ == delve_protocol::ItemUse::Unlock => "Opens a locked door".into(),
         (None, _) => "Item".into(),
     }
 }

@@ -3,17 +3,23 @@
 use delve_protocol::{ErrorCode, Reason};
 
 pub use delve_protocol::Action;
+pub use delve_protocol::action::ActionKind;
 
-/// Whether the action handles the pack, which the stunned and the confused cannot do.
+/// Whether the action handles the pack, which the stunned and the confused cannot do. Every
+/// kind is named, so a new action does not compile until it is sorted.
 pub fn uses_pack(action: Action) -> bool {
-    matches!(
-        action,
-        Action::PickUp
-            | Action::Use { .. }
-            | Action::Equip { .. }
-            | Action::Unequip { .. }
-            | Action::Drop { .. }
-    )
+    match action.kind() {
+        ActionKind::PickUp
+        | ActionKind::Use
+        | ActionKind::Equip
+        | ActionKind::Unequip
+        | ActionKind::Drop => true,
+        ActionKind::Move
+        | ActionKind::Wait
+        | ActionKind::Descend
+        | ActionKind::Ascend
+        | ActionKind::Rest => false,
+    }
 }
 
 /// Why an action was refused. Refusal changes nothing: the player may choose again. Each reason
@@ -44,6 +50,10 @@ pub enum ActionError {
     Won,
     /// Only when the turn comes: someone stands on the stairs' far end.
     StairsBlocked,
+    /// `rest` with a monster in sight (its name).
+    MonsterInSight(String),
+    /// `rest` with nothing to rest for.
+    Rested,
 }
 
 impl ActionError {
@@ -71,7 +81,9 @@ impl ActionError {
             | ActionError::KeyNotUsable
             | ActionError::FullHealth
             | ActionError::NotPoisoned
-            | ActionError::StairsBlocked => ErrorCode::Rejected,
+            | ActionError::StairsBlocked
+            | ActionError::MonsterInSight(_)
+            | ActionError::Rested => ErrorCode::Rejected,
         }
     }
 
@@ -100,6 +112,8 @@ impl ActionError {
             ActionError::ConfusedPack => Reason::Confused,
             ActionError::Won => Reason::Won,
             ActionError::StairsBlocked => Reason::StairsBlocked,
+            ActionError::MonsterInSight(_) => Reason::MonsterInSight,
+            ActionError::Rested => Reason::Rested,
         }
     }
 }

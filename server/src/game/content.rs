@@ -80,17 +80,9 @@ pub struct PlacementRules {
     pub chip_tweaks_per_floor: u32,
 }
 
-/// What `use` does with an item.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ItemUse {
-    #[default]
-    None,
-    Heal,
-    CurePoison,
-    /// Used by walking into a locked door.
-    Unlock,
-}
+/// What `use` does with an item: the protocol's own type, so the content file's words
+/// (`use = "heal"`) are the ones each item's view carries to clients.
+pub use delve_protocol::ItemUse;
 
 /// What an item adds while worn, as written in the content file.
 #[derive(Debug, Clone, Copy, Default, Deserialize)]

@@ -24,6 +24,22 @@ pub struct Actor {
     pub player: bool,
 }
 
+/// Why a rest ended by itself (a rest the player ends by choosing something else needs no
+/// reason).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RestEnd {
+    /// HP are full and no status effect is left.
+    Rested,
+    /// A monster came into view (the nearest one's name).
+    Monster(Arc<str>),
+    /// A friend came into view (its name).
+    Friend(Arc<str>),
+    /// The character was attacked.
+    Attacked,
+    /// Its player's connection dropped: nobody is there to rest.
+    Left,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Event {
     /// An entity stepped from one cell to the next.
@@ -201,6 +217,11 @@ pub enum Event {
         id: EntityId,
         depth: u8,
         action: Action,
+    },
+    /// Character `id` stopped resting, for `why`; its rest is no longer chosen for it.
+    RestEnded {
+        id: EntityId,
+        why: RestEnd,
     },
     /// Monster `id` on floor `depth` changed its plan (whom it hunts, the route it walks). Never
     /// told: nobody sees what a mouse intends, only where it goes.

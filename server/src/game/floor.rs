@@ -45,6 +45,10 @@ pub struct Floor {
     /// phase. Not saved: the turn's end empties it, and worlds are saved between turns.
     #[serde(skip)]
     pub(super) stunned: BTreeSet<EntityId>,
+    /// For each character whose rest is chosen, the friends it saw when that choice was made:
+    /// one that comes into view after that ends the rest. Not saved, like the choices.
+    #[serde(skip)]
+    pub(super) rest_company: BTreeMap<EntityId, BTreeSet<EntityId>>,
 }
 
 impl Floor {
@@ -91,6 +95,7 @@ impl Floor {
             rng: floor_rng(seed, depth, Stream::Play),
             pending: BTreeMap::new(),
             stunned: BTreeSet::new(),
+            rest_company: BTreeMap::new(),
         }
     }
 

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use delve_protocol::Dir;
 
+use super::action::ActionKind;
 use super::floor::Floor;
 use super::input::Input;
 use super::stats::Stat;
@@ -133,18 +134,27 @@ impl Live {
                 None => u32::from(pick),
             }
         };
-        match b % 16 {
-            0..=7 => Action::Move {
+        // Half the bytes are moves (they explore the floor, which most rules need); the other
+        // half pick any kind of action. Every kind is named below, so a new action is generated
+        // as soon as it exists.
+        let kind = if b < 128 {
+            ActionKind::Move
+        } else {
+            ActionKind::ALL[usize::from(b - 128) % ActionKind::ALL.len()]
+        };
+        match kind {
+            ActionKind::Move => Action::Move {
                 dir: Dir::ALL[usize::from(b % 8)],
             },
-            8 => Action::Wait,
-            9 => Action::Descend,
-            10 => Action::Ascend,
-            11 => Action::PickUp,
-            12 => Action::Use { item: item() },
-            13 => Action::Equip { item: item() },
-            14 => Action::Unequip { item: item() },
-            _ => Action::Drop { item: item() },
+            ActionKind::Wait => Action::Wait,
+            ActionKind::Descend => Action::Descend,
+            ActionKind::Ascend => Action::Ascend,
+            ActionKind::PickUp => Action::PickUp,
+            ActionKind::Use => Action::Use { item: item() },
+            ActionKind::Equip => Action::Equip { item: item() },
+            ActionKind::Unequip => Action::Unequip { item: item() },
+            ActionKind::Drop => Action::Drop { item: item() },
+            ActionKind::Rest => Action::Rest,
         }
     }
 
@@ -307,6 +317,7 @@ fn same_saved_floor(f: &Floor, g: &Floor) -> bool {
         opaque: _,
         pending: _,
         stunned: _,
+        rest_company: _,
     } = f;
     *depth == g.depth
         && *turn == g.turn

@@ -87,7 +87,10 @@ pub fn view_of(dungeon: &Dungeon, id: EntityId) -> Option<View> {
         map,
         visible,
         entities,
-        me: self_of(me, content),
+        me: SelfView {
+            resting: floor.pending(id) == Some(crate::game::Action::Rest),
+            ..self_of(me, content)
+        },
         // Party and watchers are the shell's to fill: they are about connections, not the world.
         party: Vec::new(),
         watchers: Vec::new(),
@@ -113,6 +116,8 @@ fn item_view(it: &Item, content: &Content) -> ItemView {
             crate::game::content::ItemUse::Heal | crate::game::content::ItemUse::CurePoison
         ),
         bonus: it.bonus,
+        use_: kind.use_,
+        count: 1,
     }
 }
 
@@ -158,6 +163,7 @@ fn self_of(p: &Player, content: &Content) -> SelfView {
         effects: p.effects().iter().copied().collect(),
         victory: p.victory(),
         score: score(p, content),
+        resting: false,
     }
 }
 

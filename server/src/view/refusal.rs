@@ -30,6 +30,13 @@ pub fn refusal(why: &ActionError) -> String {
         ActionError::ConfusedPack => "You are too confused to handle your pack.",
         ActionError::Won => "Your game is over: you won!",
         ActionError::StairsBlocked => "The stairs are blocked.",
+        ActionError::MonsterInSight(name) => {
+            return format!(
+                "You cannot rest with {} in sight.",
+                super::tell::with_article(name)
+            );
+        }
+        ActionError::Rested => "You are already fully rested.",
     };
     text.to_string()
 }
@@ -82,6 +89,8 @@ mod tests {
             ActionError::ConfusedPack,
             ActionError::Won,
             ActionError::StairsBlocked,
+            ActionError::MonsterInSight("Micro Mouse".into()),
+            ActionError::Rested,
         ];
         let mut codes: Vec<_> = all.iter().map(ActionError::reason).collect();
         let joins = [

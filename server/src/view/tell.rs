@@ -12,7 +12,7 @@ use delve_protocol::{Effect, MessageKind, Pos, Stat};
 
 use crate::game::ActionError;
 use crate::game::Content;
-use crate::game::event::Actor;
+use crate::game::event::{Actor, RestEnd};
 use crate::game::player::Death;
 use crate::game::{Dungeon, EntityId, Event};
 
@@ -147,6 +147,19 @@ pub fn own_lines(e: &Event, viewer: EntityId) -> Vec<(MessageKind, String)> {
                 line(Good, effect_words(*effect).1)
             }
         }
+        Event::RestEnded { id, why } if *id == viewer => match why {
+            RestEnd::Rested => line(Good, "You are fully rested."),
+            RestEnd::Monster(name) => line(
+                Warning,
+                &format!("You stop resting: {} comes into view.", with_article(name)),
+            ),
+            RestEnd::Friend(name) => line(
+                Normal,
+                &format!("You stop resting: {name} comes into view."),
+            ),
+            RestEnd::Attacked => line(Warning, "You stop resting: you are attacked!"),
+            RestEnd::Left => Vec::new(),
+        },
         Event::Victory { king, winners } if winners.contains(&viewer) => line(
             Good,
             &format!("The {} is dead! You have won the game!", king.name),
@@ -451,6 +464,7 @@ pub fn events_for(
             | Event::Refused { .. }
             | Event::LeftBehind { .. }
             | Event::Chose { .. }
+            | Event::RestEnded { .. }
             | Event::Planned { .. } => {}
         }
     }

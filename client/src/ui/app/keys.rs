@@ -86,9 +86,13 @@ impl App {
         let modal = !matches!(self.screen, Screen::Game) || spectating;
         let can_repeat = self.awaiting.is_none() && !self.anims.busy(now);
         let (commands, any_key) = self.input.poll(now, can_repeat, modal, chars);
-        // Any key stops a walk under way (the key still does what it does).
+        // Any key stops a walk under way (the key still does what it does), and a rest: one
+        // that does not act itself stops it with a wait.
         if any_key {
             self.trip = None;
+            if me.resting && !modal && !commands.iter().any(|c| c.takes_a_turn()) {
+                self.act(ClientMsg::Act(Action::Wait), turn);
+            }
         }
         self.scroll_keys();
         if !modal {
@@ -134,6 +138,7 @@ impl App {
                     }
                 }
                 (Screen::Game, Command::Wait) => self.act(ClientMsg::Act(Action::Wait), turn),
+                (Screen::Game, Command::Rest) => self.act(ClientMsg::Act(Action::Rest), turn),
                 (Screen::Game, Command::Descend | Command::Ascend) => {
                     let down = cmd == Command::Descend;
                     let on = if down {

@@ -46,6 +46,11 @@ impl Dungeon {
             Event::Connected { id, connected } => {
                 if let Some(p) = self.players.get_mut(id) {
                     p.connected = *connected;
+                    // Nobody is there to rest: a rest needs its player to stop it.
+                    let depth = p.depth;
+                    if !*connected {
+                        self.stop_resting(depth, *id);
+                    }
                 }
             }
             Event::Arrived { id, depth, pos } => {
@@ -95,7 +100,22 @@ impl Dungeon {
             | Event::Refused { .. }
             | Event::LeftBehind { .. } => {}
             Event::Chose { id, depth, action } => {
-                self.floor_mut(*depth).pending.insert(*id, *action);
+                let company = if *action == crate::game::Action::Rest {
+                    Some(self.friends_in_sight(*id))
+                } else {
+                    None
+                };
+                let floor = self.floor_mut(*depth);
+                floor.pending.insert(*id, *action);
+                match company {
+                    Some(friends) => floor.rest_company.insert(*id, friends),
+                    None => floor.rest_company.remove(id),
+                };
+            }
+            Event::RestEnded { id, .. } => {
+                if let Some(depth) = self.players.get(id).map(|p| p.depth) {
+                    self.stop_resting(depth, *id);
+                }
             }
             Event::Planned { depth, id, plan } => {
                 if let Some(m) = self.floor_mut(*depth).monsters.get_mut(id) {
@@ -284,6 +304,15 @@ impl Dungeon {
                 }
             }
         }
+    }
+
+    /// Drops `id`'s pending choice on floor `depth` if it is a rest.
+    fn stop_resting(&mut self, depth: u8, id: EntityId) {
+        let floor = self.floor_mut(depth);
+        if floor.pending.get(&id) == Some(&crate::game::Action::Rest) {
+            floor.pending.remove(&id);
+        }
+        floor.rest_company.remove(&id);
     }
 
     /// After something was put on or taken off: HP stays within the new maximum, and the

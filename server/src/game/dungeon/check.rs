@@ -8,6 +8,7 @@ use crate::game::EntityId;
 use crate::game::action::{Action, ActionError, uses_pack};
 use crate::game::event::Event;
 use crate::game::floor::Floor;
+use crate::game::monster::Monster;
 use crate::game::stats::Stat;
 
 impl Dungeon {
@@ -75,7 +76,25 @@ impl Dungeon {
             | Action::Equip { item: _ }
             | Action::Unequip { item: _ }
             | Action::Drop { item: _ } => self.check_pack(p, floor, action),
+            Action::Rest => {
+                if let Some(m) = self.monster_in_sight(p) {
+                    let name = m.kind(&self.content).name.to_string();
+                    Err(ActionError::MonsterInSight(name))
+                } else if p.hp >= p.stats(&self.content).max_hp && p.effects.is_empty() {
+                    Err(ActionError::Rested)
+                } else {
+                    Ok(())
+                }
+            }
         }
+    }
+
+    /// The monster nearest to `p` among those it sees, if it sees any.
+    pub(super) fn monster_in_sight(&self, p: &Player) -> Option<&Monster> {
+        let floor = self.floor(p.depth)?;
+        (floor.monsters.values())
+            .filter(|m| floor.map.index(m.pos).is_some_and(|i| p.sees(i)))
+            .min_by_key(|m| (m.pos.dist2(p.pos), m.id))
     }
 
     /// Spends one of `id`'s stat points on `stat`, at once (it takes no turn).

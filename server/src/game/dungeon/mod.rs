@@ -15,6 +15,7 @@
 //! - `turn`: resolving a floor's turn (players in a fair order, then monsters, then the end);
 //! - `combat`: attacks, kills and experience;
 //! - `items`: the pack, pick-ups and doors; `effects`: status effects and the victory;
+//! - `rest`: resting, the wait that goes on by itself until something happens;
 //! - `apply`: the only code that changes the world, one event at a time;
 //! - `invariants`: what must hold after every input (checked by the fuzzer and property tests).
 
@@ -24,6 +25,7 @@ mod combat;
 mod effects;
 mod invariants;
 mod items;
+mod rest;
 mod roster;
 mod turn;
 

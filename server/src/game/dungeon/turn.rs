@@ -2,6 +2,7 @@
 //! end of the turn.
 
 use std::cell::Cell;
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use delve_protocol::{Effect, Pos};
@@ -53,6 +54,17 @@ impl Dungeon {
         let mut out = Vec::new();
         let mut floors = vec![depth];
         let present: Vec<EntityId> = self.living_on(depth).map(|p| p.id).collect();
+        // Who rests this turn, and which friends each saw when its rest was chosen (or, in a
+        // replay, as the turn begins): one coming into view ends the rest, one already in view
+        // does not.
+        let resting: Vec<(EntityId, BTreeSet<EntityId>)> = (actions.iter())
+            .filter(|(_, a)| *a == Action::Rest)
+            .map(|(id, _)| {
+                let chosen = self.floor(depth).and_then(|f| f.rest_company.get(id));
+                let company = chosen.cloned();
+                (*id, company.unwrap_or_else(|| self.friends_in_sight(*id)))
+            })
+            .collect();
         for (id, action) in order {
             // Earlier in this turn the character may have died or left the floor.
             if self
@@ -65,6 +77,7 @@ impl Dungeon {
         }
         self.monsters_act(depth, &mut out);
         self.end_turn(depth, present, &mut out);
+        self.rest_on(depth, resting, &mut out);
         let turn = self.floor(depth).map_or(0, |f| f.turn);
         Outcome {
             events: out,
@@ -130,7 +143,8 @@ impl Dungeon {
             return;
         };
         match action {
-            Action::Wait => {}
+            // A rest is a wait that goes on (see `rest_on`).
+            Action::Wait | Action::Rest => {}
             Action::Move { dir } => self.step_into(depth, id, from, from.step(dir), out),
             Action::PickUp => {
                 if self

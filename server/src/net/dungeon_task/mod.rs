@@ -156,6 +156,11 @@ pub struct DungeonTask {
 /// is below what a player notices of a "waiting for Bob" line.
 const STATUS_DELAY: std::time::Duration = std::time::Duration::from_millis(100);
 
+/// How long each turn of rest takes when nobody on the floor has anything else to do: a
+/// rest of a hundred turns takes two and a half seconds, fast enough not to bore, slow enough
+/// to watch the HP come back and to stop it with a key.
+const REST_PACE: std::time::Duration = std::time::Duration::from_millis(25);
+
 /// At most this many queued commands are handled before the owed turn statuses go out and the
 /// timers are looked at again.
 const COMMAND_BATCH: usize = 64;
@@ -326,6 +331,11 @@ impl DungeonTask {
             .map(|(d, _)| *d)
             .collect();
         for depth in due {
+            // The choices that set the timer may be gone since (a rester who left).
+            if !self.dungeon.floor(depth).is_some_and(|f| f.has_choices()) {
+                self.deadlines.remove(&depth);
+                continue;
+            }
             debug!(dungeon = %self.name, depth, "turn timer ran out");
             self.resolve(depth).await;
         }
@@ -635,6 +645,26 @@ impl DungeonTask {
             // For the lobby's list of saved dungeons; nobody waits for it.
             drop(j.store.set_deepest(j.dungeon, u32::from(deepest)));
         }
+        self.after_turn(depth);
+    }
+
+    /// After floor `depth`'s turn: those who rest have chosen the next turn already (the engine
+    /// chose it for them). A floor where every connected player rests goes on by itself, a turn
+    /// every [`REST_PACE`]; one where others must still choose starts its timer, as it would for
+    /// any choice, and says whom it waits for.
+    fn after_turn(&mut self, depth: u8) {
+        if !self.dungeon.floor(depth).is_some_and(|f| f.has_choices()) {
+            return;
+        }
+        if self.dungeon.is_ready(depth) {
+            self.deadlines.insert(depth, Instant::now() + REST_PACE);
+            return;
+        }
+        if !self.config.turn_timeout.is_zero() {
+            let timeout = self.config.turn_timeout;
+            self.deadlines.insert(depth, Instant::now() + timeout);
+        }
+        self.send_turn_status(depth);
     }
 
     /// Sends every connection following a character on floor `floor` its update for `events`,

@@ -25,6 +25,8 @@ pub enum Command {
     Explore,
     /// Rest until HP and effects are back or something happens (the server goes on by itself).
     Rest,
+    /// Use the pack's healing item at once, without opening the pack.
+    QuickHeal,
     /// Toggle the character screen.
     Character,
     /// Toggle the message history.
@@ -67,6 +69,7 @@ impl Command {
             | Command::Ascend
             | Command::Explore
             | Command::Rest
+            | Command::QuickHeal
             | Command::PickUp => true,
             Command::Character
             | Command::Messages
@@ -297,6 +300,13 @@ pub const TABLE: &[Entry] = &[
         "rest until healed or disturbed",
         Play,
         &["r", "%"],
+    ),
+    entry(
+        Command::QuickHeal,
+        "quick_heal",
+        "use a healing item",
+        Play,
+        &["q"],
     ),
     entry(
         Command::PickUp,

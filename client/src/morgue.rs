@@ -79,7 +79,7 @@ pub fn dump(model: &Model, date: &str) -> Option<String> {
         let _ = writeln!(s, "  empty");
     }
     for i in &pack {
-        let _ = writeln!(s, "  {}", i.name);
+        let _ = writeln!(s, "  {}", crate::pack::shown_name(i));
     }
     let _ = writeln!(s, "\nKills by kind (seen by this client)");
     if model.kills_by_kind.is_empty() {

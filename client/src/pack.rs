@@ -306,6 +306,22 @@ pub fn pack_outcome(key: PackKey, item: &ItemView) -> Option<PackOutcome> {
     })
 }
 
+/// An item's name as a pack line shows it: with its count when it is a stack ("Health Pack
+/// x3").
+pub fn shown_name(item: &ItemView) -> String {
+    if item.count > 1 {
+        format!("{} x{}", item.name, item.count)
+    } else {
+        item.name.to_string()
+    }
+}
+
+/// The item the quick-heal key uses: the first in the pack that heals (the server's words for
+/// what it is for, never its content key). `None` when nothing heals.
+pub fn quick_heal(inventory: &[ItemView]) -> Option<&ItemView> {
+    inventory.iter().find(|i| i.use_ == ItemUse::Heal)
+}
+
 /// The actions the selected item offers, for the help line: (keys, what).
 pub fn item_actions(item: &ItemView) -> Vec<(&'static str, &'static str)> {
     let mut out = Vec::new();
@@ -564,6 +580,20 @@ mod tests {
         let inv = vec![crowbar(7)];
         let c = compare(&m, &inv, &inv[0]).unwrap();
         assert!(!c.uncertain());
+    }
+
+    #[test]
+    fn a_stack_shows_its_count_and_quick_heal_finds_what_heals_by_its_use() {
+        let mut pack = item(1, "health_pack", None, Bonus::default());
+        assert_eq!(shown_name(&pack), "health pack");
+        pack.count = 3;
+        assert_eq!(shown_name(&pack), "health pack x3");
+        // Whatever the content calls it: what heals says so in its use.
+        let mut salve = item(4, "green_salve", None, Bonus::default());
+        salve.use_ = ItemUse::Heal;
+        let inv = vec![crowbar(2), item(3, "key", None, Bonus::default()), salve];
+        assert_eq!(quick_heal(&inv).map(|i| i.id), Some(4));
+        assert_eq!(quick_heal(&inv[..2]), None);
     }
 
     #[test]

@@ -266,3 +266,18 @@ async fn a_key_found_on_the_floor_opens_a_locked_door() {
     ann.resync().await;
     server.stop().await;
 }
+
+#[tokio::test]
+async fn health_packs_stack_in_one_slot_and_say_how_many() {
+    let server = TestServer::start(strewn_with("health_pack")).await;
+    let mut ann = Bot::join(&server.url, "Ann", "pantry").await;
+    fetch_items(&mut ann, 3).await;
+    let inv = ann.view().inventory.clone();
+    assert_eq!(inv.len(), 1, "one slot: {inv:?}");
+    assert_eq!(inv[0].count, 3);
+    assert_eq!(inv[0].use_, delve_protocol::ItemUse::Heal);
+    // A drop puts one down; the stack keeps the rest.
+    act(&mut ann, ClientMsg::Act(Action::Drop { item: inv[0].id })).await;
+    let inv = ann.view().inventory.clone();
+    assert_eq!((inv.len(), inv[0].count), (1, 2));
+}

@@ -127,7 +127,7 @@ pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spe
         "Pack".to_string()
     };
     draw_text(&title, f.x + 20.0, f.y + 40.0, 34.0, GOLD);
-    let count = format!("{} / {INVENTORY_SLOTS} items", inv.len());
+    let count = format!("{} / {INVENTORY_SLOTS} slots", inv.len());
     draw_text(
         &count,
         f.x + f.w - 20.0 - width(&count, 20),
@@ -218,7 +218,7 @@ fn draw_list(lay: &InvLayout, inv: &[ItemView], sprites: &Sprites, selected: usi
             size,
         );
         let name_color = if item.equipped { GOLD } else { WHITE };
-        draw_text(&item.name, l.x + 48.0, base, font, name_color);
+        draw_text(pack::shown_name(item), l.x + 48.0, base, font, name_color);
         // Where it goes, and whether it is on: "weapon" / "worn: weapon".
         if let Some(slot) = item.slot {
             let (tag, color) = if item.equipped {
@@ -282,7 +282,7 @@ fn draw_detail(
     draw_rectangle(d.x, d.y, 76.0, 76.0, Color::new(0.0, 0.0, 0.0, 0.45));
     super::theme::outline(d.x, d.y, 76.0, 76.0, 1.0, EDGE);
     icon(sprites, &item.key, d.x + 6.0, d.y + 6.0, 64.0);
-    draw_text(&item.name, d.x + 92.0, d.y + 30.0, 28.0, WHITE);
+    draw_text(pack::shown_name(item), d.x + 92.0, d.y + 30.0, 28.0, WHITE);
     draw_text(kind_line(item), d.x + 92.0, d.y + 56.0, 20.0, DIM);
     let mut y = d.y + 108.0;
     let chars = ((d.w / 10.0) as usize).max(20);

@@ -53,6 +53,26 @@ impl Item {
     pub fn use_(&self, c: &Content) -> ItemUse {
         self.kind(c).use_
     }
+
+    /// Whether this item shares a pack slot with `other`: items without a slot (what is used,
+    /// not worn) stack with the others of their kind. Each keeps its own id.
+    pub fn stacks_with(&self, other: &Item, c: &Content) -> bool {
+        self.kind == other.kind && self.slot(c).is_none()
+    }
+}
+
+/// The pack's items grouped into the slots they take, in pack order: a stack is its kind's
+/// units (kept next to each other), anything worn is one slot on its own.
+pub fn stacks<'a>(pack: &'a [Item], c: &Content) -> Vec<&'a [Item]> {
+    let mut out: Vec<&[Item]> = Vec::new();
+    let mut start = 0;
+    for k in 1..=pack.len() {
+        if k == pack.len() || !pack[k].stacks_with(&pack[start], c) {
+            out.push(&pack[start..k]);
+            start = k;
+        }
+    }
+    out
 }
 
 /// Saves write a bonus as six plain numbers: the wire type leaves zero fields out, which a

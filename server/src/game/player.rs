@@ -165,6 +165,26 @@ impl Player {
         self.inventory.iter().find(|i| i.id == id)
     }
 
+    /// Puts `item` in the pack: a unit joins its stack (after the last of its kind), anything
+    /// else goes at the end, so the pack stays in pick-up order, stack by stack.
+    pub(in crate::game) fn stow(&mut self, item: Item, c: &Content) {
+        let at = (self.inventory.iter())
+            .rposition(|i| item.stacks_with(i, c))
+            .map_or(self.inventory.len(), |k| k + 1);
+        self.inventory.insert(at, item);
+    }
+
+    /// Pack slots taken: one for each stack of a kind, one for each piece of equipment.
+    pub fn slots_used(&self, c: &Content) -> usize {
+        super::item::stacks(&self.inventory, c).len()
+    }
+
+    /// Whether `item` would fit in the pack: a free slot, or a stack of its kind to join.
+    pub fn has_room_for(&self, item: &Item, c: &Content) -> bool {
+        self.slots_used(c) < delve_protocol::INVENTORY_SLOTS
+            || self.inventory.iter().any(|i| item.stacks_with(i, c))
+    }
+
     /// The item worn in `slot`.
     pub fn worn_in(&self, slot: Slot, c: &Content) -> Option<&Item> {
         self.inventory

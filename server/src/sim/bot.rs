@@ -159,7 +159,7 @@ impl Bot {
         {
             self.loot = None;
         }
-        if me.inventory().len() >= delve_protocol::INVENTORY_SLOTS {
+        if me.slots_used(content) >= delve_protocol::INVENTORY_SLOTS {
             self.loot = None;
         } else if self.loot.is_none() {
             let seen: Vec<Pos> = floor

@@ -12,7 +12,7 @@ mod tell;
 use delve_protocol as proto;
 use delve_protocol::{CellSet, EntityKind, EntityView, ItemView, SelfView, View};
 
-use crate::game::item::Item;
+use crate::game::item::{Item, stacks};
 use crate::game::score::score;
 use crate::game::{Content, Dungeon, EntityId, Player};
 
@@ -94,10 +94,13 @@ pub fn view_of(dungeon: &Dungeon, id: EntityId) -> Option<View> {
         // Party and watchers are the shell's to fill: they are about connections, not the world.
         party: Vec::new(),
         watchers: Vec::new(),
-        inventory: me
-            .inventory()
-            .iter()
-            .map(|i| item_view(i, content))
+        // One line per stack: its first unit's id names it, `count` says how many.
+        inventory: stacks(me.inventory(), content)
+            .into_iter()
+            .map(|units| ItemView {
+                count: units.len() as u32,
+                ..item_view(&units[0], content)
+            })
             .collect(),
     })
 }

@@ -38,6 +38,7 @@ impl App {
         // Which neighbouring cells are known walls.
         let wall = Dir::ALL.map(|d| view.map.get(me.pos.step(d)) == Tile::Wall);
         let here = view.map.get(me.pos);
+        let heal = pack::quick_heal(&view.inventory).map(|i| i.id);
         let party: Vec<(String, bool)> = view
             .party
             .iter()
@@ -139,6 +140,10 @@ impl App {
                 }
                 (Screen::Game, Command::Wait) => self.act(ClientMsg::Act(Action::Wait), turn),
                 (Screen::Game, Command::Rest) => self.act(ClientMsg::Act(Action::Rest), turn),
+                (Screen::Game, Command::QuickHeal) => match heal {
+                    Some(item) => self.act(ClientMsg::Act(Action::Use { item }), turn),
+                    None => self.note("You have nothing that heals."),
+                },
                 (Screen::Game, Command::Descend | Command::Ascend) => {
                     let down = cmd == Command::Descend;
                     let on = if down {

@@ -216,7 +216,7 @@ impl Dungeon {
                     && let Some(p) = self.players.get_mut(id)
                 {
                     it.found = true;
-                    p.inventory.push(it);
+                    p.stow(it, &content);
                 }
             }
             Event::Dropped { id, item, pos, .. } => {

@@ -20,11 +20,11 @@ impl Dungeon {
     pub fn check_invariants(&self) -> Result<(), String> {
         let c = self.content();
         for p in self.players() {
-            if p.inventory.len() > INVENTORY_SLOTS {
+            if p.slots_used(c) > INVENTORY_SLOTS {
                 return Err(format!(
-                    "{} carries {} items in {INVENTORY_SLOTS} slots",
+                    "{} fills {} pack slots of {INVENTORY_SLOTS}",
                     p.name,
-                    p.inventory.len()
+                    p.slots_used(c)
                 ));
             }
             if !(p.alive && p.present) {
@@ -125,13 +125,20 @@ mod tests {
     #[test]
     fn an_overfull_pack_is_caught() {
         let (mut d, ann) = world();
-        let floor = d.floor(1).unwrap();
-        let Some((_, (_, item))) = floor.items().iter().next() else {
-            panic!("floor 1 of seed 7 has items");
+        // Health Packs stack: any number take one slot.
+        let made = |d: &mut Dungeon, key: &str, k: u32| {
+            let mut it = d.make_item_for_test(1, key);
+            it.id += k;
+            it
         };
-        let item = item.clone();
-        let p = d.players.get_mut(&ann).unwrap();
-        p.inventory = vec![item; delve_protocol::INVENTORY_SLOTS + 1];
+        let packs: Vec<_> = (0..40).map(|k| made(&mut d, "health_pack", k)).collect();
+        d.players.get_mut(&ann).unwrap().inventory = packs;
+        assert!(d.check_invariants().is_ok());
+        // Equipment takes a slot each.
+        let bars: Vec<_> = (0..=delve_protocol::INVENTORY_SLOTS as u32)
+            .map(|k| made(&mut d, "crowbar", k))
+            .collect();
+        d.players.get_mut(&ann).unwrap().inventory = bars;
         assert!(d.check_invariants().unwrap_err().contains("slots"));
     }
 }

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use delve_protocol::{INVENTORY_SLOTS, Pos, Tile};
+use delve_protocol::{Pos, Tile};
 
 use super::Dungeon;
 use crate::game::EntityId;
@@ -41,7 +41,7 @@ impl Dungeon {
                 if floor.items_at(p.pos).next().is_none() {
                     return Err(ActionError::NothingHere);
                 }
-                if p.inventory.len() >= INVENTORY_SLOTS {
+                if !floor.items_at(p.pos).any(|i| p.has_room_for(i, c)) {
                     return Err(ActionError::PackFull);
                 }
                 return Ok(());
@@ -158,8 +158,9 @@ impl Dungeon {
         }
     }
 
-    /// Picks up everything lying where `id` stands, as long as the pack has room. The first
-    /// finder of an item gains the pick-up XP *(given: 1)*.
+    /// Picks up everything lying where `id` stands that the pack has room for (a free slot, or
+    /// a stack to join). The first finder of an item gains the pick-up XP *(given: 1)*. A full
+    /// pack is told once, for the first item it left.
     pub(super) fn pick_up_all(&mut self, depth: u8, id: EntityId, out: &mut Vec<Event>) {
         let Some(pos) = self.players.get(&id).map(|p| p.pos) else {
             return;
@@ -171,14 +172,18 @@ impl Dungeon {
                 .collect(),
             None => return,
         };
+        let mut told = false;
         for (item, name, found) in here {
-            let full = self
-                .players
-                .get(&id)
-                .is_none_or(|p| p.inventory.len() >= INVENTORY_SLOTS);
-            if full {
-                self.emit(Event::LeftBehind { id, name }, out);
-                return;
+            let fits = self.players.get(&id).is_some_and(|p| {
+                let lying = self.floor(depth).and_then(|f| f.items.get(&item));
+                lying.is_some_and(|(_, it)| p.has_room_for(it, &self.content))
+            });
+            if !fits {
+                if !told {
+                    self.emit(Event::LeftBehind { id, name }, out);
+                    told = true;
+                }
+                continue;
             }
             self.emit(
                 Event::PickedUp {
@@ -306,7 +311,7 @@ mod tests {
     fn the_pack_holds_26_and_a_full_pack_leaves_things_lying() {
         let (mut d, ann, p) = ann_in_a_room(4);
         for _ in 0..26 {
-            d.give_for_test(ann, "key");
+            d.give_for_test(ann, "crowbar");
         }
         let east = p.step(Dir::E);
         let pack = d.lay_for_test(1, "health_pack", east);
@@ -325,22 +330,64 @@ mod tests {
             "a refusal queues nothing"
         );
 
-        // A dropped key makes room for one: `pick_up` takes what lies here in id order (the key
-        // first), and the pack is full again before the Health Pack.
-        let key = d.player(ann).unwrap().inventory[0].id;
-        turn(&mut d, ann, Action::Drop { item: key });
+        // A dropped crowbar makes room for one: `pick_up` takes what lies here in id order (the
+        // crowbar first), and the pack is full again before the Health Pack.
+        let bar = d.player(ann).unwrap().inventory[0].id;
+        turn(&mut d, ann, Action::Drop { item: bar });
         assert_eq!(d.player(ann).unwrap().inventory.len(), 25);
         let events = turn(&mut d, ann, Action::PickUp);
         let me = d.player(ann).unwrap();
         assert_eq!(me.inventory.len(), 26);
-        assert!(me.carried(key).is_some() && me.carried(pack).is_none());
+        assert!(me.carried(bar).is_some() && me.carried(pack).is_none());
         assert_eq!(
             said(&events, ann),
             vec![
-                "Picked up a Key.".to_string(),
+                "Picked up a Crowbar.".to_string(),
                 "Your pack is full: you leave the Health Pack.".to_string()
             ]
         );
+    }
+
+    #[test]
+    fn things_used_not_worn_stack_in_one_slot_with_a_count() {
+        let (mut d, ann, p) = ann_in_a_room(4);
+        let first = d.give_for_test(ann, "health_pack");
+        d.give_for_test(ann, "crowbar");
+        // 24 more pieces of equipment: the pack's 26 slots are full.
+        for _ in 0..24 {
+            d.give_for_test(ann, "stun_baton");
+        }
+        assert_eq!(d.player(ann).unwrap().slots_used(d.content()), 26);
+        // A Health Pack and a Key lie to the east: the pack joins its stack, the Key needs a
+        // slot of its own and is left.
+        let east = p.step(Dir::E);
+        let second = d.lay_for_test(1, "health_pack", east);
+        d.lay_for_test(1, "key", east);
+        let events = turn(&mut d, ann, Action::Move { dir: Dir::E });
+        assert_eq!(
+            said(&events, ann),
+            vec![
+                "Picked up a Health Pack.".to_string(),
+                "Your pack is full: you leave the Key.".to_string()
+            ]
+        );
+        // The view shows the stack where its first unit was picked up, named by its id.
+        let view = crate::view::view_of(&d, ann).unwrap();
+        assert_eq!(view.inventory.len(), 26);
+        assert_eq!((view.inventory[0].id, view.inventory[0].count), (first, 2));
+        assert_eq!(view.inventory[0].use_, delve_protocol::ItemUse::Heal);
+        assert_eq!(view.inventory[1].count, 1);
+        // Using one uses that unit: the stack goes on with the other, in the same place.
+        d.set_hp_for_test(ann, 5);
+        turn(&mut d, ann, Action::Use { item: first });
+        let view = crate::view::view_of(&d, ann).unwrap();
+        assert_eq!((view.inventory[0].id, view.inventory[0].count), (second, 1));
+        // A drop puts down one unit.
+        d.give_for_test(ann, "health_pack");
+        turn(&mut d, ann, Action::Drop { item: second });
+        let view = crate::view::view_of(&d, ann).unwrap();
+        assert_eq!(view.inventory[0].count, 1);
+        assert!(d.floor(1).unwrap().items.contains_key(&second));
     }
 
     #[test]

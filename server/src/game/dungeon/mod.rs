@@ -339,7 +339,8 @@ impl Dungeon {
         let depth = self.players[&id].depth;
         let item = self.make_item_for_test(depth, key);
         let item_id = item.id;
-        self.players.get_mut(&id).unwrap().inventory.push(item);
+        let content = Arc::clone(&self.content);
+        self.players.get_mut(&id).unwrap().stow(item, &content);
         item_id
     }
 

@@ -6,6 +6,11 @@
 //! next `--solo` with the same name resumes the same character in the same dungeon. If that
 //! database cannot be used (another solo game holds it, say), the game is played in memory and a
 //! warning says so.
+//!
+//! A new game after a death (or a victory) is played in a fresh dungeon, with a new seed: the
+//! one the character died in has lost its monsters and its loot. Each name's games are
+//! numbered, and the number of the one in play is kept beside the database
+//! (`solo-games.json`), so the next `--solo` resumes the newest.
 
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -22,6 +27,9 @@ pub struct SoloServer {
     pub dungeon: String,
     /// Whether the game is saved (a database was opened) or lives in memory only.
     pub saved: bool,
+    /// Whose games these are, and where their numbers are kept (when saved).
+    player: String,
+    data: Option<PathBuf>,
     stop: Option<oneshot::Sender<()>>,
     thread: Option<thread::JoinHandle<()>>,
 }
@@ -61,12 +69,29 @@ impl SoloServer {
         SoloServer::start_tuned(player, data, |_| {})
     }
 
+    /// Starts a new game in a fresh dungeon (after a death or a victory): its name, to join.
+    /// A saved game remembers it, so the next `--solo` resumes the new one.
+    pub fn next_dungeon(&mut self) -> String {
+        self.dungeon = match &self.data {
+            Some(dir) => {
+                let next = generation(dir, &self.player) + 1;
+                if let Err(e) = set_generation(dir, &self.player, next) {
+                    eprintln!("delve: cannot remember the new solo game: {e}");
+                }
+                solo_dungeon_at(&self.player, next)
+            }
+            None => fresh_dungeon(),
+        };
+        self.dungeon.clone()
+    }
+
     fn start_tuned(
         player: &str,
         data: Option<PathBuf>,
         tune: fn(&mut ServerConfig),
     ) -> anyhow::Result<SoloServer> {
         let saved = data.is_some();
+        let kept = data.clone();
         let (ready_tx, ready_rx) = mpsc::channel();
         let (stop, stop_rx) = oneshot::channel::<()>();
         let thread = thread::Builder::new()
@@ -116,21 +141,17 @@ impl SoloServer {
                 });
             })?;
         let url = ready_rx.recv_timeout(Duration::from_secs(10))??;
-        let dungeon = if saved {
-            solo_dungeon(player)
-        } else {
+        let dungeon = match &kept {
+            Some(dir) => solo_dungeon_at(player, generation(dir, player)),
             // Nothing to come back to: a fresh dungeon every time.
-            format!(
-                "solo-{}",
-                delve_server::net::validate::new_token()
-                    .get(..12)
-                    .unwrap_or("x")
-            )
+            None => fresh_dungeon(),
         };
         Ok(SoloServer {
             url,
             dungeon,
             saved,
+            player: player.to_owned(),
+            data: kept,
             stop: Some(stop),
             thread: Some(thread),
         })
@@ -161,6 +182,47 @@ pub fn solo_dungeon(player: &str) -> String {
     format!("solo-{hash:016x}")
 }
 
+/// The `generation`-th solo dungeon of `player`: the first is [`solo_dungeon`] (so games saved
+/// before there were more keep resuming), the next ones add their number.
+pub fn solo_dungeon_at(player: &str, generation: u32) -> String {
+    match generation {
+        0 => solo_dungeon(player),
+        n => format!("{}-{n}", solo_dungeon(player)),
+    }
+}
+
+/// A dungeon nobody has played, for a game kept in memory.
+fn fresh_dungeon() -> String {
+    let token = delve_server::net::validate::new_token();
+    format!("solo-{}", token.get(..12).unwrap_or("x"))
+}
+
+/// The file that keeps the number of each name's solo game in play.
+fn games_file(dir: &std::path::Path) -> PathBuf {
+    dir.join("solo-games.json")
+}
+
+/// The number of `player`'s solo game in play (0 when none was ever started again).
+fn generation(dir: &std::path::Path, player: &str) -> u32 {
+    let games: std::collections::BTreeMap<String, u32> = std::fs::read_to_string(games_file(dir))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    games.get(&player.to_lowercase()).copied().unwrap_or(0)
+}
+
+fn set_generation(dir: &std::path::Path, player: &str, n: u32) -> Result<(), String> {
+    let path = games_file(dir);
+    let mut games: std::collections::BTreeMap<String, u32> = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    games.insert(player.to_lowercase(), n);
+    let text = serde_json::to_string_pretty(&games).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,5 +238,37 @@ mod tests {
             "{a}"
         );
         assert!(delve_server::net::validate::check_dungeon(&solo_dungeon("Zoë O'Neil")).is_ok());
+    }
+
+    #[test]
+    fn a_new_solo_game_gets_a_fresh_dungeon_and_the_next_start_resumes_it() {
+        let dir = std::env::temp_dir().join(format!("delve-solo-gen-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let data = Some(dir.clone());
+        let mut s = SoloServer::start("Ann", data.clone()).unwrap();
+        assert_eq!(
+            s.dungeon,
+            solo_dungeon("Ann"),
+            "the first game is the old name"
+        );
+        let next = s.next_dungeon();
+        assert_ne!(next, solo_dungeon("Ann"));
+        assert!(
+            delve_server::net::validate::check_dungeon(&next).is_ok(),
+            "{next}"
+        );
+        drop(s);
+        // Bob's games are his own; Ann's next start resumes her newest game.
+        let bob = SoloServer::start("Bob", data.clone()).unwrap();
+        assert_eq!(bob.dungeon, solo_dungeon("Bob"));
+        drop(bob);
+        let again = SoloServer::start("ann", data).unwrap();
+        assert_eq!(again.dungeon, next);
+        drop(again);
+        let _ = std::fs::remove_dir_all(&dir);
+        // A game in memory starts afresh every time.
+        let mut mem = SoloServer::start("Ann", None).unwrap();
+        let first = mem.dungeon.clone();
+        assert_ne!(mem.next_dungeon(), first);
     }
 }

@@ -214,6 +214,11 @@ impl App {
             (Screen::Game, Command::Inventory) => self.open_inventory(),
             (Screen::Game, Command::Scores) => self.open_scores(),
             (Screen::Game, Command::Confirm | Command::Talk) => self.open_chat(),
+            // Solo, a new game is a fresh dungeon; shared, a new character in this one.
+            #[cfg(not(target_arch = "wasm32"))]
+            (Screen::Game, Command::NewCharacter) if dead_player && self.solo_server.is_some() => {
+                self.new_solo_game()
+            }
             (Screen::Game, Command::NewCharacter) if dead_player => {
                 self.net.send(ClientMsg::NewCharacter)
             }

@@ -157,6 +157,10 @@ struct App {
     /// Whether a game of ours that ends is kept (its dump, a solo score): not the bench's
     /// throwaway character, whose death must not land in the player's files.
     keep_ends: bool,
+    /// The in-process server of `--solo`, kept alive as long as the game runs (a new game
+    /// after the end asks it for a fresh dungeon).
+    #[cfg(not(target_arch = "wasm32"))]
+    solo_server: Option<SoloServer>,
 }
 
 impl App {
@@ -375,6 +379,34 @@ impl App {
         self.watcher_only() || over || self.model.watching.is_some()
     }
 
+    /// A new game after the end of a solo one: a fresh dungeon with a new seed (the old one
+    /// has lost its monsters and its loot), joined on a new connection with a model of its own.
+    /// A shared dungeon keeps its world: there `new_character` starts again in it.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn new_solo_game(&mut self) {
+        let Some(solo) = &mut self.solo_server else {
+            return;
+        };
+        let dungeon = solo.next_dungeon();
+        let hello = crate::net::hello(&self.name, &dungeon, None);
+        match <Platform as Link>::game(solo.url.clone(), hello) {
+            Ok(net) => {
+                self.net = net;
+                self.model = Model::new();
+                self.connection = Connection::Connecting;
+                self.screen = Screen::Game;
+                self.anims.reset();
+                (self.awaiting, self.trip, self.ended, self.dump) = (None, None, None, None);
+                (self.end_hidden, self.points_seen) = (false, 0);
+                if let Some((_, _, d)) = &mut self.tokens {
+                    *d = dungeon;
+                }
+                self.note("A new game, in a fresh dungeon.");
+            }
+            Err(e) => self.note(&format!("A new game could not start: {e}")),
+        }
+    }
+
     fn open_inventory(&mut self) {
         self.screen = Screen::Inventory(InventoryState::default());
     }
@@ -556,9 +588,9 @@ pub async fn run(mut options: Options) {
             .tokens
             .take()
             .map(|t| (t, options.token_server.clone(), choice.dungeon.clone())),
+        #[cfg(not(target_arch = "wasm32"))]
+        solo_server: options.solo.take(),
     };
-    #[cfg(not(target_arch = "wasm32"))]
-    let _solo = options.solo;
     #[cfg(not(target_arch = "wasm32"))]
     if let Some(frames) = options.bench {
         std::process::exit(bench::run(&mut app, frames).await);

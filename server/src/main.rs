@@ -64,6 +64,9 @@ enum Command {
         /// Threads to play on (default: every core).
         #[arg(long)]
         threads: Option<usize>,
+        /// Print one JSON object of the run's numbers (docs/BALANCE.md) instead of the table.
+        #[arg(long)]
+        json: bool,
     },
     /// Print the high-score table kept in the data directory.
     Scores {
@@ -209,18 +212,17 @@ fn main() -> ExitCode {
             seed,
             max_turns,
             threads,
+            json,
         }) => {
             let threads = threads
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            simulate(
-                content,
-                SimConfig {
-                    games,
-                    seed,
-                    max_turns,
-                    threads,
-                },
-            )
+            let cfg = SimConfig {
+                games,
+                seed,
+                max_turns,
+                threads,
+            };
+            simulate(content, cfg, json)
         }
     });
     match result {
@@ -245,10 +247,15 @@ fn load_content(path: Option<&std::path::Path>) -> anyhow::Result<Arc<Content>> 
     Ok(Arc::new(content))
 }
 
-fn simulate(content: Arc<Content>, cfg: SimConfig) -> anyhow::Result<()> {
+fn simulate(content: Arc<Content>, cfg: SimConfig, json: bool) -> anyhow::Result<()> {
     let started = std::time::Instant::now();
     let results = sim::run(Arc::clone(&content), &cfg);
     let secs = started.elapsed().as_secs_f64();
+    if json {
+        let summary = sim::measure::summary(&results, cfg.seed, content.dungeon.floors);
+        println!("{}", serde_json::to_string(&summary)?);
+        return Ok(());
+    }
     println!(
         "Delve balance simulation: {} games, seed {}, cap {} turns, {} threads, {:.1} s",
         cfg.games, cfg.seed, cfg.max_turns, cfg.threads, secs

@@ -21,9 +21,8 @@ use crate::game::{Action, Dungeon, EntityId};
 
 /// Turns on one floor after which the bot stops exploring and heads down.
 const FLOOR_PATIENCE: u64 = 1500;
-/// Rest when HP falls below this share of the maximum, until it is back above `REST_UNTIL`.
+/// Rest when HP falls below this share of the maximum (the rest goes on until HP are full).
 const REST_BELOW: f64 = 0.6;
-const REST_UNTIL: f64 = 1.0;
 /// Below this share of its HP, with monsters about, the bot makes for the up-stair.
 const FLEE_BELOW: f64 = 0.45;
 /// Stat points go round these in turn.
@@ -35,7 +34,6 @@ const HEAL_BELOW: f64 = 0.35;
 pub struct Bot {
     /// Cells still to walk, next last.
     route: Vec<Pos>,
-    resting: bool,
     points_spent: usize,
     floor: u8,
     floor_turns: u64,
@@ -92,9 +90,9 @@ impl Bot {
         {
             return Move::Act(action);
         }
-        // Confused with nothing about: wait for the head to clear rather than stagger.
+        // Confused with nothing about: rest until the head clears rather than stagger.
         if me.has(Effect::Confusion) && visible.is_empty() {
-            return Move::Act(Action::Wait);
+            return Move::Act(Action::Rest);
         }
         // Doors are ways through for the bot (walking into one opens it), locked ones only
         // while it holds a Key.
@@ -135,14 +133,10 @@ impl Bot {
                 Move::Act(Action::Move { dir })
             });
         }
-        if hp < REST_BELOW {
-            self.resting = true;
-        }
-        if self.resting && (hp >= REST_UNTIL || !visible.is_empty()) {
-            self.resting = hp < REST_UNTIL && visible.is_empty();
-        }
-        if self.resting {
-            return Move::Act(Action::Wait);
+        // Hurt with nothing in sight: rest, as a player does with one key. The engine rests
+        // on by itself until HP are back or something comes (the simulation lets it).
+        if hp < REST_BELOW && visible.is_empty() {
+            return Move::Act(Action::Rest);
         }
         // A monster in sight: let it come to us (it must step into our reach first).
         if !visible.is_empty() {

@@ -3,6 +3,7 @@
 //! content file are judged by it (`delve-server simulate`, docs/BALANCE.md).
 
 pub mod bot;
+pub mod measure;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -12,6 +13,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use crate::game::rng::mix;
 use crate::game::{Action, Content, Dungeon, Event, Input};
 use bot::{Bot, Move};
+use measure::Measures;
 
 /// How one game ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,6 +36,8 @@ pub struct GameResult {
     pub kills: u32,
     /// What the game did with items, doors and effects.
     pub tally: Tally,
+    /// Its pacing and loot (see [`measure`]).
+    pub measures: Measures,
 }
 
 /// Counts of the item, door and effect events of one game (or of many, added up).
@@ -104,9 +108,11 @@ pub fn play(content: Arc<Content>, seed: u64, max_turns: u64) -> GameResult {
             turns: 0,
             kills: 0,
             tally: Tally::default(),
+            measures: Measures::default(),
         };
     };
     let mut tally = Tally::default();
+    let mut measures = Measures::default();
     let mut bot = Bot::default();
     let mut won = false;
     let mut turns = 0;
@@ -116,17 +122,22 @@ pub fn play(content: Arc<Content>, seed: u64, max_turns: u64) -> GameResult {
             break;
         }
         let depth = p.depth();
-        match bot.decide(&d, id) {
-            Move::Spend(stat) => {
-                let _ = d.step(&Input::SpendPoint { id, stat });
-                continue;
-            }
-            Move::Act(action) => {
-                if d.step(&Input::Choose { id, action }).is_err() {
-                    let _ = d.step(&Input::Choose {
-                        id,
-                        action: Action::Wait,
-                    });
+        // A rest goes on by itself, as it does for a player: the bot is asked again once it
+        // ends.
+        let resting = d.floor(depth).and_then(|f| f.pending(id)) == Some(Action::Rest);
+        if !resting {
+            match bot.decide(&d, id) {
+                Move::Spend(stat) => {
+                    let _ = d.step(&Input::SpendPoint { id, stat });
+                    continue;
+                }
+                Move::Act(action) => {
+                    if d.step(&Input::Choose { id, action }).is_err() {
+                        let _ = d.step(&Input::Choose {
+                            id,
+                            action: Action::Wait,
+                        });
+                    }
                 }
             }
         }
@@ -136,6 +147,7 @@ pub fn play(content: Arc<Content>, seed: u64, max_turns: u64) -> GameResult {
         for e in &report.events {
             tally.count(e);
         }
+        measures.after_turn(&d, id, turns, &report.events);
         won |= report.events.iter().any(|e| {
             matches!(e, Event::Died { victim, .. } if !victim.player && d.content().monsters.iter().any(|k| k.boss && k.name == victim.name))
         });
@@ -159,6 +171,7 @@ pub fn play(content: Arc<Content>, seed: u64, max_turns: u64) -> GameResult {
         turns,
         kills: p.map_or(0, |p| p.kills()),
         tally,
+        measures,
     }
 }
 
@@ -252,6 +265,22 @@ pub fn report(results: &[GameResult], floors: u8) -> String {
         per(t.stunned),
         per(t.poisoned),
         per(t.confused)
+    );
+    let m = measure::summary(results, 0, floors);
+    let first = m
+        .first_level_up_median
+        .map_or("never (median)".to_string(), |t| format!("turn {t}"));
+    let _ = writeln!(
+        s,
+        "pacing          first level-up {first} (median); longest quiet stretch of a floor {} turns (median)",
+        m.quiet_stretch_median
+    );
+    let _ = writeln!(
+        s,
+        "loot            armour or a chip by floor 5 in {:.1}% of the {} games that got there; {} healing items unused at death (median)",
+        100.0 * m.armour_or_chip_by_floor_5,
+        m.reached_floor_5,
+        m.health_packs_unused_at_death_median
     );
     let _ = writeln!(s);
     let _ = writeln!(s, "how games ended");
@@ -352,6 +381,7 @@ mod tests {
                     picked_up: 4,
                     ..Tally::default()
                 },
+                measures: Measures::default(),
             },
             GameResult {
                 seed: 2,
@@ -361,6 +391,7 @@ mod tests {
                 turns: 20_000,
                 kills: 5,
                 tally: Tally::default(),
+                measures: Measures::default(),
             },
         ];
         let r = report(&results, 10);

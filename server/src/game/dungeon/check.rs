@@ -89,6 +89,11 @@ impl Dungeon {
         }
     }
 
+    /// The monster nearest to character `id` among those it sees, if it sees any.
+    pub fn monster_in_sight_of(&self, id: EntityId) -> Option<&Monster> {
+        self.monster_in_sight(self.players.get(&id)?)
+    }
+
     /// The monster nearest to `p` among those it sees, if it sees any.
     pub(super) fn monster_in_sight(&self, p: &Player) -> Option<&Monster> {
         let floor = self.floor(p.depth)?;

@@ -3,14 +3,12 @@
 
 use macroquad::prelude::*;
 
+use super::layout::screen_size;
 use super::render::Camera;
+use super::text::fit;
+use super::theme::{BOX, BOX_EDGE as EDGE, DIM, GOLD, outline};
 use crate::describe::Description;
 use crate::keymap::KeyMap;
-
-const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
-const DIM: Color = Color::new(0.6, 0.58, 0.66, 1.0);
-const BOX: Color = Color::new(0.07, 0.065, 0.095, 1.0);
-const EDGE: Color = Color::new(0.35, 0.3, 0.45, 1.0);
 
 /// What the mouse does, for the help screen.
 const MOUSE: [&str; 4] = [
@@ -20,21 +18,9 @@ const MOUSE: [&str; 4] = [
     "Wheel over the log: scroll it back.",
 ];
 
-/// Text cut to fit `w` pixels at `size`, with an ellipsis.
-fn fit(text: &str, w: f32, size: u16) -> String {
-    if measure_text(text, None, size, 1.0).width <= w {
-        return text.to_string();
-    }
-    let mut s: String = text.to_string();
-    while !s.is_empty() && measure_text(format!("{s}...").as_str(), None, size, 1.0).width > w {
-        s.pop();
-    }
-    format!("{s}...")
-}
-
 /// Every key, in two columns when the window is wide enough, then the mouse and the key file.
 pub fn draw_help(keys: &KeyMap, note: &str) {
-    let (sw, sh) = super::modal::screen_size();
+    let (sw, sh) = screen_size();
     draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.6));
     let rows = keys.help_rows();
     let w = (sw - 24.0).min(1100.0);
@@ -50,7 +36,7 @@ pub fn draw_help(keys: &KeyMap, note: &str) {
         .min(sh - 16.0);
     let (x, y) = (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round().max(8.0));
     draw_rectangle(x, y, w, h, BOX);
-    super::theme::outline(x, y, w, h, 2.0, EDGE);
+    outline(x, y, w, h, 2.0, EDGE);
     draw_text("Keys", x + 20.0, y + 36.0, 32.0, GOLD);
     draw_text(
         "? or Esc closes",
@@ -96,12 +82,12 @@ pub fn draw_help(keys: &KeyMap, note: &str) {
 
 /// The Esc menu: its items, the selected one marked.
 pub fn draw_menu(items: &[&str], selected: usize, footer: &str) {
-    let (sw, sh) = super::modal::screen_size();
+    let (sw, sh) = screen_size();
     draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.55));
     let (w, h) = (320.0, 90.0 + items.len() as f32 * 40.0);
     let (x, y) = (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round());
     draw_rectangle(x, y, w, h, BOX);
-    super::theme::outline(x, y, w, h, 2.0, EDGE);
+    outline(x, y, w, h, 2.0, EDGE);
     draw_text("Delve", x + 24.0, y + 40.0, 34.0, GOLD);
     for (k, item) in items.iter().enumerate() {
         let iy = y + 80.0 + k as f32 * 40.0;
@@ -124,7 +110,7 @@ pub fn draw_menu(items: &[&str], selected: usize, footer: &str) {
 /// inside the map area.
 pub fn draw_hover(cam: &Camera, cell: (i32, i32), what: Option<&Description>, pointer: Vec2) {
     let at = cam.to_screen(vec2(cell.0 as f32, cell.1 as f32));
-    super::theme::outline(
+    outline(
         at.x,
         at.y,
         cam.tile,
@@ -159,7 +145,7 @@ pub fn draw_hover(cam: &Camera, cell: (i32, i32), what: Option<&Description>, po
         (cam.area.y + cam.area.h - h - 4.0).max(cam.area.y),
     );
     draw_rectangle(x, y, w, h, BOX);
-    super::theme::outline(x, y, w, h, 1.0, EDGE);
+    outline(x, y, w, h, 1.0, EDGE);
     draw_text(
         fit(&d.title, w - 20.0, size),
         x + 10.0,

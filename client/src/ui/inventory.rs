@@ -6,17 +6,14 @@
 use delve_protocol::{INVENTORY_SLOTS, ItemView, View};
 use macroquad::prelude::*;
 
-use super::hud::wrap;
 use super::sprites::Sprites;
+use super::text::wrap;
+use super::theme::{BOX_EDGE as EDGE, DIM, GOLD, WARN, outline};
 use crate::pack::{self, Comparison, Verdict};
 
-const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
-const DIM: Color = Color::new(0.6, 0.58, 0.66, 1.0);
 const FAINT: Color = Color::new(0.36, 0.34, 0.42, 1.0);
-const EDGE: Color = Color::new(0.35, 0.3, 0.45, 1.0);
 pub const BETTER: Color = Color::new(0.35, 0.88, 0.42, 1.0);
 pub const WORSE: Color = Color::new(1.0, 0.36, 0.32, 1.0);
-const WARN: Color = Color::new(1.0, 0.63, 0.0, 1.0);
 
 /// What the inventory screen shows besides the pack itself.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -118,7 +115,7 @@ pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spe
         Color::new(0.0, 0.0, 0.0, 0.5),
     );
     draw_rectangle(f.x, f.y, f.w, f.h, Color::new(0.07, 0.065, 0.095, 0.97));
-    super::theme::outline(f.x, f.y, f.w, f.h, 2.0, EDGE);
+    outline(f.x, f.y, f.w, f.h, 2.0, EDGE);
 
     let inv = &view.inventory;
     let title = if spectating && view.me.alive && !view.me.victory {
@@ -145,7 +142,7 @@ pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spe
             24.0,
             Color::new(color.r * 0.25, color.g * 0.25, color.b * 0.25, 0.9),
         );
-        super::theme::outline(f.x + 14.0, y, f.w - 28.0, 24.0, 1.0, color);
+        outline(f.x + 14.0, y, f.w - 28.0, 24.0, 1.0, color);
         draw_text(why, f.x + 24.0, y + 17.0, 18.0, color);
     }
 
@@ -280,7 +277,7 @@ fn draw_detail(
     let d = lay.detail;
     // The picture, big, on a plate.
     draw_rectangle(d.x, d.y, 76.0, 76.0, Color::new(0.0, 0.0, 0.0, 0.45));
-    super::theme::outline(d.x, d.y, 76.0, 76.0, 1.0, EDGE);
+    outline(d.x, d.y, 76.0, 76.0, 1.0, EDGE);
     icon(sprites, &item.key, d.x + 6.0, d.y + 6.0, 64.0);
     draw_text(&item.name, d.x + 92.0, d.y + 30.0, 28.0, WHITE);
     draw_text(kind_line(item), d.x + 92.0, d.y + 56.0, 20.0, DIM);
@@ -334,7 +331,7 @@ fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
         box_h,
         Color::new(0.11, 0.1, 0.15, 1.0),
     );
-    super::theme::outline(d.x - 10.0, y - 26.0, d.w + 10.0, box_h, 1.0, GOLD);
+    outline(d.x - 10.0, y - 26.0, d.w + 10.0, box_h, 1.0, GOLD);
     draw_text(format!("Equip the {}?", item.name), d.x, y, 24.0, GOLD);
     y += 24.0;
     let swap = match &cmp.replaces {

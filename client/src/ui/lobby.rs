@@ -4,15 +4,13 @@
 use delve_protocol::{MAX_DUNGEON_CHARS, MAX_NAME_CHARS, MAX_PASSWORD_CHARS, ServerMsg};
 use macroquad::prelude::*;
 
-use super::hud::{BG, draw_notice};
+use super::banners::draw_notice;
 use super::scores as table;
 use super::text_input::TextInput;
+use super::theme::{BG, DIM, GOLD, WARN};
 use crate::model::Model;
 use crate::net::{Link, NetEvent, Platform};
 use crate::scores::{self, ScoreBoard};
-
-const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
-const DIM: Color = Color::new(0.6, 0.58, 0.66, 1.0);
 
 /// What the player chose in the lobby.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -364,13 +362,7 @@ impl Lobby {
         draw_text(help, x, h - 60.0, 20.0, DIM);
         draw_text("h: high scores   Esc: quit", x, h - 34.0, 20.0, DIM);
         if !self.status.is_empty() {
-            draw_text(
-                &self.status,
-                x,
-                h - 90.0,
-                20.0,
-                Color::from_rgba(255, 160, 0, 255),
-            );
+            draw_text(&self.status, x, h - 90.0, 20.0, WARN);
         }
         if let Some((prompt, input)) = &self.prompt {
             let label = match prompt {

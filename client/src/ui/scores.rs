@@ -4,12 +4,11 @@
 use delve_protocol::ScoreEntry;
 use macroquad::prelude::*;
 
+use super::layout::screen_size;
+use super::theme::{BOX_EDGE, DIM, GOLD, WARN, outline};
 use crate::keymap::Key;
 use crate::scores::{self, ENDED, ENDED_ICON, NAME, Needs, ScoreBoard};
 
-const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
-const DIM: Color = Color::new(0.6, 0.58, 0.66, 1.0);
-const WARN: Color = Color::new(1.0, 0.63, 0.0, 1.0);
 /// The game that just ended: a cool blue, apart from the gold of victories.
 const MINE: Color = Color::new(0.45, 0.75, 1.0, 1.0);
 /// Names of one's own games in the lobby's table.
@@ -24,7 +23,7 @@ const BOTTOM: f32 = 84.0;
 
 /// The box the table is drawn in: x, y, w, h.
 fn area() -> (f32, f32, f32, f32) {
-    let (sw, sh) = super::modal::screen_size();
+    let (sw, sh) = screen_size();
     let w = (sw - 48.0).clamp(320.0, 1280.0);
     let h = (sh - 48.0).max(TOP + BOTTOM + ROW_H);
     (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round(), w, h)
@@ -97,11 +96,11 @@ fn text_w(text: &str, size: f32) -> f32 {
 
 /// Draws the table over whatever is on the screen.
 pub fn draw(board: &ScoreBoard, entries: &[ScoreEntry], ctx: &Context) {
-    let (sw, sh) = super::modal::screen_size();
+    let (sw, sh) = screen_size();
     draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.6));
     let (bx, by, bw, bh) = area();
     draw_rectangle(bx, by, bw, bh, Color::new(0.07, 0.065, 0.095, 1.0));
-    super::theme::outline(bx, by, bw, bh, 2.0, Color::new(0.35, 0.3, 0.45, 1.0));
+    outline(bx, by, bw, bh, 2.0, BOX_EDGE);
     let x = bx + 24.0;
     let inner_w = bw - 48.0;
     draw_text("High scores", x, by + 46.0, 38.0, GOLD);
@@ -171,7 +170,7 @@ pub fn draw(board: &ScoreBoard, entries: &[ScoreEntry], ctx: &Context) {
                 band.3,
                 Color::new(0.2, 0.38, 0.6, 0.55),
             );
-            super::theme::outline(band.0, band.1, band.2, band.3, 2.0, MINE);
+            outline(band.0, band.1, band.2, band.3, 2.0, MINE);
         } else if e.victory {
             draw_rectangle(
                 band.0,

@@ -4,24 +4,24 @@
 use delve_protocol::{SelfView, Slot, Stat, StatGain, View};
 use macroquad::prelude::*;
 
-use super::hud::{effect_icon, wrap};
 use super::inventory::{BETTER, WORSE};
+use super::layout::screen_size;
+use super::panel::effect_icon;
 use super::sprites::Sprites;
-use super::theme::{effect_look, message_color};
+use super::text::wrap;
+use super::theme::{BOX_EDGE, DIM, GOLD, effect_look, message_color, outline};
 use crate::model::Model;
 use crate::pack;
 
-const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
-const DIM: Color = Color::new(0.6, 0.58, 0.66, 1.0);
 const GOOD: Color = Color::new(0.35, 0.85, 0.45, 1.0);
 
 /// A framed box centred on the screen; returns its inner top-left corner.
 fn frame(w: f32, h: f32, title: &str, title_color: Color) -> (f32, f32) {
-    let (sw, sh) = super::modal::screen_size();
+    let (sw, sh) = screen_size();
     draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.55));
     let (x, y) = (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round());
     draw_rectangle(x, y, w, h, Color::new(0.07, 0.065, 0.095, 0.97));
-    super::theme::outline(x, y, w, h, 2.0, Color::new(0.35, 0.3, 0.45, 1.0));
+    outline(x, y, w, h, 2.0, BOX_EDGE);
     draw_text(title, x + 24.0, y + 42.0, 34.0, title_color);
     (x + 24.0, y + 74.0)
 }
@@ -246,7 +246,7 @@ pub fn death(me: &SelfView, area: Rect, dump: Option<&str>) {
         Color::new(0.0, 0.0, 0.0, 0.55),
     );
     draw_rectangle(x, y, w, h, Color::new(0.07, 0.065, 0.095, 0.97));
-    super::theme::outline(x, y, w, h, 2.0, Color::new(0.35, 0.3, 0.45, 1.0));
+    outline(x, y, w, h, 2.0, BOX_EDGE);
     let red = Color::from_rgba(255, 64, 64, 255);
     let (x, y) = (x + 24.0 * k, y + 42.0 * k);
     draw_text("You died", x, y, 34.0 * k, red);
@@ -306,8 +306,8 @@ pub fn victory(me: &SelfView, sprites: &Sprites, now: f64, area: Rect, dump: Opt
         (area.y + (area.h - h) / 2.0).round(),
     );
     draw_rectangle(bx, by, w, h, Color::new(0.08, 0.07, 0.05, 0.97));
-    super::theme::outline(bx, by, w, h, 3.0, GOLD);
-    super::theme::outline(
+    outline(bx, by, w, h, 3.0, GOLD);
+    outline(
         bx + 6.0 * k,
         by + 6.0 * k,
         w - 12.0 * k,
@@ -389,7 +389,7 @@ pub fn victory(me: &SelfView, sprites: &Sprites, now: f64, area: Rect, dump: Opt
 
 /// The whole message log, newest at the bottom; `scroll` lines up from the newest.
 pub fn messages(model: &Model, scroll: usize) {
-    let (sw, sh) = super::modal::screen_size();
+    let (sw, sh) = screen_size();
     let (x, y) = frame(sw - 160.0, sh - 120.0, "Messages", GOLD);
     let rows = ((sh - 120.0 - 110.0) / 22.0).floor().max(1.0) as usize;
     let lines: Vec<(Color, String)> = model

@@ -3,8 +3,8 @@
 
 use macroquad::prelude::*;
 
-use super::hud::BG;
 use super::text_input::TextInput;
+use super::theme::{BG, DIM, GOLD};
 
 const NAME_KEY: &str = "delve.name";
 
@@ -30,14 +30,14 @@ pub async fn ask_name() -> String {
         }
         clear_background(BG);
         let x = (screen_width() / 2.0 - 360.0).max(20.0);
-        draw_text("DELVE", x, 90.0, 64.0, Color::new(0.93, 0.77, 0.33, 1.0));
+        draw_text("DELVE", x, 90.0, 64.0, GOLD);
         input.draw("Your name: ", x, screen_height() / 2.0, 720.0);
         draw_text(
             "Enter: continue (this browser remembers it)",
             x,
             screen_height() / 2.0 + 40.0,
             18.0,
-            Color::new(0.6, 0.58, 0.66, 1.0),
+            DIM,
         );
         publish(&Status {
             screen: "name",

@@ -52,8 +52,8 @@ impl App {
             let what = describe(view, &self.model.descriptions, cell);
             help::draw_hover(cam, (cell.x, cell.y), what.as_ref(), self.pointer());
         }
-        hud::draw_log(layout.log, &self.model, self.log_scroll);
-        let mut turn = hud::turn_line(&self.model, now - self.status_at, self.awaiting.is_some());
+        log::draw(layout.log, &self.model, self.log_scroll);
+        let mut turn = panel::turn_line(&self.model, now - self.status_at, self.awaiting.is_some());
         let spectating = self.spectating();
         if !matches!(self.connection, Connection::Joined) || spectating {
             turn.text.clear();
@@ -61,7 +61,7 @@ impl App {
         // The banner says why and when the next try is; the clock only that nothing moves.
         if matches!(self.connection, Connection::Reconnecting { .. }) && !spectating {
             turn.text = "Offline".into();
-            turn.color = Color::from_rgba(255, 160, 0, 255);
+            turn.color = crate::ui::theme::WARN;
         }
         // A finished game of one's own says how it ended instead.
         if let Some(me) = self.model.view.as_ref().map(|v| &v.me)
@@ -77,7 +77,7 @@ impl App {
             }
         }
         let hints = self.input.keys.hints();
-        hud::draw_panel(
+        panel::draw(
             layout.panel,
             &self.model,
             &self.sprites,
@@ -87,13 +87,13 @@ impl App {
             now,
         );
         // Everything over the map from here on: scaled down as a whole in a small window.
-        crate::ui::modal::begin();
-        let over = crate::ui::modal::rect(layout.map);
+        layout::begin();
+        let over = layout::rect(layout.map);
         if let Some(view) = &self.model.view {
             let me = &view.me;
             if let Some(whom) = &self.model.watching {
                 let own_dead = !self.watcher_only();
-                hud::draw_watching(over, whom, me.alive, own_dead);
+                banners::draw_watching(over, whom, me.alive, own_dead);
             } else if self.end_hidden && !self.watcher_only() && (!me.alive || me.victory) {
                 let (title, color) = if me.victory {
                     (
@@ -103,7 +103,7 @@ impl App {
                 } else {
                     ("You died.", Color::from_rgba(255, 64, 64, 255))
                 };
-                hud::draw_end_banner(
+                banners::draw_end_banner(
                     over,
                     &format!("{title}   Score {}", me.score),
                     color,
@@ -119,7 +119,7 @@ impl App {
                 Screen::Game => {}
                 Screen::Character => screens::character(view, &self.sprites),
                 Screen::Inventory(st) => {
-                    let area = crate::ui::modal::pack_area(&layout);
+                    let area = layout.pack_area();
                     inventory::draw(area, view, &self.sprites, st, spectating)
                 }
                 Screen::LevelUp { selected } => screens::level_up(&self.model, me, *selected),
@@ -152,29 +152,29 @@ impl App {
         };
         match &self.connection {
             Connection::Connecting if self.model.view.is_none() => {
-                hud::draw_notice("Connecting", "Opening the way into the dungeon...")
+                banners::draw_notice("Connecting", "Opening the way into the dungeon...")
             }
             Connection::Reconnecting {
                 reason,
                 attempt,
                 at,
-            } if self.model.view.is_none() => hud::draw_notice(
+            } if self.model.view.is_none() => banners::draw_notice(
                 title,
                 &format!(
                     "{reason}. {}.",
-                    hud::reconnect_line(*attempt, (at - now).max(0.0).ceil())
+                    banners::reconnect_line(*attempt, (at - now).max(0.0).ceil())
                 ),
             ),
             Connection::Reconnecting {
                 attempt,
                 at,
                 reason,
-            } => hud::draw_reconnecting(over, *attempt, (at - now).max(0.0).ceil(), reason),
-            Connection::Ended(reason) => hud::draw_notice(title, reason),
+            } => banners::draw_reconnecting(over, *attempt, (at - now).max(0.0).ceil(), reason),
+            Connection::Ended(reason) => banners::draw_notice(title, reason),
             _ => {
                 // The server holds the dungeon until it can save its turns again.
                 if let Some(why) = &self.model.paused {
-                    hud::draw_paused(over, why);
+                    banners::draw_paused(over, why);
                 }
             }
         }
@@ -193,6 +193,6 @@ impl App {
             }
             _ => {}
         }
-        crate::ui::modal::end();
+        layout::end();
     }
 }

@@ -289,9 +289,9 @@ impl App {
                 }
             }
             if is_mouse_button_pressed(MouseButton::Left) {
-                let area = crate::ui::modal::pack_area(&Layout::new());
+                let area = Layout::new().pack_area();
                 let lay = InvLayout::new(area, blocked.is_some());
-                let at = crate::ui::modal::point(mouse_position().into());
+                let at = layout::point(mouse_position().into());
                 if let Some(k) = lay.slot_at(at).filter(|&k| k < len) {
                     st.selected = k;
                     st.note = None;

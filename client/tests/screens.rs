@@ -316,7 +316,7 @@ impl Run {
 
 #[test]
 fn every_screen_looks_as_committed() {
-    let Some(x) = Xvfb::start(1920, 1080) else {
+    let Some(x) = Xvfb::start(2560, 1440) else {
         assert!(
             std::env::var_os("CI").is_none(),
             "Xvfb is needed for the screenshot tests (apt-get install xvfb)"
@@ -392,11 +392,28 @@ fn every_screen_looks_as_committed() {
         run.play_and_check(&x, "1280x800", &server.url(), &script, &home);
     }
 
-    // The smallest window the panel stands beside the map in, a large one, and one below it
-    // (the panel folds into a bar over the map; help and the other screens shrink to fit).
+    // A full pack, its comparison open, in the smallest window the panel stands beside the map
+    // in (the pack takes the whole window rather than squeeze beside the panel) and in a large
+    // one (the interface scaled up: the pack fills its box with text as readable as at
+    // 1280x800). Exploring the strewn floor picks up 23 things.
+    for size in ["800x600", "2560x1440"] {
+        let home = run.home(&format!("pack-{size}"));
+        let server = TestServer::start(&strewn(), &home.join("server"));
+        let script = format!(
+            "idle; {}key i; key Up; key Up; key e; frames 2; shot {}",
+            "key x; idle; ".repeat(40),
+            run.shot(&format!("pack-{size}")),
+        );
+        run.play_and_check(&x, size, &server.url(), &script, &home);
+    }
+
+    // The smallest window the panel stands beside the map in, large ones (the interface grows
+    // with them), and one below it (the panel folds into a bar over the map; help and the
+    // other screens shrink to fit).
     for (size, name) in [
         ("800x600", "game-800x600"),
         ("1920x1080", "game-1920x1080"),
+        ("2560x1440", "game-2560x1440"),
         ("640x480", "game-640x480"),
     ] {
         let home = run.home(name);

@@ -5,7 +5,7 @@
 use macroquad::prelude::*;
 
 use super::layout::screen_size;
-use super::text::wrap;
+use super::text::{draw_text, measure_text, wrap};
 use super::theme::{DIM, GOLD};
 
 /// A centred notice over everything (connecting, connection lost, ...).

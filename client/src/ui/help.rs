@@ -4,8 +4,7 @@
 use macroquad::prelude::*;
 
 use super::layout::screen_size;
-use super::render::Camera;
-use super::text::fit;
+use super::text::{draw_text, fit, measure_text};
 use super::theme::{BOX, BOX_EDGE as EDGE, DIM, GOLD, outline};
 use crate::describe::Description;
 use crate::keymap::KeyMap;
@@ -106,15 +105,14 @@ pub fn draw_menu(items: &[&str], selected: usize, footer: &str) {
     draw_text(footer, x + 24.0, y + h - 12.0, 16.0, DIM);
 }
 
-/// Marks the cell under the mouse and, beside the pointer, says what is there. The box stays
-/// inside the map area.
-pub fn draw_hover(cam: &Camera, cell: (i32, i32), what: Option<&Description>, pointer: Vec2) {
-    let at = cam.to_screen(vec2(cell.0 as f32, cell.1 as f32));
+/// Marks the `cell` under the mouse and, beside the pointer, says what is there. The box stays
+/// inside the map's `area`.
+pub fn draw_hover(area: Rect, cell: Rect, what: Option<&Description>, pointer: Vec2) {
     outline(
-        at.x,
-        at.y,
-        cam.tile,
-        cam.tile,
+        cell.x,
+        cell.y,
+        cell.w,
+        cell.h,
         2.0,
         Color::new(1.0, 0.9, 0.5, 0.9),
     );
@@ -124,26 +122,20 @@ pub fn draw_hover(cam: &Camera, cell: (i32, i32), what: Option<&Description>, po
         .chain(&d.lines)
         .map(|l| measure_text(l, None, size, 1.0).width)
         .fold(0.0f32, f32::max);
-    let w = (widest + 20.0).min(cam.area.w - 8.0);
+    let w = (widest + 20.0).min(area.w - 8.0);
     let h = 12.0 + 22.0 * (1 + d.lines.len()) as f32;
     let (mx, my) = (pointer.x, pointer.y);
     // Beside the pointer, flipped to the other side near the map's right or bottom edge.
     let mut x = mx + 18.0;
-    if x + w > cam.area.x + cam.area.w - 4.0 {
+    if x + w > area.x + area.w - 4.0 {
         x = mx - 18.0 - w;
     }
     let mut y = my + 18.0;
-    if y + h > cam.area.y + cam.area.h - 4.0 {
+    if y + h > area.y + area.h - 4.0 {
         y = my - 18.0 - h;
     }
-    let x = x.clamp(
-        cam.area.x + 4.0,
-        (cam.area.x + cam.area.w - w - 4.0).max(cam.area.x),
-    );
-    let y = y.clamp(
-        cam.area.y + 4.0,
-        (cam.area.y + cam.area.h - h - 4.0).max(cam.area.y),
-    );
+    let x = x.clamp(area.x + 4.0, (area.x + area.w - w - 4.0).max(area.x));
+    let y = y.clamp(area.y + 4.0, (area.y + area.h - h - 4.0).max(area.y));
     draw_rectangle(x, y, w, h, BOX);
     outline(x, y, w, h, 1.0, EDGE);
     draw_text(

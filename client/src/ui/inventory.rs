@@ -7,7 +7,7 @@ use delve_protocol::{INVENTORY_SLOTS, ItemView, View};
 use macroquad::prelude::*;
 
 use super::sprites::Sprites;
-use super::text::wrap;
+use super::text::{draw_text, fit, measure_text, wrap};
 use super::theme::{BOX_EDGE as EDGE, DIM, GOLD, WARN, outline};
 use crate::pack::{self, Comparison, Verdict};
 
@@ -157,14 +157,17 @@ pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spe
         }
         None => {
             let d = lay.detail;
-            let lines = [
+            let chars = chars_in(d.w, 20);
+            let mut y = d.y + 24.0;
+            for para in [
                 "Your pack is empty.",
-                "",
-                "Walk over an item to pick it up; g or ,",
-                "picks up what lies where you stand.",
-            ];
-            for (k, line) in lines.iter().enumerate() {
-                draw_text(line, d.x, d.y + 24.0 + 24.0 * k as f32, 20.0, DIM);
+                "Walk over an item to pick it up; g or , picks up what lies where you stand.",
+            ] {
+                for line in wrap(para, chars) {
+                    draw_text(&line, d.x, y, 20.0, DIM);
+                    y += 24.0;
+                }
+                y += 24.0;
             }
         }
     }
@@ -172,14 +175,20 @@ pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spe
     // The note about the last key, then the keys.
     let fy = f.y + f.h - 14.0;
     if let Some(note) = &st.note {
-        draw_text(note, lay.detail.x, fy - 26.0, 18.0, WARN);
+        let w = f.x + f.w - 20.0 - lay.detail.x;
+        draw_text(fit(note, w, 18), lay.detail.x, fy - 26.0, 18.0, WARN);
     }
     let keys = if st.compare.is_some() {
         "Enter or y: equip        Esc or n: cancel"
     } else {
         "Up/Down or A-Z: select   u: use   e/w: equip or take off   d: drop   i/Esc: close"
     };
-    draw_text(keys, f.x + 20.0, fy, 18.0, DIM);
+    draw_text(fit(keys, f.w - 40.0, 18), f.x + 20.0, fy, 18.0, DIM);
+}
+
+/// How many characters of text at `size` fit in `w`.
+fn chars_in(w: f32, size: u16) -> usize {
+    ((w / measure_text("M", None, size, 1.0).width.max(1.0)) as usize).max(12)
 }
 
 fn draw_list(lay: &InvLayout, inv: &[ItemView], sprites: &Sprites, selected: usize) {
@@ -279,10 +288,23 @@ fn draw_detail(
     draw_rectangle(d.x, d.y, 76.0, 76.0, Color::new(0.0, 0.0, 0.0, 0.45));
     outline(d.x, d.y, 76.0, 76.0, 1.0, EDGE);
     icon(sprites, &item.key, d.x + 6.0, d.y + 6.0, 64.0);
-    draw_text(&item.name, d.x + 92.0, d.y + 30.0, 28.0, WHITE);
-    draw_text(kind_line(item), d.x + 92.0, d.y + 56.0, 20.0, DIM);
+    let name_w = d.w - 92.0;
+    draw_text(
+        fit(&item.name, name_w, 28),
+        d.x + 92.0,
+        d.y + 30.0,
+        28.0,
+        WHITE,
+    );
+    draw_text(
+        fit(&kind_line(item), name_w, 20),
+        d.x + 92.0,
+        d.y + 56.0,
+        20.0,
+        DIM,
+    );
     let mut y = d.y + 108.0;
-    let chars = ((d.w / 10.0) as usize).max(20);
+    let chars = chars_in(d.w, 20);
 
     if let Some(cmp) = cmp {
         draw_comparison(d, y, item, cmp);
@@ -312,6 +334,11 @@ fn draw_detail(
     if !blocked {
         let mut x = d.x;
         for (keys, what) in pack::item_actions(item) {
+            // Onto the next line when the pane is too narrow for another.
+            if x > d.x && x + width(keys, 20) + width(what, 20) + 8.0 > d.x + d.w {
+                x = d.x;
+                y += 26.0;
+            }
             draw_text(keys, x, y, 20.0, GOLD);
             x += width(keys, 20) + 8.0;
             draw_text(what, x, y, 20.0, WHITE);
@@ -332,15 +359,18 @@ fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
         Color::new(0.11, 0.1, 0.15, 1.0),
     );
     outline(d.x - 10.0, y - 26.0, d.w + 10.0, box_h, 1.0, GOLD);
-    draw_text(format!("Equip the {}?", item.name), d.x, y, 24.0, GOLD);
+    let ask = format!("Equip the {}?", item.name);
+    draw_text(fit(&ask, d.w - 10.0, 24), d.x, y, 24.0, GOLD);
     y += 24.0;
     let swap = match &cmp.replaces {
         Some(old) => format!("It replaces your {old}."),
         None => "Nothing is worn in that slot now.".into(),
     };
-    draw_text(&swap, d.x, y, 18.0, DIM);
+    draw_text(fit(&swap, d.w - 10.0, 18), d.x, y, 18.0, DIM);
     y += 34.0;
-    let (c_now, c_then, c_diff) = (d.x + 170.0, d.x + 260.0, d.x + 350.0);
+    // The columns share the pane: the stat's name, now, after, the difference.
+    let col = |share: f32, least: f32| d.x + (d.w * share).max(least).round();
+    let (c_now, c_then, c_diff) = (col(0.4, 150.0), col(0.6, 210.0), col(0.8, 270.0));
     draw_text("Now", c_now, y, 20.0, DIM);
     draw_text("After", c_then, y, 20.0, DIM);
     draw_line(d.x, y + 8.0, d.x + d.w - 20.0, y + 8.0, 1.0, EDGE);
@@ -367,7 +397,11 @@ fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
     }
     if cmp.uncertain() {
         draw_text(
-            "?: a worn item holds this at its lowest; it may end up lower.",
+            fit(
+                "?: a worn item holds this at its lowest; it may end up lower.",
+                d.w - 10.0,
+                16,
+            ),
             d.x,
             y + 4.0,
             16.0,

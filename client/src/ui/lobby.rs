@@ -4,7 +4,10 @@
 use delve_protocol::{MAX_DUNGEON_CHARS, MAX_NAME_CHARS, MAX_PASSWORD_CHARS, ServerMsg};
 use macroquad::prelude::*;
 
+use super::text::draw_text;
+
 use super::banners::draw_notice;
+use super::layout;
 use super::scores as table;
 use super::text_input::TextInput;
 use super::theme::{BG, DIM, GOLD, WARN};
@@ -316,7 +319,8 @@ impl Lobby {
 
     fn draw(&self) {
         clear_background(BG);
-        let (w, h) = (screen_width(), screen_height());
+        layout::begin(layout::Space::Ui);
+        let (w, h) = layout::screen_size();
         let x = (w / 2.0 - 360.0).max(20.0);
         draw_text("DELVE", x, 90.0, 64.0, GOLD);
         draw_text(format!("Dungeons on {}", self.url), x, 130.0, 22.0, DIM);
@@ -391,5 +395,6 @@ impl Lobby {
                 &format!("Asking {} for its dungeons...", self.url),
             );
         }
+        layout::end();
     }
 }

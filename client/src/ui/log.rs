@@ -2,7 +2,7 @@
 
 use macroquad::prelude::*;
 
-use super::text::wrap;
+use super::text::{draw_text, measure_text, wrap};
 use super::theme::{CHAT, DIM, PANEL_EDGE, message_color};
 use crate::model::Model;
 

@@ -4,6 +4,8 @@
 use delve_protocol::ScoreEntry;
 use macroquad::prelude::*;
 
+use super::text::{draw_text, measure_text};
+
 use super::layout::screen_size;
 use super::theme::{BOX_EDGE, DIM, GOLD, WARN, outline};
 use crate::keymap::Key;

@@ -8,7 +8,7 @@ use super::inventory::{BETTER, WORSE};
 use super::layout::screen_size;
 use super::panel::effect_icon;
 use super::sprites::Sprites;
-use super::text::wrap;
+use super::text::{draw_text, measure_text, wrap};
 use super::theme::{BOX_EDGE, DIM, GOLD, effect_look, message_color, outline};
 use crate::model::Model;
 use crate::pack;

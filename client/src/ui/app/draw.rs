@@ -30,11 +30,14 @@ impl App {
         if let Some(view) = &self.model.view {
             self.anims.prune(view, now);
             let (focus, _) = self.anims.position(view.me.id, view.me.pos, now);
-            let cam = Camera::new(layout.map, focus, view.map.width(), view.map.height());
+            let area = Space::Ui.rect_to(Space::Window, layout.map);
+            let cam = Camera::new(area, focus, view.map.width(), view.map.height());
             render::draw_map(view, &cam, &self.sprites);
             render::draw_entities(view, &cam, &self.sprites, &self.anims, now);
             self.camera = Some(cam);
         }
+        // The panel, the log and the hover box, in the interface's units.
+        layout::begin(Space::Ui);
         // What the mouse points at, while nothing is open over the map.
         // (Not over the summary of a finished game.)
         let summary_shown = self
@@ -50,7 +53,14 @@ impl App {
             && view.map.get(cell) != Tile::Unknown
         {
             let what = describe(view, &self.model.descriptions, cell);
-            help::draw_hover(cam, (cell.x, cell.y), what.as_ref(), self.pointer());
+            let at = cam.to_screen(vec2(cell.x as f32, cell.y as f32));
+            let cell = Rect::new(at.x, at.y, cam.tile, cam.tile);
+            help::draw_hover(
+                layout.map,
+                Space::Window.rect_to(Space::Ui, cell),
+                what.as_ref(),
+                Space::Ui.point(self.pointer()),
+            );
         }
         log::draw(layout.log, &self.model, self.log_scroll);
         let mut turn = panel::turn_line(&self.model, now - self.status_at, self.awaiting.is_some());
@@ -86,9 +96,10 @@ impl App {
             &hints,
             now,
         );
+        layout::end();
         // Everything over the map from here on: scaled down as a whole in a small window.
-        layout::begin();
-        let over = layout::rect(layout.map);
+        layout::begin(Space::Screens);
+        let over = Space::Ui.rect_to(Space::Screens, layout.map);
         if let Some(view) = &self.model.view {
             let me = &view.me;
             if let Some(whom) = &self.model.watching {
@@ -182,12 +193,15 @@ impl App {
             Screen::Help => help::draw_help(&self.input.keys, &self.keys_note),
             Screen::Menu { selected } => {
                 let sound = self.audio.settings();
-                let labels: Vec<String> = MENU.iter().map(|m| m.label(sound)).collect();
+                let labels: Vec<String> = MENU
+                    .iter()
+                    .map(|m| m.label(sound, self.appearance))
+                    .collect();
                 let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
-                let footer = if MENU[*selected % MENU.len()] == MenuItem::Sound {
-                    "Left/Right: volume; Enter: sound on/off"
-                } else {
-                    "Up/Down, Enter; Esc resumes"
+                let footer = match MENU[*selected % MENU.len()] {
+                    MenuItem::Sound => "Left/Right: volume; Enter: sound on/off",
+                    MenuItem::Scale => "Left/Right: smaller, larger; Enter: 100%",
+                    _ => "Up/Down, Enter; Esc resumes",
                 };
                 help::draw_menu(&labels, *selected, footer);
             }

@@ -1,6 +1,7 @@
 //! The keys of the game screens: what each command does on each screen, for a player, for
 //! someone not driving a character, and in the pack.
 
+use super::super::input::Resize;
 use super::*;
 use crate::keymap::Named;
 use crate::travel::Goal;
@@ -8,6 +9,10 @@ use delve_protocol::Action;
 
 impl App {
     pub(super) fn handle_input(&mut self, now: f64, chars: &[char]) {
+        if let Some(r) = super::super::input::resize_pressed() {
+            let said = resize(&mut self.appearance, r);
+            self.note(&said);
+        }
         // The high scores take every key while open, even while the connection is down.
         if let Screen::Scores(board) = &mut self.screen {
             self.input.reset();
@@ -291,7 +296,7 @@ impl App {
             if is_mouse_button_pressed(MouseButton::Left) {
                 let area = Layout::new().pack_area();
                 let lay = InvLayout::new(area, blocked.is_some());
-                let at = layout::point(mouse_position().into());
+                let at = Space::Screens.point(mouse_position().into());
                 if let Some(k) = lay.slot_at(at).filter(|&k| k < len) {
                     st.selected = k;
                     st.note = None;
@@ -356,14 +361,23 @@ impl App {
                 if down {
                     *selected = (*selected + 1) % MENU.len();
                 }
-                // Left and right set the volume on the sound line.
-                if MENU[*selected % MENU.len()] == MenuItem::Sound {
-                    let (left, right) = (
-                        self.input.named_pressed(Named::Left),
-                        self.input.named_pressed(Named::Right),
-                    );
-                    if left != right {
-                        self.audio.step(right);
+                // Left and right set the volume on the sound line, the size on the size line.
+                let (left, right) = (
+                    self.input.named_pressed(Named::Left),
+                    self.input.named_pressed(Named::Right),
+                );
+                if left != right {
+                    match MENU[*selected % MENU.len()] {
+                        MenuItem::Sound => self.audio.step(right),
+                        MenuItem::Scale => {
+                            let r = if right {
+                                Resize::Larger
+                            } else {
+                                Resize::Smaller
+                            };
+                            resize(&mut self.appearance, r);
+                        }
+                        _ => {}
                     }
                 }
             }
@@ -389,7 +403,9 @@ impl App {
             | Screen::Inventory(_)
             | Screen::Help
             | Screen::Scores(_) => {
-                let over_log = Layout::new().log.contains(mouse_position().into());
+                let over_log = Layout::new()
+                    .log
+                    .contains(Space::Ui.point(mouse_position().into()));
                 if over_log && wheel > 0.0 {
                     self.log_scroll += 2;
                 } else if over_log && wheel < 0.0 {
@@ -406,25 +422,29 @@ pub(super) enum MenuItem {
     Resume,
     Help,
     Sound,
+    /// The interface's size.
+    Scale,
     Scores,
     Quit,
 }
 
-pub(super) const MENU: [MenuItem; 5] = [
+pub(super) const MENU: [MenuItem; 6] = [
     MenuItem::Resume,
     MenuItem::Help,
     MenuItem::Sound,
+    MenuItem::Scale,
     MenuItem::Scores,
     MenuItem::Quit,
 ];
 
 impl MenuItem {
-    pub(super) fn label(self, sound: crate::sound::Settings) -> String {
+    pub(super) fn label(self, sound: crate::sound::Settings, look: Appearance) -> String {
         match self {
             MenuItem::Resume => "Resume".into(),
             MenuItem::Help => "Help and keys".into(),
             MenuItem::Sound if sound.muted => "Sound: off".into(),
             MenuItem::Sound => format!("Sound: {}%", sound.volume),
+            MenuItem::Scale => format!("Interface size: {}%", look.scale),
             MenuItem::Scores => "High scores".into(),
             MenuItem::Quit => "Quit".into(),
         }
@@ -438,6 +458,10 @@ impl App {
             MenuItem::Help => self.screen = Screen::Help,
             MenuItem::Sound => {
                 self.audio.toggle_mute();
+            }
+            MenuItem::Scale => {
+                let said = resize(&mut self.appearance, Resize::Reset);
+                self.note(&said);
             }
             MenuItem::Scores => self.open_scores(),
             // The character stays in the dungeon, as when the window is closed; the solo

@@ -4,6 +4,8 @@
 use delve_protocol::{EntityKind, Slot, View};
 use macroquad::prelude::*;
 
+use crate::ui::text::{draw_text, measure_text};
+
 use crate::pack;
 use crate::ui::sprites::Sprites;
 use crate::ui::theme::{DIM, MONSTER, player_color};

@@ -21,6 +21,8 @@ pub use turn::{TurnLine, turn_line};
 use delve_protocol::View;
 use macroquad::prelude::*;
 
+use crate::ui::text::{draw_text, measure_text};
+
 use crate::model::Model;
 use crate::ui::sprites::Sprites;
 use crate::ui::theme::{DIM, GOLD, PANEL, PANEL_EDGE, WARN, player_color};

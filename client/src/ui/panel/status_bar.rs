@@ -3,6 +3,8 @@
 
 use macroquad::prelude::*;
 
+use crate::ui::text::{draw_text, measure_text};
+
 use super::bars::{XP, bar, draw_effects, hp_color, xp_frac};
 use super::turn::TurnLine;
 use crate::model::Model;

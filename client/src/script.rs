@@ -19,6 +19,10 @@
 //! - `sound NAME`: wait until the sound effect NAME (`hit`, `door`, ... as in
 //!   `client/assets/sounds/`) has been played (or would have been, muted or without a device)
 //!   and the output has played it out;
+//! - `tap WORD` / `point WORD`: click (or point at) a button or line shown on screen, found by
+//!   what it does: a command by its key-file name (`explore`, `inventory`, `cancel`,
+//!   `new_character`), `row N` for line N of the list open, `use`, `wear`, `drop` in the pack,
+//!   `more N` / `less N` for a menu setting; it waits for the control to be shown;
 //! - `shot PATH`: save the window as a PNG;
 //!
 //! A click prints `click X,Y from X0,Y0`: the cell it clicked, and where the character stood.
@@ -75,6 +79,10 @@ pub enum Action {
     Key(Key),
     Hover(Target),
     Click(Target),
+    /// Click a control on screen, named by what it does.
+    Tap(String),
+    /// Point at a control on screen.
+    Point(String),
     Idle,
     Frames(u32),
     Turn(u64),
@@ -108,6 +116,8 @@ pub fn parse(text: &str) -> Result<Vec<Action>, String> {
             "key" => Action::Key(Key::parse(arg).ok_or_else(bad)?),
             "hover" => Action::Hover(target()?),
             "click" => Action::Click(target()?),
+            "tap" if !arg.is_empty() => Action::Tap(arg.to_string()),
+            "point" if !arg.is_empty() => Action::Point(arg.to_string()),
             "idle" => Action::Idle,
             "frames" => Action::Frames(arg.parse().map_err(|_| bad())?),
             "turn" => Action::Turn(arg.parse().map_err(|_| bad())?),
@@ -168,7 +178,7 @@ mod tests {
 
     #[test]
     fn a_script_reads_step_by_step() {
-        let s = parse("key x; idle; hover monster; click -2,1; key Escape; frames 3; turn 4; wait lost; wait back; wait dead; sound level-up; watch Ann; wait Bob; wait Ann 4,-1; shot /tmp/a b.png; quit").unwrap();
+        let s = parse("key x; idle; hover monster; click -2,1; tap row 2; point explore; key Escape; frames 3; turn 4; wait lost; wait back; wait dead; sound level-up; watch Ann; wait Bob; wait Ann 4,-1; shot /tmp/a b.png; quit").unwrap();
         assert_eq!(
             s,
             vec![
@@ -176,6 +186,8 @@ mod tests {
                 Action::Idle,
                 Action::Hover(Target::Monster),
                 Action::Click(Target::Offset(-2, 1)),
+                Action::Tap("row 2".into()),
+                Action::Point("explore".into()),
                 Action::Key(Key::Named(Named::Escape)),
                 Action::Frames(3),
                 Action::Turn(4),
@@ -195,6 +207,7 @@ mod tests {
         assert!(parse("sound trumpet").is_err());
         assert!(parse("wait Ann there").is_err());
         assert!(parse("watch").is_err());
+        assert!(parse("tap").is_err());
     }
 
     #[test]

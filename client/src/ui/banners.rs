@@ -6,7 +6,9 @@ use macroquad::prelude::*;
 
 use super::layout::screen_size;
 use super::text::{draw_text, measure_text, wrap};
-use super::theme::{DIM, GOLD};
+use super::theme::GOLD;
+use super::widgets::{self, Tap};
+use crate::keymap::Command;
 
 /// A centred notice over everything (connecting, connection lost, ...).
 pub fn draw_notice(title: &str, detail: &str) {
@@ -94,27 +96,50 @@ fn draw_banner_box(area: Rect, h: f32, fill: Color, edge: Color) {
     draw_line(area.x, area.y + h, area.x + area.w, area.y + h, 2.0, edge);
 }
 
-/// The banner over the map while following someone else's view.
+/// The banner over the map while following someone else's view, with buttons for what can be
+/// done from there.
 pub fn draw_watching(area: Rect, whom: &str, alive: bool, own_dead: bool) {
     let text = if alive {
         format!("Watching {whom}")
     } else {
         format!("Watching {whom} (dead)")
     };
-    let keys = if own_dead {
-        "w: next player   Esc: your own view   n: new character   h: high scores   Enter: chat"
-    } else {
-        "w: next player   h: high scores   Enter: chat"
-    };
-    draw_rectangle(area.x, area.y, area.w, 56.0, Color::new(0.0, 0.0, 0.0, 0.6));
-    draw_text(&text, area.x + 16.0, area.y + 26.0, 24.0, GOLD);
-    draw_text(keys, area.x + 16.0, area.y + 48.0, 16.0, DIM);
+    let mut buttons = vec![("w", "Next player", Tap::Command(Command::Follow))];
+    if own_dead {
+        buttons.push(("Esc", "Your own view", Tap::Command(Command::Cancel)));
+        buttons.push(("n", "New character", Tap::Command(Command::NewCharacter)));
+    }
+    buttons.push(("h", "High scores", Tap::Command(Command::Scores)));
+    buttons.push(("Enter", "Chat", Tap::Command(Command::Talk)));
+    banner_with_buttons(area, &text, GOLD, &buttons);
 }
 
 /// The banner over the map once the summary of a finished game is put away: what happened, and
-/// the keys that go on from there.
-pub fn draw_end_banner(area: Rect, title: &str, color: Color, keys: &str) {
-    draw_rectangle(area.x, area.y, area.w, 56.0, Color::new(0.0, 0.0, 0.0, 0.6));
-    draw_text(title, area.x + 16.0, area.y + 26.0, 24.0, color);
-    draw_text(keys, area.x + 16.0, area.y + 48.0, 16.0, DIM);
+/// buttons (with their keys) for what goes on from there.
+pub fn draw_end_banner(area: Rect, title: &str, color: Color) {
+    banner_with_buttons(
+        area,
+        title,
+        color,
+        &[
+            ("n", "New character", Tap::Command(Command::NewCharacter)),
+            ("w", "Watch a friend", Tap::Command(Command::Follow)),
+            ("h", "High scores", Tap::Command(Command::Scores)),
+            ("Esc", "Summary", Tap::Command(Command::Cancel)),
+            ("Enter", "Chat", Tap::Command(Command::Talk)),
+        ],
+    );
 }
+
+/// A dark band across the top of `area`: a title, and under it a row of buttons.
+fn banner_with_buttons(area: Rect, title: &str, color: Color, buttons: &[(&str, &str, Tap)]) {
+    let h = BANNER_H;
+    draw_rectangle(area.x, area.y, area.w, h, Color::new(0.0, 0.0, 0.0, 0.6));
+    widgets::add(Rect::new(area.x, area.y, area.w, h), Tap::Block);
+    draw_text(title, area.x + 16.0, area.y + 26.0, 24.0, color);
+    let row = Rect::new(area.x + 12.0, area.y + 38.0, area.w - 24.0, 30.0);
+    widgets::button_row(row, 8.0, buttons);
+}
+
+/// The height of the watching and end banners.
+pub const BANNER_H: f32 = 76.0;

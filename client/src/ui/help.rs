@@ -6,15 +6,18 @@ use macroquad::prelude::*;
 use super::layout::screen_size;
 use super::text::{draw_text, fit, measure_text};
 use super::theme::{BOX, BOX_EDGE as EDGE, DIM, GOLD, outline};
+use super::widgets::{self, Look, Tap};
 use crate::describe::Description;
+use crate::keymap::Command;
 use crate::keymap::KeyMap;
 
 /// What the mouse does, for the help screen.
-const MOUSE: [&str; 4] = [
+const MOUSE: [&str; 5] = [
     "Point at the map: what is there, in the box by the pointer.",
     "Left click a known place: walk there (a key stops the walk).",
     "Left click a monster next to you: attack it.",
-    "Wheel over the log: scroll it back.",
+    "The buttons beside the map and on every screen do what their keys do.",
+    "Wheel over the log or a list: scroll it.",
 ];
 
 /// Every key, in two columns when the window is wide enough, then the mouse and the key file.
@@ -36,13 +39,15 @@ pub fn draw_help(keys: &KeyMap, note: &str) {
     let (x, y) = (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round().max(8.0));
     draw_rectangle(x, y, w, h, BOX);
     outline(x, y, w, h, 2.0, EDGE);
+    widgets::add(Rect::new(0.0, 0.0, sw, sh), Tap::Block);
     draw_text("Keys", x + 20.0, y + 36.0, 32.0, GOLD);
-    draw_text(
-        "? or Esc closes",
-        x + w - 150.0,
-        y + 34.0,
-        f32::from(size),
-        DIM,
+    let close = Rect::new(x + w - 20.0 - 110.0, y + 12.0, 110.0, 28.0);
+    widgets::button(
+        close,
+        "?",
+        "Close",
+        Tap::Command(Command::Help),
+        Look::Plain,
     );
     let col_w = if two { (w - 60.0) / 2.0 } else { w - 40.0 };
     let key_w = (col_w * 0.42).min(190.0);
@@ -79,28 +84,43 @@ pub fn draw_help(keys: &KeyMap, note: &str) {
     );
 }
 
-/// The Esc menu: its items, the selected one marked.
-pub fn draw_menu(items: &[&str], selected: usize, footer: &str) {
+/// The Esc menu: its items, the selected one marked; a click on an item chooses it. Items
+/// that are settings (`steps`) have a smaller and a larger button at their right.
+pub fn draw_menu(items: &[&str], steps: &[bool], selected: usize, footer: &str) {
     let (sw, sh) = screen_size();
     draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.55));
-    let (w, h) = (320.0, 90.0 + items.len() as f32 * 40.0);
+    widgets::add(Rect::new(0.0, 0.0, sw, sh), Tap::Block);
+    let (w, h) = (340.0, 90.0 + items.len() as f32 * 40.0);
     let (x, y) = (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round());
     draw_rectangle(x, y, w, h, BOX);
     outline(x, y, w, h, 2.0, EDGE);
     draw_text("Delve", x + 24.0, y + 40.0, 34.0, GOLD);
     for (k, item) in items.iter().enumerate() {
         let iy = y + 80.0 + k as f32 * 40.0;
+        let line = Rect::new(x + 12.0, iy - 26.0, w - 24.0, 36.0);
+        widgets::add(line, Tap::Row(k));
         if k == selected {
             draw_rectangle(
-                x + 12.0,
-                iy - 26.0,
-                w - 24.0,
-                36.0,
+                line.x,
+                line.y,
+                line.w,
+                line.h,
                 Color::new(0.3, 0.25, 0.1, 1.0),
             );
         }
         let c = if k == selected { GOLD } else { WHITE };
         draw_text(item, x + 32.0, iy, 24.0, c);
+        if steps.get(k).copied().unwrap_or(false) {
+            for (n, (label, up)) in [("-", false), ("+", true)].into_iter().enumerate() {
+                let b = Rect::new(
+                    line.x + line.w - 70.0 + 36.0 * n as f32,
+                    line.y + 4.0,
+                    30.0,
+                    28.0,
+                );
+                widgets::button(b, "", label, Tap::Step(k, up), Look::Plain);
+            }
+        }
     }
     draw_text(footer, x + 24.0, y + h - 12.0, 16.0, DIM);
 }

@@ -9,11 +9,15 @@ use macroquad::prelude::*;
 use super::sprites::Sprites;
 use super::text::{draw_text, fit, measure_text, wrap};
 use super::theme::{BOX_EDGE as EDGE, DIM, GOLD, WARN, outline};
+use super::widgets::{self, Look, Tap};
+use crate::keymap::Command;
 use crate::pack::{self, Comparison, Verdict};
 
 const FAINT: Color = Color::new(0.36, 0.34, 0.42, 1.0);
 pub const BETTER: Color = Color::new(0.35, 0.88, 0.42, 1.0);
 pub const WORSE: Color = Color::new(1.0, 0.36, 0.32, 1.0);
+/// The height of the buttons under an item (use, equip, drop) and under the comparison.
+const ACTION_H: f32 = 30.0;
 
 /// What the inventory screen shows besides the pack itself.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -26,7 +30,7 @@ pub struct InventoryState {
     pub note: Option<String>,
 }
 
-/// Where things are on the screen, shared by drawing and the mouse.
+/// Where things are on the screen.
 pub struct InvLayout {
     pub frame: Rect,
     /// The first slot row's top-left corner, and the size of one row.
@@ -58,14 +62,6 @@ impl InvLayout {
             row_h,
             detail,
         }
-    }
-
-    /// The pack slot under a screen point, if any.
-    pub fn slot_at(&self, p: Vec2) -> Option<usize> {
-        self.list
-            .contains(p)
-            .then(|| ((p.y - self.list.y) / self.row_h) as usize)
-            .filter(|&k| k < INVENTORY_SLOTS)
     }
 }
 
@@ -114,6 +110,8 @@ pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spe
         area.h,
         Color::new(0.0, 0.0, 0.0, 0.5),
     );
+    // Clicks on the pack's area stay in it.
+    widgets::add(area, Tap::Block);
     draw_rectangle(f.x, f.y, f.w, f.h, Color::new(0.07, 0.065, 0.095, 0.97));
     outline(f.x, f.y, f.w, f.h, 2.0, EDGE);
 
@@ -181,9 +179,23 @@ pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spe
     let keys = if st.compare.is_some() {
         "Enter or y: equip        Esc or n: cancel"
     } else {
-        "Up/Down or A-Z: select   u: use   e/w: equip or take off   d: drop   i/Esc: close"
+        "Up/Down, A-Z or a click: select   u: use   e/w: equip or take off   d: drop"
     };
-    draw_text(fit(keys, f.w - 40.0, 18), f.x + 20.0, fy, 18.0, DIM);
+    let close = Rect::new(f.x + f.w - 20.0 - 110.0, fy - 20.0, 110.0, 28.0);
+    widgets::button(
+        close,
+        "i",
+        "Close",
+        Tap::Command(Command::Inventory),
+        Look::Plain,
+    );
+    draw_text(
+        fit(keys, close.x - f.x - 36.0, 18),
+        f.x + 20.0,
+        fy,
+        18.0,
+        DIM,
+    );
 }
 
 /// How many characters of text at `size` fit in `w`.
@@ -215,6 +227,16 @@ fn draw_list(lay: &InvLayout, inv: &[ItemView], sprites: &Sprites, selected: usi
             draw_text("-", l.x + 48.0, base, font, FAINT);
             continue;
         };
+        widgets::add(Rect::new(l.x - 8.0, y, l.w + 8.0, lay.row_h), Tap::Row(k));
+        if k != selected && widgets::hovered(Rect::new(l.x - 8.0, y, l.w + 8.0, lay.row_h)) {
+            draw_rectangle(
+                l.x - 8.0,
+                y,
+                l.w + 8.0,
+                lay.row_h,
+                Color::new(1.0, 1.0, 1.0, 0.06),
+            );
+        }
         draw_text(&letter, l.x, base, font, GOLD);
         icon(
             sprites,
@@ -332,17 +354,30 @@ fn draw_detail(
         y += 12.0;
     }
     if !blocked {
+        // What can be done with it, as buttons showing their keys; a click does what the key
+        // does (the pack's own letters, `pack::pack_key`).
+        y += 14.0;
         let mut x = d.x;
         for (keys, what) in pack::item_actions(item) {
+            let key = keys.chars().next().unwrap_or(' ');
+            let Some(tap) = pack::pack_key(key) else {
+                continue;
+            };
+            let label = capitalise(what);
+            let w = (width(&label, 20) + width("M", 20) * 2.0 + 32.0).max(96.0);
             // Onto the next line when the pane is too narrow for another.
-            if x > d.x && x + width(keys, 20) + width(what, 20) + 8.0 > d.x + d.w {
+            if x > d.x && x + w > d.x + d.w {
                 x = d.x;
-                y += 26.0;
+                y += ACTION_H + 8.0;
             }
-            draw_text(keys, x, y, 20.0, GOLD);
-            x += width(keys, 20) + 8.0;
-            draw_text(what, x, y, 20.0, WHITE);
-            x += width(what, 20) + 24.0;
+            let area = Rect::new(x, y - 22.0, w, ACTION_H);
+            let look = if keys.contains("Enter") {
+                Look::Primary
+            } else {
+                Look::Plain
+            };
+            widgets::button(area, &key.to_string(), &label, Tap::Pack(tap), look);
+            x += w + 10.0;
         }
     }
 }
@@ -350,7 +385,8 @@ fn draw_detail(
 /// The stats now beside the stats with the item worn: better in green, worse in red.
 fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
     let mut y = top;
-    let box_h = 104.0 + 30.0 * cmp.rows.len() as f32 + if cmp.uncertain() { 28.0 } else { 6.0 };
+    let note_h = if cmp.uncertain() { 28.0 } else { 6.0 };
+    let box_h = 104.0 + 30.0 * cmp.rows.len() as f32 + note_h + ACTION_H + 16.0;
     draw_rectangle(
         d.x - 10.0,
         y - 26.0,
@@ -408,4 +444,22 @@ fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
             DIM,
         );
     }
+    // Yes or no, by click as by key.
+    let y = top - 26.0 + box_h - ACTION_H - 10.0;
+    let yes = Rect::new(d.x, y, 150.0, ACTION_H);
+    widgets::button(
+        yes,
+        "y",
+        "Equip",
+        Tap::Command(Command::Confirm),
+        Look::Primary,
+    );
+    let no = Rect::new(d.x + 162.0, y, 150.0, ACTION_H);
+    widgets::button(
+        no,
+        "n",
+        "Cancel",
+        Tap::Command(Command::Cancel),
+        Look::Plain,
+    );
 }

@@ -4,8 +4,8 @@
 //! - [`app`]: the game's state between frames and the frame loop (network, input, drawing),
 //!   with what each command does on each screen, the mouse on the map, and `--script`.
 //! - [`lobby`]: the list of a server's dungeons, before a game.
-//! - [`screens`]: the screens over the game: character sheet, level-up, message history,
-//!   death and victory.
+//! - [`screens`]: the screens over the game: character sheet, level-up, message history.
+//! - [`ending`]: the death and victory screens.
 //! - [`inventory`]: the pack screen.
 //! - [`scores`]: the high-score table (over the lobby or the game).
 //! - [`help`]: the help screen, the Esc menu and the hover box.
@@ -16,6 +16,8 @@
 //! - [`anim`]: walks, hops, flashes and floating numbers between turns.
 //! - [`sprites`] and [`sheet`]: the pixel art, cut from the sprite sheet.
 //! - [`input`]: keys to commands, by the key table.
+//! - [`controls`]: the commands offered as buttons beside the map (one table).
+//! - [`widgets`]: clickable places and buttons: drawn in a frame, clicked in the next.
 //! - [`text_input`]: a one-line text field (chat, the lobby's questions).
 //! - [`audio`]: playing the sound effects.
 //! - [`frames`]: frame-time statistics.
@@ -28,6 +30,8 @@ pub mod anim;
 pub mod app;
 pub mod audio;
 pub mod banners;
+pub mod controls;
+pub mod ending;
 pub mod frames;
 pub mod help;
 pub mod input;
@@ -47,5 +51,6 @@ pub mod text_input;
 pub mod theme;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
+pub mod widgets;
 
 pub use app::{Options, run};

@@ -4,10 +4,9 @@
 use delve_protocol::{Effect, EntityKind, EntityView, Pos, Tile, View};
 use macroquad::prelude::*;
 
-use super::text::{draw_text, measure_text};
-
 use super::anim::Anims;
 use super::sprites::{Sprites, hash};
+use super::text::{draw_text, measure_text};
 use super::theme::{effect_look, player_color};
 
 /// Colour of remembered-but-unseen tiles: dim and bluish, like a memory.

@@ -5,7 +5,6 @@ use macroquad::prelude::*;
 
 use super::layout;
 use super::text::draw_text;
-
 use super::text_input::TextInput;
 use super::theme::{BG, DIM, GOLD};
 

@@ -7,7 +7,9 @@ const STILL_TIME: f64 = 1.0e6;
 
 use super::*;
 use crate::describe::describe;
+use crate::keymap::Command;
 use crate::ui::help;
+use crate::ui::widgets::{self, Tap};
 
 impl App {
     pub(super) fn draw(&mut self, now: f64) {
@@ -86,14 +88,14 @@ impl App {
                 turn.color = Color::from_rgba(255, 64, 64, 255);
             }
         }
-        let hints = self.input.keys.hints();
+        let controls = crate::ui::controls::offered(&self.input.keys, self.situation());
         panel::draw(
             layout.panel,
             &self.model,
             &self.sprites,
             &turn,
             &connection,
-            &hints,
+            &controls,
             now,
         );
         layout::end();
@@ -114,17 +116,11 @@ impl App {
                 } else {
                     ("You died.", Color::from_rgba(255, 64, 64, 255))
                 };
-                banners::draw_end_banner(
-                    over,
-                    &format!("{title}   Score {}", me.score),
-                    color,
-                    "n: new character   w: watch a friend   h: high scores   Esc: show the summary   \
-                     Enter: chat",
-                );
+                banners::draw_end_banner(over, &format!("{title}   Score {}", me.score), color);
             } else if me.victory {
-                screens::victory(me, &self.sprites, now, over, self.dump.as_deref());
+                crate::ui::ending::victory(me, &self.sprites, now, over, self.dump.as_deref());
             } else if !me.alive {
-                screens::death(me, over, self.dump.as_deref());
+                crate::ui::ending::death(me, over, self.dump.as_deref());
             }
             match &self.screen {
                 Screen::Game => {}
@@ -146,12 +142,19 @@ impl App {
                 // Drawn last, over any notice: they work with the connection down too.
                 Screen::Help | Screen::Menu { .. } => {}
                 // Just above the log, so no line of it is hidden.
-                Screen::Chat(line) => line.draw(
-                    "Say: ",
-                    over.x + 10.0,
-                    over.y + over.h - 12.0,
-                    over.w - 20.0,
-                ),
+                Screen::Chat(line) => {
+                    let y = over.y + over.h - 12.0;
+                    let buttons = 2.0 * 100.0 + 8.0;
+                    line.draw("Say: ", over.x + 10.0, y, over.w - 28.0 - buttons);
+                    widgets::button_row(
+                        Rect::new(over.x + over.w - 10.0 - buttons, y - 22.0, buttons, 30.0),
+                        8.0,
+                        &[
+                            ("Enter", "Send", Tap::Command(Command::Confirm)),
+                            ("Esc", "Close", Tap::Command(Command::Cancel)),
+                        ],
+                    );
+                }
             }
         }
         // Lost, or never there: "cannot reach" is a server that never answered this game;
@@ -203,7 +206,11 @@ impl App {
                     MenuItem::Scale => "Left/Right: smaller, larger; Enter: 100%",
                     _ => "Up/Down, Enter; Esc resumes",
                 };
-                help::draw_menu(&labels, *selected, footer);
+                let steps: Vec<bool> = MENU
+                    .iter()
+                    .map(|m| matches!(m, MenuItem::Sound | MenuItem::Scale))
+                    .collect();
+                help::draw_menu(&labels, &steps, *selected, footer);
             }
             _ => {}
         }

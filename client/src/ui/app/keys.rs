@@ -3,8 +3,9 @@
 
 use super::super::input::Resize;
 use super::*;
-use crate::keymap::Named;
+use crate::keymap::{Command, Named};
 use crate::travel::Goal;
+use crate::ui::widgets::Tap;
 use delve_protocol::Action;
 
 impl App {
@@ -13,10 +14,20 @@ impl App {
             let said = resize(&mut self.appearance, r);
             self.note(&said);
         }
+        let click = self.take_click();
         // The high scores take every key while open, even while the connection is down.
         if let Screen::Scores(board) = &mut self.screen {
             self.input.reset();
-            if table::keys(board, chars, self.model.scores.len(), &self.input.injected) {
+            let len = self.model.scores.len();
+            let closed = table::keys(board, chars, len, &self.input.injected);
+            let clicked_shut = matches!(
+                Self::tap_command(&click),
+                Some(Command::Cancel | Command::Scores)
+            );
+            if let Some(Tap::ScrollTo(share)) = click.tap {
+                table::scroll_to(board, share, len);
+            }
+            if closed || clicked_shut {
                 self.screen = Screen::Game;
             }
             return;
@@ -24,9 +35,14 @@ impl App {
         // With the connection down nothing can be sent, but the menu, help and sound still
         // answer (and Esc closes whatever was open).
         if !matches!(self.connection, Connection::Joined) {
-            let (commands, _) = self.input.poll(now, false, true, chars);
+            let (mut commands, _) = self.input.poll(now, false, true, chars);
+            commands.extend(Self::tap_command(&click));
             self.trip = None;
+            self.hover_select();
             self.scroll_keys();
+            if let Some(tap) = click.tap {
+                self.screen_tap(tap);
+            }
             for cmd in commands {
                 if !self.common_command(cmd) && cmd == Command::Cancel {
                     self.screen = match self.screen {
@@ -69,10 +85,12 @@ impl App {
         // The chat line takes every key while it is open.
         if let Screen::Chat(line) = &mut self.screen {
             line.feed(chars);
-            if self.input.named_pressed(Named::Escape) {
+            let tapped = Self::tap_command(&click);
+            if self.input.named_pressed(Named::Escape) || tapped == Some(Command::Cancel) {
                 self.screen = Screen::Game;
             } else if self.input.named_pressed(Named::Enter)
                 || self.input.named_pressed(Named::KpEnter)
+                || tapped == Some(Command::Confirm)
             {
                 let text = line.text.trim().to_string();
                 if !text.is_empty() {
@@ -85,19 +103,25 @@ impl App {
         // So does the inventory: its letters are its own.
         if matches!(self.screen, Screen::Inventory(_)) {
             self.input.reset();
-            self.inventory_input(chars, spectating);
+            self.inventory_input(chars, spectating, click.tap, now);
             return;
         }
         let modal = !matches!(self.screen, Screen::Game) || spectating;
         let can_repeat = self.awaiting.is_none() && !self.anims.busy(now);
-        let (commands, any_key) = self.input.poll(now, can_repeat, modal, chars);
-        // Any key stops a walk under way (the key still does what it does).
-        if any_key {
+        let (mut commands, any_key) = self.input.poll(now, can_repeat, modal, chars);
+        // Any key or button stops a walk under way (the key still does what it does).
+        if any_key || click.tap.is_some() {
             self.trip = None;
         }
+        self.hover_select();
         self.scroll_keys();
+        match click.tap {
+            Some(Tap::Command(c)) => commands.push(c),
+            Some(tap) => self.screen_tap(tap),
+            None => {}
+        }
         if !modal {
-            self.mouse(turn);
+            self.mouse(turn, click.map);
         }
         for cmd in commands {
             if self.common_command(cmd) {
@@ -242,7 +266,12 @@ impl App {
 
     /// The inventory screen's keys: select, act on the selected item, confirm or cancel an
     /// equip, close. Nothing is sent while the pack is read-only or locked; the banner says why.
-    fn inventory_input(&mut self, chars: &[char], spectating: bool) {
+    fn inventory_input(&mut self, chars: &[char], spectating: bool, tap: Option<Tap>, now: f64) {
+        // A second click on a line chooses it, as Enter does.
+        let double = match tap {
+            Some(Tap::Row(k)) => self.double_click(k, now),
+            _ => false,
+        };
         let Some(view) = &self.model.view else { return };
         let Screen::Inventory(st) = &mut self.screen else {
             return;
@@ -250,9 +279,16 @@ impl App {
         let inv = &view.inventory;
         let blocked = inventory::pack_blocked(view, spectating);
         let turn = view.turn;
-        let enter =
-            self.input.named_pressed(Named::Enter) || self.input.named_pressed(Named::KpEnter);
-        let esc = self.input.named_pressed(Named::Escape);
+        let tapped = match tap {
+            Some(Tap::Command(c)) => Some(c),
+            _ => None,
+        };
+        let enter = self.input.named_pressed(Named::Enter)
+            || self.input.named_pressed(Named::KpEnter)
+            || tapped == Some(Command::Confirm)
+            || double;
+        let esc = self.input.named_pressed(Named::Escape)
+            || matches!(tapped, Some(Command::Cancel | Command::Inventory));
         st.selected = st.selected.min(inv.len().saturating_sub(1));
         // The pack changed under the comparison (a swap, a drop): close it.
         if st
@@ -293,14 +329,13 @@ impl App {
                     st.selected = len - 1;
                 }
             }
-            if is_mouse_button_pressed(MouseButton::Left) {
-                let area = Layout::new().pack_area();
-                let lay = InvLayout::new(area, blocked.is_some());
-                let at = Space::Screens.point(mouse_position().into());
-                if let Some(k) = lay.slot_at(at).filter(|&k| k < len) {
+            match tap {
+                Some(Tap::Row(k)) if k < len => {
                     st.selected = k;
                     st.note = None;
                 }
+                Some(Tap::Pack(key)) => keys.push(key),
+                _ => {}
             }
             for key in keys {
                 match key {
@@ -452,7 +487,7 @@ impl MenuItem {
 }
 
 impl App {
-    fn menu_choice(&mut self, item: MenuItem) {
+    pub(super) fn menu_choice(&mut self, item: MenuItem) {
         match item {
             MenuItem::Resume => self.screen = Screen::Game,
             MenuItem::Help => self.screen = Screen::Help,

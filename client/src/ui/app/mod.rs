@@ -1,10 +1,12 @@
 //! The game's state between frames and the frame loop: drain the network, read the keys, draw.
-//! Its parts: `keys` (what each command does on each screen), `mouse` (hover, click to travel
-//! or attack, and the trip under way), `draw` (one frame's drawing), `bench` (`--bench-frames`:
-//! the cost of applying an update against drawing alone, natively).
+//! Its parts: `keys` (what each command does on each screen), `clicks` (what a click on a
+//! control does), `mouse` (hover, click to travel or attack on the map, and the trip under
+//! way), `draw` (one frame's drawing), `script` (`--script`), `bench` (`--bench-frames`: the
+//! cost of applying an update against drawing alone, natively).
 
 #[cfg(not(target_arch = "wasm32"))]
 mod bench;
+mod clicks;
 mod draw;
 mod keys;
 mod mouse;
@@ -18,8 +20,8 @@ use macroquad::prelude::*;
 
 use super::anim::Anims;
 use super::audio::Audio;
-use super::input::{Command, Input};
-use super::inventory::{self, InvLayout, InventoryState};
+use super::input::Input;
+use super::inventory::{self, InventoryState};
 use super::layout::{self, Layout, Space};
 use super::lobby::{Choice, Lobby, Step};
 use super::render::{self, Camera};
@@ -162,6 +164,10 @@ struct App {
     keep_ends: bool,
     /// The interface's size and the map's look, as the player set them.
     appearance: Appearance,
+    /// Where the pointer was last frame (a line follows the pointer only when it moves).
+    last_pointer: Option<Vec2>,
+    /// The pack line clicked last and when (two clicks on one line choose it).
+    last_row_click: Option<(usize, f64)>,
 }
 
 impl App {
@@ -446,6 +452,7 @@ async fn lobby(
             resize(appearance, r);
         }
         start_frame(appearance);
+        super::widgets::new_frame(Some(mouse_position().into()));
         match lobby.frame(&typed()) {
             Step::Chosen(choice) => return choice,
             Step::Stay => {}
@@ -573,6 +580,8 @@ pub async fn run(mut options: Options) {
         recorder: None,
         keep_ends: true,
         appearance,
+        last_pointer: None,
+        last_row_click: None,
         tokens: options
             .tokens
             .take()
@@ -591,6 +600,7 @@ pub async fn run(mut options: Options) {
         let work = super::frames::clock_ms();
         let now = get_time();
         start_frame(&app.appearance);
+        super::widgets::new_frame(Some(app.pointer()));
         app.pump_network(now);
         app.scores_tick(now);
         let mut chars = typed();

@@ -102,6 +102,20 @@ impl App {
             let done = match &step {
                 // A key or click waits for the game to be ready for it, then one frame for the
                 // press to be read.
+                // A control waits until it is shown (and the game is ready for the click).
+                Action::Tap(word) | Action::Point(word) if frames == 0 => {
+                    let shown = crate::ui::widgets::find(word);
+                    let busy =
+                        view.is_some() && matches!(self.screen, Screen::Game) && !self.settled(now);
+                    if let (Some(at), false) = (shown, busy) {
+                        println!("tap {word}");
+                        self.pointed = Some(at);
+                        self.click = matches!(step, Action::Tap(_));
+                        player.since = Some((began, 1));
+                    }
+                    false
+                }
+                Action::Tap(_) | Action::Point(_) => true,
                 Action::Key(_) | Action::Hover(_) | Action::Click(_) if frames == 0 => {
                     let ready = view.is_some() || matches!(step, Action::Key(_));
                     // With the connection down nothing will settle: keys go in as they come.
@@ -190,7 +204,14 @@ impl App {
                 continue;
             }
             if let Some(s) = &mut player.since
-                && !matches!(step, Action::Key(_) | Action::Hover(_) | Action::Click(_))
+                && !matches!(
+                    step,
+                    Action::Key(_)
+                        | Action::Hover(_)
+                        | Action::Click(_)
+                        | Action::Tap(_)
+                        | Action::Point(_)
+                )
             {
                 s.1 += 1;
             }

@@ -5,7 +5,6 @@ use delve_protocol::Effect;
 use macroquad::prelude::*;
 
 use crate::ui::text::{draw_text, measure_text};
-
 use crate::ui::theme::{PANEL_EDGE, effect_look, outline};
 
 /// A bar `frac` full, with its text centred on it.

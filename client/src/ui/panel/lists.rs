@@ -4,10 +4,9 @@
 use delve_protocol::{EntityKind, Slot, View};
 use macroquad::prelude::*;
 
-use crate::ui::text::{draw_text, measure_text};
-
 use crate::pack;
 use crate::ui::sprites::Sprites;
+use crate::ui::text::{draw_text, measure_text};
 use crate::ui::theme::{DIM, MONSTER, player_color};
 
 /// The height of the "Worn" lines.
@@ -141,6 +140,10 @@ pub fn draw_worn(view: &View, sprites: &Sprites, x: f32, mut y: f32, w: f32) -> 
 /// lines between `y` and `bottom`.
 pub fn draw_in_sight(view: &View, sprites: &Sprites, x: f32, mut y: f32, bottom: f32) {
     let me = &view.me;
+    // Not even the title and a line fit: nothing, rather than over what is below.
+    if bottom - y < 22.0 + 20.0 {
+        return;
+    }
     draw_text("In sight", x, y, 20.0, DIM);
     y += 22.0;
     let mut seen: Vec<_> = view.entities.iter().filter(|e| e.id != me.id).collect();

@@ -7,10 +7,14 @@ use crate::ui::sheet::Minimap;
 use crate::ui::sprites::Sprites;
 use crate::ui::theme::player_color;
 
-/// Draws the minimap `w` wide from (`x`, `y`). Returns the y below it.
-pub fn draw(view: &View, sprites: &Sprites, x: f32, y: f32, w: f32) -> f32 {
+/// Draws the minimap from (`x`, `y`), at most `w` wide and (unless that leaves it less than a
+/// pixel a cell) `max_h` high. Returns the y below it.
+pub fn draw(view: &View, sprites: &Sprites, x: f32, y: f32, w: f32, max_h: f32) -> f32 {
     let map = &view.map;
-    let px = (w / map.width() as f32).floor().max(1.0);
+    let px = (w / map.width() as f32)
+        .min(max_h / map.height() as f32)
+        .floor()
+        .max(1.0);
     let h = px * map.height() as f32;
     draw_rectangle(
         x - 2.0,

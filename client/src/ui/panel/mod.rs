@@ -1,7 +1,8 @@
 //! The side panel beside the map, one function a section, top to bottom: the title, the
 //! character (name, level, HP, effects, XP, a level-up waiting), the floor and whose move it
-//! is, the minimap, the party, what is worn, what is in sight, and the key reminders at the
-//! foot. In a narrow or short window it folds into a status bar over the map. Its parts:
+//! is, the minimap, the party, what is worn, what is in sight, and at the foot the commands
+//! as buttons that show their keys. In a narrow or short window it folds into a status bar
+//! over the map. Its parts:
 //!
 //! - `bars`: labelled bars, the colour of health, status effect badges and icons;
 //! - `lists`: the party, what is worn, what is in sight;
@@ -21,25 +22,32 @@ pub use turn::{TurnLine, turn_line};
 use delve_protocol::View;
 use macroquad::prelude::*;
 
-use crate::ui::text::{draw_text, measure_text};
-
+use crate::keymap::Command;
 use crate::model::Model;
+use crate::ui::controls::Control;
 use crate::ui::sprites::Sprites;
+use crate::ui::text::{draw_text, measure_text};
 use crate::ui::theme::{DIM, GOLD, PANEL, PANEL_EDGE, WARN, player_color};
+use crate::ui::widgets::{self, Look, Tap};
 use bars::{XP, bar, draw_effects, hp_color, xp_frac};
 
 /// The least "In sight" keeps: its title and two lines.
 const IN_SIGHT_MIN: f32 = 22.0 + 2.0 * 20.0;
+/// The command buttons at the foot: their height, the gap between them, and how many to a
+/// row.
+const BUTTON_H: f32 = 26.0;
+const BUTTON_GAP: f32 = 6.0;
+const BUTTONS_PER_ROW: usize = 3;
 
 /// The side panel in `area` (or, when `area` is wider than tall, the folded status bar).
-/// `hints` are the few key reminders at its foot (from the key table).
+/// `controls` are the commands offered as buttons at its foot, with their keys.
 pub fn draw(
     area: Rect,
     model: &Model,
     sprites: &Sprites,
     turn: &TurnLine,
     connection: &str,
-    hints: &[String],
+    controls: &[(String, Control)],
     now: f64,
 ) {
     if area.w > area.h {
@@ -50,20 +58,28 @@ pub fn draw(
     draw_line(area.x, area.y, area.x, area.y + area.h, 2.0, PANEL_EDGE);
     let x = area.x + 20.0;
     let w = area.w - 40.0;
+    // The buttons first, from the bottom up: they are how a mouse plays, so they never give
+    // way; what is above them fits in what is left.
+    let foot = buttons(controls, x, area.y + area.h - 12.0, w);
+    if !connection.is_empty() {
+        draw_text(connection, x, foot - 10.0, 18.0, WARN);
+    }
     let mut y = title(model, x, area.y);
 
     let Some(view) = &model.view else {
-        draw_text(connection, x, y + 30.0, 20.0, DIM);
         return;
     };
     y = character(view, x, y, w, now);
     y = floor_and_turn(view, turn, x, y, w);
-    y = minimap::draw(view, sprites, x, y, w) + 26.0;
+    let bottom = foot - if connection.is_empty() { 12.0 } else { 32.0 };
+    // The minimap gives way to the party (at least two lines of it) and "In sight".
+    let least_party = lists::party_height(view, view.party.len().min(2));
+    let map_room = bottom - y - 26.0 - least_party - IN_SIGHT_MIN;
+    y = minimap::draw(view, sprites, x, y, w, map_room) + 26.0;
 
     // What is left below must fit in the window: in a short one (800x600) the worn equipment
     // (also on the character sheet, `c`) gives way first, then the party list is cut, so
     // that "In sight" keeps room for a few lines instead of running off the bottom.
-    let bottom = area.y + area.h - 8.0;
     let mut members = view.party.len().min(8);
     let show_worn = y + lists::party_height(view, members) + lists::WORN_H + IN_SIGHT_MIN <= bottom;
     while !show_worn
@@ -77,17 +93,31 @@ pub fn draw(
         y = lists::draw_worn(view, sprites, x, y, w) + 14.0;
     }
 
-    // A short window (800x600, a small browser tab) has no room for the key help under
-    // everything else: the help gives way to what is in sight rather than overlap it.
-    let hints_h = 18.0 * (hints.len() as f32 - 1.0);
-    let help_fits = area.y + area.h - 16.0 - hints_h - y >= 90.0;
-    let help_top = if help_fits {
-        area.y + area.h - 16.0 - hints_h
-    } else {
-        area.y + area.h + 10.0
-    };
-    lists::draw_in_sight(view, sprites, x, y, help_top - 30.0);
-    foot(hints, help_fits, connection, x, help_top);
+    lists::draw_in_sight(view, sprites, x, y, bottom);
+}
+
+/// The command buttons, in rows of three, the last row's bottom at `bottom`. Returns the top
+/// of the first row.
+fn buttons(controls: &[(String, Control)], x: f32, bottom: f32, w: f32) -> f32 {
+    let rows = controls.len().div_ceil(BUTTONS_PER_ROW);
+    let top = bottom - rows as f32 * (BUTTON_H + BUTTON_GAP) + BUTTON_GAP;
+    let bw = (w - BUTTON_GAP * (BUTTONS_PER_ROW - 1) as f32) / BUTTONS_PER_ROW as f32;
+    for (k, (key, c)) in controls.iter().enumerate() {
+        let (col, row) = (k % BUTTONS_PER_ROW, k / BUTTONS_PER_ROW);
+        let area = Rect::new(
+            (x + col as f32 * (bw + BUTTON_GAP)).round(),
+            (top + row as f32 * (BUTTON_H + BUTTON_GAP)).round(),
+            bw.floor(),
+            BUTTON_H,
+        );
+        let look = if c.command == Command::LevelUp {
+            Look::Primary
+        } else {
+            Look::Plain
+        };
+        widgets::button(area, key, c.label, Tap::Command(c.command), look);
+    }
+    top
 }
 
 /// "DELVE" and which dungeon. Returns the y below.
@@ -139,12 +169,12 @@ fn character(view: &View, x: f32, mut y: f32, w: f32, now: f64) -> f32 {
         let blink = (now * 3.0).sin() > -0.3;
         let c = if blink { GOLD } else { DIM };
         let plural = if me.points > 1 { "s" } else { "" };
-        draw_text(
-            format!("Level up! {} stat point{plural} - press p", me.points),
-            x,
-            y + 18.0,
-            18.0,
-            c,
+        let line = format!("Level up! {} stat point{plural} - press p", me.points);
+        draw_text(&line, x, y + 18.0, 18.0, c);
+        // A click on it opens the choice, as p does.
+        widgets::add(
+            Rect::new(x, y + 2.0, w, 22.0),
+            Tap::Command(Command::LevelUp),
         );
         y += 24.0;
     }
@@ -167,22 +197,4 @@ fn floor_and_turn(view: &View, turn: &TurnLine, x: f32, mut y: f32, w: f32) -> f
     );
     draw_text(&turn.text, x, y, 20.0, turn.color);
     y + 26.0
-}
-
-/// The key reminders from `top` down (when they fit), and a connection problem above them.
-fn foot(hints: &[String], fits: bool, connection: &str, x: f32, top: f32) {
-    let mut hy = top;
-    for line in hints.iter().filter(|_| fits) {
-        draw_text(line, x, hy, 16.0, DIM);
-        hy += 18.0;
-    }
-    if !connection.is_empty() {
-        draw_text(
-            connection,
-            x,
-            hy - 18.0 * (hints.len() as f32 + 1.0),
-            18.0,
-            WARN,
-        );
-    }
 }

@@ -3,12 +3,13 @@
 
 use macroquad::prelude::*;
 
-use crate::ui::text::{draw_text, measure_text};
-
 use super::bars::{XP, bar, draw_effects, hp_color, xp_frac};
 use super::turn::TurnLine;
+use crate::keymap::Command;
 use crate::model::Model;
+use crate::ui::text::{draw_text, measure_text};
 use crate::ui::theme::{DIM, GOLD, PANEL, PANEL_EDGE, WARN, player_color};
+use crate::ui::widgets::{self, Tap};
 
 pub fn draw(area: Rect, model: &Model, turn: &TurnLine, connection: &str, now: f64) {
     draw_rectangle(area.x, area.y, area.w, area.h, PANEL);
@@ -72,6 +73,10 @@ pub fn draw(area: Rect, model: &Model, turn: &TurnLine, connection: &str, now: f
             by + 15.0,
             18.0,
             if blink { GOLD } else { DIM },
+        );
+        widgets::add(
+            Rect::new(rest_x, by - 2.0, x + w - rest_x, 22.0),
+            Tap::Command(Command::LevelUp),
         );
     } else {
         draw_effects(&me.effects, rest_x, by - 2.0, x + w - rest_x, now);

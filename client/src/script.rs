@@ -10,6 +10,9 @@
 //! - `wait lost` / `wait back`: wait until the connection is down (trying again) / up again;
 //! - `wait dead`: wait until our character's game is over (death or victory);
 //! - `wait scores`: wait until the open high-score table has its answer (and found our game);
+//! - `wait floor N`: wait until our character is on floor N;
+//! - `wait log TEXT`: wait until a line of the log, from the turn the step began on or later,
+//!   holds TEXT;
 //! - `watch NAME`: print `watching NAME`, then from now on `seen NAME X,Y turn T` whenever the
 //!   player NAME is seen on a new cell (every update counts, not only drawn frames), and
 //!   `lost NAME turn T` when they go out of sight: a second client watching the first's walk;
@@ -92,6 +95,10 @@ pub enum Action {
     Ended,
     /// Wait for the high-score table's answer.
     Scores,
+    /// Wait until our character is on this floor.
+    Floor(u8),
+    /// Wait until a log line from the step's turn on holds this text.
+    Log(String),
     /// Wait until this sound effect has been played.
     Sound(crate::sound::Cue),
     /// Report where this player is seen, from now on.
@@ -125,6 +132,12 @@ pub fn parse(text: &str) -> Result<Vec<Action>, String> {
             "wait" if arg == "back" => Action::Connection(true),
             "wait" if arg == "dead" => Action::Ended,
             "wait" if arg == "scores" => Action::Scores,
+            "wait" if arg.starts_with("floor ") => {
+                Action::Floor(arg["floor ".len()..].trim().parse().map_err(|_| bad())?)
+            }
+            "wait" if arg.starts_with("log ") => {
+                Action::Log(arg["log ".len()..].trim().to_string())
+            }
             "wait" if !arg.is_empty() => match arg.split_once(' ') {
                 None => Action::Sees(arg.to_string()),
                 Some((name, offset)) => match target_of(offset.trim()) {
@@ -178,7 +191,7 @@ mod tests {
 
     #[test]
     fn a_script_reads_step_by_step() {
-        let s = parse("key x; idle; hover monster; click -2,1; tap row 2; point explore; key Escape; frames 3; turn 4; wait lost; wait back; wait dead; sound level-up; watch Ann; wait Bob; wait Ann 4,-1; shot /tmp/a b.png; quit").unwrap();
+        let s = parse("key x; idle; hover monster; click -2,1; tap row 2; point explore; wait floor 2; wait log You equip; key Escape; frames 3; turn 4; wait lost; wait back; wait dead; sound level-up; watch Ann; wait Bob; wait Ann 4,-1; shot /tmp/a b.png; quit").unwrap();
         assert_eq!(
             s,
             vec![
@@ -188,6 +201,8 @@ mod tests {
                 Action::Click(Target::Offset(-2, 1)),
                 Action::Tap("row 2".into()),
                 Action::Point("explore".into()),
+                Action::Floor(2),
+                Action::Log("You equip".into()),
                 Action::Key(Key::Named(Named::Escape)),
                 Action::Frames(3),
                 Action::Turn(4),

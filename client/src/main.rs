@@ -106,7 +106,11 @@ fn conf(size: Option<(i32, i32)>) -> Conf {
         window_title: "Delve".to_owned(),
         window_width: w,
         window_height: h,
-        high_dpi: false,
+        // In a browser, draw at the display's own density (a phone's devicePixelRatio of 3):
+        // macroquad keeps its units in CSS pixels and rasterizes text and the map's pixels
+        // sharp. Natively X11 reports no density of its own, and the window's size alone sets
+        // the interface's scale (ui::layout).
+        high_dpi: cfg!(target_arch = "wasm32"),
         window_resizable: true,
         ..Default::default()
     }

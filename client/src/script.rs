@@ -10,6 +10,9 @@
 //! - `wait lost` / `wait back`: wait until the connection is down (trying again) / up again;
 //! - `wait dead`: wait until our character's game is over (death or victory);
 //! - `wait scores`: wait until the open high-score table has its answer (and found our game);
+//! - `wait floor N`: wait until our character is on floor N;
+//! - `wait log TEXT`: wait until a line of the log, from the turn the step began on or later,
+//!   holds TEXT;
 //! - `watch NAME`: print `watching NAME`, then from now on `seen NAME X,Y turn T` whenever the
 //!   player NAME is seen on a new cell (every update counts, not only drawn frames), and
 //!   `lost NAME turn T` when they go out of sight: a second client watching the first's walk;
@@ -19,6 +22,10 @@
 //! - `sound NAME`: wait until the sound effect NAME (`hit`, `door`, ... as in
 //!   `client/assets/sounds/`) has been played (or would have been, muted or without a device)
 //!   and the output has played it out;
+//! - `tap WORD` / `point WORD`: click (or point at) a button or line shown on screen, found by
+//!   what it does: a command by its key-file name (`explore`, `inventory`, `cancel`,
+//!   `new_character`), `row N` for line N of the list open, `use`, `wear`, `drop` in the pack,
+//!   `more N` / `less N` for a menu setting; it waits for the control to be shown;
 //! - `shot PATH`: save the window as a PNG;
 //!
 //! A click prints `click X,Y from X0,Y0`: the cell it clicked, and where the character stood.
@@ -75,6 +82,10 @@ pub enum Action {
     Key(Key),
     Hover(Target),
     Click(Target),
+    /// Click a control on screen, named by what it does.
+    Tap(String),
+    /// Point at a control on screen.
+    Point(String),
     Idle,
     Frames(u32),
     Turn(u64),
@@ -84,6 +95,10 @@ pub enum Action {
     Ended,
     /// Wait for the high-score table's answer.
     Scores,
+    /// Wait until our character is on this floor.
+    Floor(u8),
+    /// Wait until a log line from the step's turn on holds this text.
+    Log(String),
     /// Wait until this sound effect has been played.
     Sound(crate::sound::Cue),
     /// Report where this player is seen, from now on.
@@ -108,6 +123,8 @@ pub fn parse(text: &str) -> Result<Vec<Action>, String> {
             "key" => Action::Key(Key::parse(arg).ok_or_else(bad)?),
             "hover" => Action::Hover(target()?),
             "click" => Action::Click(target()?),
+            "tap" if !arg.is_empty() => Action::Tap(arg.to_string()),
+            "point" if !arg.is_empty() => Action::Point(arg.to_string()),
             "idle" => Action::Idle,
             "frames" => Action::Frames(arg.parse().map_err(|_| bad())?),
             "turn" => Action::Turn(arg.parse().map_err(|_| bad())?),
@@ -115,6 +132,12 @@ pub fn parse(text: &str) -> Result<Vec<Action>, String> {
             "wait" if arg == "back" => Action::Connection(true),
             "wait" if arg == "dead" => Action::Ended,
             "wait" if arg == "scores" => Action::Scores,
+            "wait" if arg.starts_with("floor ") => {
+                Action::Floor(arg["floor ".len()..].trim().parse().map_err(|_| bad())?)
+            }
+            "wait" if arg.starts_with("log ") => {
+                Action::Log(arg["log ".len()..].trim().to_string())
+            }
             "wait" if !arg.is_empty() => match arg.split_once(' ') {
                 None => Action::Sees(arg.to_string()),
                 Some((name, offset)) => match target_of(offset.trim()) {
@@ -168,7 +191,7 @@ mod tests {
 
     #[test]
     fn a_script_reads_step_by_step() {
-        let s = parse("key x; idle; hover monster; click -2,1; key Escape; frames 3; turn 4; wait lost; wait back; wait dead; sound level-up; watch Ann; wait Bob; wait Ann 4,-1; shot /tmp/a b.png; quit").unwrap();
+        let s = parse("key x; idle; hover monster; click -2,1; tap row 2; point explore; wait floor 2; wait log You equip; key Escape; frames 3; turn 4; wait lost; wait back; wait dead; sound level-up; watch Ann; wait Bob; wait Ann 4,-1; shot /tmp/a b.png; quit").unwrap();
         assert_eq!(
             s,
             vec![
@@ -176,6 +199,10 @@ mod tests {
                 Action::Idle,
                 Action::Hover(Target::Monster),
                 Action::Click(Target::Offset(-2, 1)),
+                Action::Tap("row 2".into()),
+                Action::Point("explore".into()),
+                Action::Floor(2),
+                Action::Log("You equip".into()),
                 Action::Key(Key::Named(Named::Escape)),
                 Action::Frames(3),
                 Action::Turn(4),
@@ -195,6 +222,7 @@ mod tests {
         assert!(parse("sound trumpet").is_err());
         assert!(parse("wait Ann there").is_err());
         assert!(parse("watch").is_err());
+        assert!(parse("tap").is_err());
     }
 
     #[test]

@@ -15,152 +15,20 @@
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use delve_server::game::content::Content;
-use delve_server::net::{Server, ServerConfig};
-
 mod common;
+mod window;
 use common::Xvfb;
+use window::{CLIENT_PATIENCE, TestServer, builtin, content_with, play, strewn};
 
 /// A channel differing by more than this makes a pixel "changed".
 const CHANNEL_TOLERANCE: u8 = 40;
 /// The share of changed pixels a screen may have.
 const PIXEL_SHARE: f64 = 0.004;
-/// How long a client may take to play its script.
-const CLIENT_PATIENCE: Duration = Duration::from_secs(120);
 
 fn refs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/screens")
-}
-
-/// A real server on a loopback port, in a runtime of its own.
-struct TestServer {
-    rt: tokio::runtime::Runtime,
-    server: Option<Server>,
-    config: ServerConfig,
-}
-
-impl TestServer {
-    fn start(content: &str, data: &Path) -> TestServer {
-        TestServer::with_timer(content, data, Duration::ZERO)
-    }
-
-    /// A server whose floors wait `turn_timeout` after a turn's first choice (zero: for every
-    /// connected player).
-    fn with_timer(content: &str, data: &Path, turn_timeout: Duration) -> TestServer {
-        let content = Content::parse(content, "test content").expect("content parses");
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .expect("test files and runtime");
-        let config = ServerConfig {
-            bind: ([127, 0, 0, 1], 0).into(),
-            turn_timeout,
-            // A scripted client draws every animation finished, so its walks go as fast as the
-            // frames: past the 20 messages a second a player is allowed, and a dropped step
-            // leaves the walk waiting for a turn that never comes (the server says so only
-            // once a second). The limits have tests of their own.
-            msgs_per_sec: 10_000,
-            msg_burst: 10_000,
-            seed: Some(7),
-            data_dir: Some(data.to_owned()),
-            web: false,
-            content: Arc::new(content),
-            ..ServerConfig::default()
-        };
-        let server = rt
-            .block_on(Server::start(config.clone()))
-            .expect("server starts");
-        let mut config = config;
-        // Come back on the same port when restarted.
-        config.bind = server.local_addr();
-        TestServer {
-            rt,
-            server: Some(server),
-            config,
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("ws://{}", self.config.bind)
-    }
-
-    fn stop(&mut self) {
-        if let Some(s) = self.server.take() {
-            self.rt
-                .block_on(s.shutdown())
-                .expect("every dungeon is saved");
-        }
-    }
-
-    fn restart(&mut self) {
-        self.stop();
-        let s = self
-            .rt
-            .block_on(Server::start(self.config.clone()))
-            .expect("server restarts");
-        self.server = Some(s);
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-/// Runs the client with a script; `on_shot` hears of each picture saved, as it is saved.
-fn play(
-    x: &Xvfb,
-    size: &str,
-    args: &[&str],
-    script: &str,
-    home: &Path,
-    mut on_shot: impl FnMut(&str),
-) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_delve"))
-        .args(args)
-        .args(["--name", "Ann", "--size", size, "--script", script])
-        .env("DISPLAY", &x.display)
-        .env("DELVE_CONFIG_DIR", home.join("config"))
-        .env("DELVE_DATA_DIR", home.join("data"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the client starts");
-    let stdout = child.stdout.take().expect("piped");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let deadline = Instant::now() + CLIENT_PATIENCE;
-    loop {
-        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            Ok(line) => {
-                if let Some(path) = line.strip_prefix("saved ") {
-                    on_shot(path);
-                }
-            }
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                let _ = child.kill();
-                panic!("the client did not finish its script in {CLIENT_PATIENCE:?}");
-            }
-        }
-    }
-    let out = child.wait_with_output().expect("the client ends");
-    assert!(
-        out.status.success(),
-        "the client failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 fn decode(path: &Path) -> (u32, u32, Vec<u8>) {
@@ -219,51 +87,6 @@ fn compare(name: &str, shot: &Path) -> Option<String> {
     })
 }
 
-/// The built-in content with the Micro Mouse changed by `edit` (to make a game end, or level
-/// up, within a few scripted turns).
-fn content_with(edit: impl Fn(&str) -> String) -> String {
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/content/delve.toml"),
-    )
-    .expect("the content file");
-    let start = text.find("key = \"micro_mouse\"").expect("a micro mouse");
-    let end = start + text[start..].find("[[monster]]").expect("another monster");
-    format!(
-        "{}{}{}",
-        &text[..start],
-        edit(&text[start..end]),
-        &text[end..]
-    )
-}
-
-fn builtin() -> String {
-    content_with(str::to_string)
-}
-
-/// The built-in content with a floor strewn with things: every kind of item may lie loose, and
-/// many do; no monsters come to interrupt the gathering.
-fn strewn() -> String {
-    let text = builtin();
-    let (head, items) = text.split_at(text.find("[[item]]").expect("items"));
-    let items: String = items
-        .split("[[item]]")
-        .filter(|b| !b.trim().is_empty())
-        .map(|b| {
-            if b.contains("loose = true") {
-                format!("[[item]]{b}")
-            } else {
-                format!("[[item]]{}\nloose = true\n\n", b.trim_end())
-            }
-        })
-        .collect();
-    let head = head
-        .replace("loose = [0, 2]", "loose = [24, 24]")
-        .replace("\ncount = 6\n", "\ncount = 0\n")
-        .replace("\ncount_per_floor = 2\n", "\ncount_per_floor = 0\n");
-    assert!(head.contains("loose = [24, 24]") && head.contains("\ncount = 0\n"));
-    head + &items
-}
-
 struct Run {
     dir: PathBuf,
     problems: Vec<String>,
@@ -316,7 +139,7 @@ impl Run {
 
 #[test]
 fn every_screen_looks_as_committed() {
-    let Some(x) = Xvfb::start(1920, 1080) else {
+    let Some(x) = Xvfb::start(2560, 1440) else {
         assert!(
             std::env::var_os("CI").is_none(),
             "Xvfb is needed for the screenshot tests (apt-get install xvfb)"
@@ -392,11 +215,28 @@ fn every_screen_looks_as_committed() {
         run.play_and_check(&x, "1280x800", &server.url(), &script, &home);
     }
 
-    // The smallest window the panel stands beside the map in, a large one, and one below it
-    // (the panel folds into a bar over the map; help and the other screens shrink to fit).
+    // A full pack, its comparison open, in the smallest window the panel stands beside the map
+    // in (the pack takes the whole window rather than squeeze beside the panel) and in a large
+    // one (the interface scaled up: the pack fills its box with text as readable as at
+    // 1280x800). Exploring the strewn floor picks up 23 things.
+    for size in ["800x600", "2560x1440"] {
+        let home = run.home(&format!("pack-{size}"));
+        let server = TestServer::start(&strewn(), &home.join("server"));
+        let script = format!(
+            "idle; {}key i; key Up; key Up; key e; frames 2; shot {}",
+            "key x; idle; ".repeat(40),
+            run.shot(&format!("pack-{size}")),
+        );
+        run.play_and_check(&x, size, &server.url(), &script, &home);
+    }
+
+    // The smallest window the panel stands beside the map in, large ones (the interface grows
+    // with them), and one below it (the panel folds into a bar over the map; help and the
+    // other screens shrink to fit).
     for (size, name) in [
         ("800x600", "game-800x600"),
         ("1920x1080", "game-1920x1080"),
+        ("2560x1440", "game-2560x1440"),
         ("640x480", "game-640x480"),
     ] {
         let home = run.home(name);

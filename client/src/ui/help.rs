@@ -3,38 +3,26 @@
 
 use macroquad::prelude::*;
 
-use super::render::Camera;
+use super::layout::screen_size;
+use super::text::{draw_text, fit, measure_text};
+use super::theme::{BOX, BOX_EDGE as EDGE, DIM, GOLD, outline};
+use super::widgets::{self, Look, Tap};
 use crate::describe::Description;
+use crate::keymap::Command;
 use crate::keymap::KeyMap;
 
-const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
-const DIM: Color = Color::new(0.6, 0.58, 0.66, 1.0);
-const BOX: Color = Color::new(0.07, 0.065, 0.095, 1.0);
-const EDGE: Color = Color::new(0.35, 0.3, 0.45, 1.0);
-
 /// What the mouse does, for the help screen.
-const MOUSE: [&str; 4] = [
+const MOUSE: [&str; 5] = [
     "Point at the map: what is there, in the box by the pointer.",
     "Left click a known place: walk there (a key stops the walk).",
     "Left click a monster next to you: attack it.",
-    "Wheel over the log: scroll it back.",
+    "The buttons beside the map and on every screen do what their keys do.",
+    "Wheel over the log or a list: scroll it.",
 ];
-
-/// Text cut to fit `w` pixels at `size`, with an ellipsis.
-fn fit(text: &str, w: f32, size: u16) -> String {
-    if measure_text(text, None, size, 1.0).width <= w {
-        return text.to_string();
-    }
-    let mut s: String = text.to_string();
-    while !s.is_empty() && measure_text(format!("{s}...").as_str(), None, size, 1.0).width > w {
-        s.pop();
-    }
-    format!("{s}...")
-}
 
 /// Every key, in two columns when the window is wide enough, then the mouse and the key file.
 pub fn draw_help(keys: &KeyMap, note: &str) {
-    let (sw, sh) = super::modal::screen_size();
+    let (sw, sh) = screen_size();
     draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.6));
     let rows = keys.help_rows();
     let w = (sw - 24.0).min(1100.0);
@@ -50,14 +38,16 @@ pub fn draw_help(keys: &KeyMap, note: &str) {
         .min(sh - 16.0);
     let (x, y) = (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round().max(8.0));
     draw_rectangle(x, y, w, h, BOX);
-    super::theme::outline(x, y, w, h, 2.0, EDGE);
+    outline(x, y, w, h, 2.0, EDGE);
+    widgets::add(Rect::new(0.0, 0.0, sw, sh), Tap::Block);
     draw_text("Keys", x + 20.0, y + 36.0, 32.0, GOLD);
-    draw_text(
-        "? or Esc closes",
-        x + w - 150.0,
-        y + 34.0,
-        f32::from(size),
-        DIM,
+    let close = Rect::new(x + w - 20.0 - 110.0, y + 12.0, 110.0, 28.0);
+    widgets::button(
+        close,
+        "?",
+        "Close",
+        Tap::Command(Command::Help),
+        Look::Plain,
     );
     let col_w = if two { (w - 60.0) / 2.0 } else { w - 40.0 };
     let key_w = (col_w * 0.42).min(190.0);
@@ -94,41 +84,55 @@ pub fn draw_help(keys: &KeyMap, note: &str) {
     );
 }
 
-/// The Esc menu: its items, the selected one marked.
-pub fn draw_menu(items: &[&str], selected: usize, footer: &str) {
-    let (sw, sh) = super::modal::screen_size();
+/// The Esc menu: its items, the selected one marked; a click on an item chooses it. Items
+/// that are settings (`steps`) have a smaller and a larger button at their right.
+pub fn draw_menu(items: &[&str], steps: &[bool], selected: usize, footer: &str) {
+    let (sw, sh) = screen_size();
     draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.55));
-    let (w, h) = (320.0, 90.0 + items.len() as f32 * 40.0);
+    widgets::add(Rect::new(0.0, 0.0, sw, sh), Tap::Block);
+    let (w, h) = (340.0, 90.0 + items.len() as f32 * 40.0);
     let (x, y) = (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round());
     draw_rectangle(x, y, w, h, BOX);
-    super::theme::outline(x, y, w, h, 2.0, EDGE);
+    outline(x, y, w, h, 2.0, EDGE);
     draw_text("Delve", x + 24.0, y + 40.0, 34.0, GOLD);
     for (k, item) in items.iter().enumerate() {
         let iy = y + 80.0 + k as f32 * 40.0;
+        let line = Rect::new(x + 12.0, iy - 26.0, w - 24.0, 36.0);
+        widgets::add(line, Tap::Row(k));
         if k == selected {
             draw_rectangle(
-                x + 12.0,
-                iy - 26.0,
-                w - 24.0,
-                36.0,
+                line.x,
+                line.y,
+                line.w,
+                line.h,
                 Color::new(0.3, 0.25, 0.1, 1.0),
             );
         }
         let c = if k == selected { GOLD } else { WHITE };
         draw_text(item, x + 32.0, iy, 24.0, c);
+        if steps.get(k).copied().unwrap_or(false) {
+            for (n, (label, up)) in [("-", false), ("+", true)].into_iter().enumerate() {
+                let b = Rect::new(
+                    line.x + line.w - 70.0 + 36.0 * n as f32,
+                    line.y + 4.0,
+                    30.0,
+                    28.0,
+                );
+                widgets::button(b, "", label, Tap::Step(k, up), Look::Plain);
+            }
+        }
     }
     draw_text(footer, x + 24.0, y + h - 12.0, 16.0, DIM);
 }
 
-/// Marks the cell under the mouse and, beside the pointer, says what is there. The box stays
-/// inside the map area.
-pub fn draw_hover(cam: &Camera, cell: (i32, i32), what: Option<&Description>, pointer: Vec2) {
-    let at = cam.to_screen(vec2(cell.0 as f32, cell.1 as f32));
-    super::theme::outline(
-        at.x,
-        at.y,
-        cam.tile,
-        cam.tile,
+/// Marks the `cell` under the mouse and, beside the pointer, says what is there. The box stays
+/// inside the map's `area`.
+pub fn draw_hover(area: Rect, cell: Rect, what: Option<&Description>, pointer: Vec2) {
+    outline(
+        cell.x,
+        cell.y,
+        cell.w,
+        cell.h,
         2.0,
         Color::new(1.0, 0.9, 0.5, 0.9),
     );
@@ -138,28 +142,22 @@ pub fn draw_hover(cam: &Camera, cell: (i32, i32), what: Option<&Description>, po
         .chain(&d.lines)
         .map(|l| measure_text(l, None, size, 1.0).width)
         .fold(0.0f32, f32::max);
-    let w = (widest + 20.0).min(cam.area.w - 8.0);
+    let w = (widest + 20.0).min(area.w - 8.0);
     let h = 12.0 + 22.0 * (1 + d.lines.len()) as f32;
     let (mx, my) = (pointer.x, pointer.y);
     // Beside the pointer, flipped to the other side near the map's right or bottom edge.
     let mut x = mx + 18.0;
-    if x + w > cam.area.x + cam.area.w - 4.0 {
+    if x + w > area.x + area.w - 4.0 {
         x = mx - 18.0 - w;
     }
     let mut y = my + 18.0;
-    if y + h > cam.area.y + cam.area.h - 4.0 {
+    if y + h > area.y + area.h - 4.0 {
         y = my - 18.0 - h;
     }
-    let x = x.clamp(
-        cam.area.x + 4.0,
-        (cam.area.x + cam.area.w - w - 4.0).max(cam.area.x),
-    );
-    let y = y.clamp(
-        cam.area.y + 4.0,
-        (cam.area.y + cam.area.h - h - 4.0).max(cam.area.y),
-    );
+    let x = x.clamp(area.x + 4.0, (area.x + area.w - w - 4.0).max(area.x));
+    let y = y.clamp(area.y + 4.0, (area.y + area.h - h - 4.0).max(area.y));
     draw_rectangle(x, y, w, h, BOX);
-    super::theme::outline(x, y, w, h, 1.0, EDGE);
+    outline(x, y, w, h, 1.0, EDGE);
     draw_text(
         fit(&d.title, w - 20.0, size),
         x + 10.0,

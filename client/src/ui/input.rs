@@ -108,6 +108,36 @@ fn char_code(c: char) -> Option<KeyCode> {
     }
 }
 
+/// A change of the interface's size asked for with Ctrl and `+`, `-` or `0` (natively: in a
+/// browser those keys zoom the page, which scales the game with it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resize {
+    Larger,
+    Smaller,
+    Reset,
+}
+
+/// The size change asked for this frame, if any.
+pub fn resize_pressed() -> Option<Resize> {
+    if cfg!(target_arch = "wasm32") || !ctrl_down() {
+        return None;
+    }
+    let any = |keys: &[KeyCode]| keys.iter().any(|&k| is_key_pressed(k));
+    if any(&[KeyCode::Equal, KeyCode::KpAdd]) {
+        Some(Resize::Larger)
+    } else if any(&[KeyCode::Minus, KeyCode::KpSubtract]) {
+        Some(Resize::Smaller)
+    } else if any(&[KeyCode::Key0, KeyCode::Kp0]) {
+        Some(Resize::Reset)
+    } else {
+        None
+    }
+}
+
+fn ctrl_down() -> bool {
+    is_key_down(KeyCode::LeftControl) || is_key_down(KeyCode::RightControl)
+}
+
 fn is_down(key: Key) -> bool {
     match key {
         Key::Char(c) => char_code(c).is_some_and(is_key_down),
@@ -180,9 +210,15 @@ impl Input {
         modal: bool,
         chars: &[char],
     ) -> (Vec<Command>, bool) {
-        let pressed = self.pressed(chars);
+        let ctrl = ctrl_down();
+        // Ctrl with a character is not a game key (Ctrl + resizes the interface; `+` alone
+        // spends a stat point).
+        let pressed = if ctrl {
+            self.pressed(&[])
+        } else {
+            self.pressed(chars)
+        };
         let any = !pressed.is_empty() || get_last_key_pressed().is_some();
-        let ctrl = is_key_down(KeyCode::LeftControl) || is_key_down(KeyCode::RightControl);
         let mut out = Vec::new();
         if modal {
             self.chord = None;

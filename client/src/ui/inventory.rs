@@ -6,17 +6,18 @@
 use delve_protocol::{INVENTORY_SLOTS, ItemView, View};
 use macroquad::prelude::*;
 
-use super::hud::wrap;
 use super::sprites::Sprites;
+use super::text::{draw_text, fit, measure_text, wrap};
+use super::theme::{BOX_EDGE as EDGE, DIM, GOLD, WARN, outline};
+use super::widgets::{self, Look, Tap};
+use crate::keymap::Command;
 use crate::pack::{self, Comparison, Verdict};
 
-const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
-const DIM: Color = Color::new(0.6, 0.58, 0.66, 1.0);
 const FAINT: Color = Color::new(0.36, 0.34, 0.42, 1.0);
-const EDGE: Color = Color::new(0.35, 0.3, 0.45, 1.0);
 pub const BETTER: Color = Color::new(0.35, 0.88, 0.42, 1.0);
 pub const WORSE: Color = Color::new(1.0, 0.36, 0.32, 1.0);
-const WARN: Color = Color::new(1.0, 0.63, 0.0, 1.0);
+/// The height of the buttons under an item (use, equip, drop) and under the comparison.
+const ACTION_H: f32 = 30.0;
 
 /// What the inventory screen shows besides the pack itself.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -29,7 +30,7 @@ pub struct InventoryState {
     pub note: Option<String>,
 }
 
-/// Where things are on the screen, shared by drawing and the mouse.
+/// Where things are on the screen.
 pub struct InvLayout {
     pub frame: Rect,
     /// The first slot row's top-left corner, and the size of one row.
@@ -61,14 +62,6 @@ impl InvLayout {
             row_h,
             detail,
         }
-    }
-
-    /// The pack slot under a screen point, if any.
-    pub fn slot_at(&self, p: Vec2) -> Option<usize> {
-        self.list
-            .contains(p)
-            .then(|| ((p.y - self.list.y) / self.row_h) as usize)
-            .filter(|&k| k < INVENTORY_SLOTS)
     }
 }
 
@@ -117,8 +110,10 @@ pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spe
         area.h,
         Color::new(0.0, 0.0, 0.0, 0.5),
     );
+    // Clicks on the pack's area stay in it.
+    widgets::add(area, Tap::Block);
     draw_rectangle(f.x, f.y, f.w, f.h, Color::new(0.07, 0.065, 0.095, 0.97));
-    super::theme::outline(f.x, f.y, f.w, f.h, 2.0, EDGE);
+    outline(f.x, f.y, f.w, f.h, 2.0, EDGE);
 
     let inv = &view.inventory;
     let title = if spectating && view.me.alive && !view.me.victory {
@@ -145,7 +140,7 @@ pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spe
             24.0,
             Color::new(color.r * 0.25, color.g * 0.25, color.b * 0.25, 0.9),
         );
-        super::theme::outline(f.x + 14.0, y, f.w - 28.0, 24.0, 1.0, color);
+        outline(f.x + 14.0, y, f.w - 28.0, 24.0, 1.0, color);
         draw_text(why, f.x + 24.0, y + 17.0, 18.0, color);
     }
 
@@ -160,14 +155,17 @@ pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spe
         }
         None => {
             let d = lay.detail;
-            let lines = [
+            let chars = chars_in(d.w, 20);
+            let mut y = d.y + 24.0;
+            for para in [
                 "Your pack is empty.",
-                "",
-                "Walk over an item to pick it up; g or ,",
-                "picks up what lies where you stand.",
-            ];
-            for (k, line) in lines.iter().enumerate() {
-                draw_text(line, d.x, d.y + 24.0 + 24.0 * k as f32, 20.0, DIM);
+                "Walk over an item to pick it up; g or , picks up what lies where you stand.",
+            ] {
+                for line in wrap(para, chars) {
+                    draw_text(&line, d.x, y, 20.0, DIM);
+                    y += 24.0;
+                }
+                y += 24.0;
             }
         }
     }
@@ -175,14 +173,34 @@ pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spe
     // The note about the last key, then the keys.
     let fy = f.y + f.h - 14.0;
     if let Some(note) = &st.note {
-        draw_text(note, lay.detail.x, fy - 26.0, 18.0, WARN);
+        let w = f.x + f.w - 20.0 - lay.detail.x;
+        draw_text(fit(note, w, 18), lay.detail.x, fy - 26.0, 18.0, WARN);
     }
     let keys = if st.compare.is_some() {
         "Enter or y: equip        Esc or n: cancel"
     } else {
-        "Up/Down or A-Z: select   u: use   e/w: equip or take off   d: drop   i/Esc: close"
+        "Up/Down, A-Z or a click: select   u: use   e/w: equip or take off   d: drop"
     };
-    draw_text(keys, f.x + 20.0, fy, 18.0, DIM);
+    let close = Rect::new(f.x + f.w - 20.0 - 110.0, fy - 20.0, 110.0, 28.0);
+    widgets::button(
+        close,
+        "i",
+        "Close",
+        Tap::Command(Command::Inventory),
+        Look::Plain,
+    );
+    draw_text(
+        fit(keys, close.x - f.x - 36.0, 18),
+        f.x + 20.0,
+        fy,
+        18.0,
+        DIM,
+    );
+}
+
+/// How many characters of text at `size` fit in `w`.
+fn chars_in(w: f32, size: u16) -> usize {
+    ((w / measure_text("M", None, size, 1.0).width.max(1.0)) as usize).max(12)
 }
 
 fn draw_list(lay: &InvLayout, inv: &[ItemView], sprites: &Sprites, selected: usize) {
@@ -209,6 +227,16 @@ fn draw_list(lay: &InvLayout, inv: &[ItemView], sprites: &Sprites, selected: usi
             draw_text("-", l.x + 48.0, base, font, FAINT);
             continue;
         };
+        widgets::add(Rect::new(l.x - 8.0, y, l.w + 8.0, lay.row_h), Tap::Row(k));
+        if k != selected && widgets::hovered(Rect::new(l.x - 8.0, y, l.w + 8.0, lay.row_h)) {
+            draw_rectangle(
+                l.x - 8.0,
+                y,
+                l.w + 8.0,
+                lay.row_h,
+                Color::new(1.0, 1.0, 1.0, 0.06),
+            );
+        }
         draw_text(&letter, l.x, base, font, GOLD);
         icon(
             sprites,
@@ -280,12 +308,25 @@ fn draw_detail(
     let d = lay.detail;
     // The picture, big, on a plate.
     draw_rectangle(d.x, d.y, 76.0, 76.0, Color::new(0.0, 0.0, 0.0, 0.45));
-    super::theme::outline(d.x, d.y, 76.0, 76.0, 1.0, EDGE);
+    outline(d.x, d.y, 76.0, 76.0, 1.0, EDGE);
     icon(sprites, &item.key, d.x + 6.0, d.y + 6.0, 64.0);
-    draw_text(pack::shown_name(item), d.x + 92.0, d.y + 30.0, 28.0, WHITE);
-    draw_text(kind_line(item), d.x + 92.0, d.y + 56.0, 20.0, DIM);
+    let name_w = d.w - 92.0;
+    draw_text(
+        fit(&pack::shown_name(item), name_w, 28),
+        d.x + 92.0,
+        d.y + 30.0,
+        28.0,
+        WHITE,
+    );
+    draw_text(
+        fit(&kind_line(item), name_w, 20),
+        d.x + 92.0,
+        d.y + 56.0,
+        20.0,
+        DIM,
+    );
     let mut y = d.y + 108.0;
-    let chars = ((d.w / 10.0) as usize).max(20);
+    let chars = chars_in(d.w, 20);
 
     if let Some(cmp) = cmp {
         draw_comparison(d, y, item, cmp);
@@ -313,12 +354,30 @@ fn draw_detail(
         y += 12.0;
     }
     if !blocked {
+        // What can be done with it, as buttons showing their keys; a click does what the key
+        // does (the pack's own letters, `pack::pack_key`).
+        y += 14.0;
         let mut x = d.x;
         for (keys, what) in pack::item_actions(item) {
-            draw_text(keys, x, y, 20.0, GOLD);
-            x += width(keys, 20) + 8.0;
-            draw_text(what, x, y, 20.0, WHITE);
-            x += width(what, 20) + 24.0;
+            let key = keys.chars().next().unwrap_or(' ');
+            let Some(tap) = pack::pack_key(key) else {
+                continue;
+            };
+            let label = capitalise(what);
+            let w = (width(&label, 20) + width("M", 20) * 2.0 + 32.0).max(96.0);
+            // Onto the next line when the pane is too narrow for another.
+            if x > d.x && x + w > d.x + d.w {
+                x = d.x;
+                y += ACTION_H + 8.0;
+            }
+            let area = Rect::new(x, y - 22.0, w, ACTION_H);
+            let look = if keys.contains("Enter") {
+                Look::Primary
+            } else {
+                Look::Plain
+            };
+            widgets::button(area, &key.to_string(), &label, Tap::Pack(tap), look);
+            x += w + 10.0;
         }
     }
 }
@@ -326,7 +385,8 @@ fn draw_detail(
 /// The stats now beside the stats with the item worn: better in green, worse in red.
 fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
     let mut y = top;
-    let box_h = 104.0 + 30.0 * cmp.rows.len() as f32 + if cmp.uncertain() { 28.0 } else { 6.0 };
+    let note_h = if cmp.uncertain() { 28.0 } else { 6.0 };
+    let box_h = 104.0 + 30.0 * cmp.rows.len() as f32 + note_h + ACTION_H + 16.0;
     draw_rectangle(
         d.x - 10.0,
         y - 26.0,
@@ -334,16 +394,19 @@ fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
         box_h,
         Color::new(0.11, 0.1, 0.15, 1.0),
     );
-    super::theme::outline(d.x - 10.0, y - 26.0, d.w + 10.0, box_h, 1.0, GOLD);
-    draw_text(format!("Equip the {}?", item.name), d.x, y, 24.0, GOLD);
+    outline(d.x - 10.0, y - 26.0, d.w + 10.0, box_h, 1.0, GOLD);
+    let ask = format!("Equip the {}?", item.name);
+    draw_text(fit(&ask, d.w - 10.0, 24), d.x, y, 24.0, GOLD);
     y += 24.0;
     let swap = match &cmp.replaces {
         Some(old) => format!("It replaces your {old}."),
         None => "Nothing is worn in that slot now.".into(),
     };
-    draw_text(&swap, d.x, y, 18.0, DIM);
+    draw_text(fit(&swap, d.w - 10.0, 18), d.x, y, 18.0, DIM);
     y += 34.0;
-    let (c_now, c_then, c_diff) = (d.x + 170.0, d.x + 260.0, d.x + 350.0);
+    // The columns share the pane: the stat's name, now, after, the difference.
+    let col = |share: f32, least: f32| d.x + (d.w * share).max(least).round();
+    let (c_now, c_then, c_diff) = (col(0.4, 150.0), col(0.6, 210.0), col(0.8, 270.0));
     draw_text("Now", c_now, y, 20.0, DIM);
     draw_text("After", c_then, y, 20.0, DIM);
     draw_line(d.x, y + 8.0, d.x + d.w - 20.0, y + 8.0, 1.0, EDGE);
@@ -370,11 +433,33 @@ fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
     }
     if cmp.uncertain() {
         draw_text(
-            "?: a worn item holds this at its lowest; it may end up lower.",
+            fit(
+                "?: a worn item holds this at its lowest; it may end up lower.",
+                d.w - 10.0,
+                16,
+            ),
             d.x,
             y + 4.0,
             16.0,
             DIM,
         );
     }
+    // Yes or no, by click as by key.
+    let y = top - 26.0 + box_h - ACTION_H - 10.0;
+    let yes = Rect::new(d.x, y, 150.0, ACTION_H);
+    widgets::button(
+        yes,
+        "y",
+        "Equip",
+        Tap::Command(Command::Confirm),
+        Look::Primary,
+    );
+    let no = Rect::new(d.x + 162.0, y, 150.0, ACTION_H);
+    widgets::button(
+        no,
+        "n",
+        "Cancel",
+        Tap::Command(Command::Cancel),
+        Look::Plain,
+    );
 }

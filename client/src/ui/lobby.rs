@@ -4,15 +4,17 @@
 use delve_protocol::{MAX_DUNGEON_CHARS, MAX_NAME_CHARS, MAX_PASSWORD_CHARS, ServerMsg};
 use macroquad::prelude::*;
 
-use super::hud::{BG, draw_notice};
+use super::banners::draw_notice;
+use super::layout;
 use super::scores as table;
+use super::text::{draw_text, fit};
 use super::text_input::TextInput;
+use super::theme::{BG, DIM, GOLD, WARN};
+use super::widgets::{self, Tap};
+use crate::keymap::Command;
 use crate::model::Model;
 use crate::net::{Link, NetEvent, Platform};
 use crate::scores::{self, ScoreBoard};
-
-const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
-const DIM: Color = Color::new(0.6, 0.58, 0.66, 1.0);
 
 /// What the player chose in the lobby.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,7 +67,12 @@ pub struct Lobby {
     status: String,
     /// Set by `--screenshot`: frames to show before saving.
     pub frames: u32,
+    /// When a line was last clicked (a second click on it joins).
+    clicked_at: f64,
 }
+
+/// Two clicks on one line within this many seconds join that dungeon.
+const DOUBLE_CLICK: f64 = 0.4;
 
 impl Lobby {
     pub fn new(url: &str, name: &str) -> std::io::Result<Lobby> {
@@ -80,6 +87,7 @@ impl Lobby {
             board: None,
             status: "Connecting...".into(),
             frames: 0,
+            clicked_at: f64::NEG_INFINITY,
         })
     }
 
@@ -173,27 +181,52 @@ impl Lobby {
         }
         let list = &self.model.dungeons;
         self.selected = self.selected.min(list.len().saturating_sub(1));
+        // A click on what was drawn last frame: a line, or a button standing for a key.
+        let tap = is_mouse_button_pressed(MouseButton::Left)
+            .then(|| widgets::at(mouse_position().into()))
+            .flatten();
+        let mut chars = chars.to_vec();
+        let (mut enter, mut esc) = (false, false);
+        match tap {
+            Some(Tap::Char(c)) => chars.push(c),
+            Some(Tap::Command(Command::Confirm)) => enter = true,
+            Some(Tap::Command(Command::Cancel)) => esc = true,
+            Some(Tap::Row(k)) if self.prompt.is_none() && self.board.is_none() => {
+                // A second click on the chosen line joins it, as Enter does.
+                enter = k == self.selected && get_time() - self.clicked_at <= DOUBLE_CLICK;
+                self.selected = k;
+                self.clicked_at = get_time();
+            }
+            _ => {}
+        }
         let step = if let Some(board) = &mut self.board {
             if board.poll(&self.model.scores, self.model.scores_received, get_time()) {
                 self.net.send(scores::request());
             }
-            if table::keys(board, chars, self.model.scores.len(), &[]) {
+            let len = self.model.scores.len();
+            if let Some(Tap::ScrollTo(share)) = tap {
+                table::scroll_to(board, share, len);
+            }
+            if table::keys(board, &chars, len, &[]) || esc {
                 self.board = None;
             }
             Step::Stay
         } else {
             match &mut self.prompt {
-                Some(_) => self.prompt_keys(chars).map_or(Step::Stay, Step::Chosen),
-                None => self.list_keys(chars),
+                Some(_) => self
+                    .prompt_keys(&chars, enter, esc)
+                    .map_or(Step::Stay, Step::Chosen),
+                None => self.list_keys(&chars, enter, esc),
             }
         };
         self.draw();
         step
     }
 
-    fn list_keys(&mut self, chars: &[char]) -> Step {
+    /// The list's keys (and `enter` or `esc` given by a click).
+    fn list_keys(&mut self, chars: &[char], enter: bool, esc: bool) -> Step {
         let list = &self.model.dungeons;
-        if is_key_pressed(KeyCode::Escape) {
+        if is_key_pressed(KeyCode::Escape) || esc {
             return Step::Quit;
         }
         if is_key_pressed(KeyCode::Up) || chars.contains(&'k') {
@@ -228,7 +261,7 @@ impl Lobby {
             });
         } else if let (Some(d), true) = (
             &here,
-            is_key_pressed(KeyCode::Enter) || is_key_pressed(KeyCode::KpEnter),
+            is_key_pressed(KeyCode::Enter) || is_key_pressed(KeyCode::KpEnter) || enter,
         ) {
             if d.private {
                 self.prompt = Some((
@@ -249,16 +282,17 @@ impl Lobby {
         Step::Stay
     }
 
-    fn prompt_keys(&mut self, chars: &[char]) -> Option<Choice> {
+    /// The question's keys (and `enter` or `esc` given by a click).
+    fn prompt_keys(&mut self, chars: &[char], enter: bool, esc: bool) -> Option<Choice> {
         let Some((prompt, input)) = &mut self.prompt else {
             return None;
         };
-        if is_key_pressed(KeyCode::Escape) {
+        if is_key_pressed(KeyCode::Escape) || esc {
             self.prompt = None;
             return None;
         }
         input.feed(chars);
-        if !(is_key_pressed(KeyCode::Enter) || is_key_pressed(KeyCode::KpEnter)) {
+        if !(is_key_pressed(KeyCode::Enter) || is_key_pressed(KeyCode::KpEnter) || enter) {
             return None;
         }
         let text = input.text.trim().to_string();
@@ -318,59 +352,88 @@ impl Lobby {
 
     fn draw(&self) {
         clear_background(BG);
-        let (w, h) = (screen_width(), screen_height());
+        layout::begin(layout::Space::Ui);
+        let (w, h) = layout::screen_size();
         let x = (w / 2.0 - 360.0).max(20.0);
+        // The list's width: 720 units, or what a narrow window (a phone) has.
+        let lw = (w - 2.0 * x).min(720.0);
+        let (players_x, deepest_x) = (x + (lw * 0.56).round(), x + (lw * 0.73).round());
         draw_text("DELVE", x, 90.0, 64.0, GOLD);
-        draw_text(format!("Dungeons on {}", self.url), x, 130.0, 22.0, DIM);
+        let from = format!("Dungeons on {}", self.url);
+        draw_text(fit(&from, lw, 22), x, 130.0, 22.0, DIM);
         let mut y = 190.0;
         draw_text("dungeon", x + 30.0, y, 20.0, DIM);
-        draw_text("players", x + 400.0, y, 20.0, DIM);
-        draw_text("deepest", x + 520.0, y, 20.0, DIM);
+        draw_text("players", players_x, y, 20.0, DIM);
+        draw_text("deepest", deepest_x, y, 20.0, DIM);
         y += 14.0;
-        draw_line(x, y, x + 720.0, y, 1.0, DIM);
+        draw_line(x, y, x + lw, y, 1.0, DIM);
         y += 30.0;
         if self.model.dungeons.is_empty() && self.status.is_empty() {
+            let none = "No dungeons yet: make the first (n, or New).";
+            draw_text(fit(none, lw - 30.0, 22), x + 30.0, y, 22.0, WHITE);
+        }
+        // The buttons take the foot: one row, or two in a narrow window.
+        let two_rows = lw < 560.0;
+        let foot = h - if two_rows { 96.0 } else { 56.0 };
+        for (k, d) in self.model.dungeons.iter().enumerate() {
+            if y > foot - 70.0 {
+                break;
+            }
+            let line = Rect::new(x, y - 24.0, lw, 34.0);
+            widgets::add(line, Tap::Row(k));
+            if k == self.selected {
+                draw_rectangle(
+                    line.x,
+                    line.y,
+                    line.w,
+                    line.h,
+                    Color::new(0.25, 0.2, 0.1, 0.8),
+                );
+            } else if widgets::hovered(line) {
+                draw_rectangle(
+                    line.x,
+                    line.y,
+                    line.w,
+                    line.h,
+                    Color::new(1.0, 1.0, 1.0, 0.06),
+                );
+            }
             draw_text(
-                "No dungeons yet: press n to make the first.",
+                fit(&d.name, players_x - x - 40.0, 24),
                 x + 30.0,
                 y,
-                22.0,
+                24.0,
                 WHITE,
             );
-        }
-        for (k, d) in self.model.dungeons.iter().enumerate() {
-            if k == self.selected {
-                draw_rectangle(x, y - 24.0, 720.0, 34.0, Color::new(0.25, 0.2, 0.1, 0.8));
-            }
-            draw_text(&d.name, x + 30.0, y, 24.0, WHITE);
             if d.private {
-                draw_text("private", x + 400.0, y, 22.0, GOLD);
+                draw_text("private", players_x, y, 22.0, GOLD);
             } else {
-                draw_text(d.online.unwrap_or(0).to_string(), x + 400.0, y, 24.0, WHITE);
+                draw_text(d.online.unwrap_or(0).to_string(), players_x, y, 24.0, WHITE);
                 draw_text(
                     format!("floor {}", d.deepest.unwrap_or(1)),
-                    x + 520.0,
+                    deepest_x,
                     y,
                     24.0,
                     WHITE,
                 );
             }
             y += 36.0;
-            if y > h - 160.0 {
-                break;
-            }
         }
-        let help = "Up/Down: choose   Enter: join   n: new dungeon   w: watch a player";
-        draw_text(help, x, h - 60.0, 20.0, DIM);
-        draw_text("h: high scores   Esc: quit", x, h - 34.0, 20.0, DIM);
+        let buttons = [
+            ("Enter", "Join", Tap::Command(Command::Confirm)),
+            ("n", "New", Tap::Char('n')),
+            ("w", "Watch", Tap::Char('w')),
+            ("h", "Scores", Tap::Char('h')),
+            ("Esc", "Quit", Tap::Command(Command::Cancel)),
+        ];
+        if two_rows {
+            widgets::button_row(Rect::new(x, foot, lw, 34.0), 8.0, &buttons[..3]);
+            widgets::button_row(Rect::new(x, foot + 42.0, lw, 34.0), 8.0, &buttons[3..]);
+        } else {
+            widgets::button_row(Rect::new(x, foot, lw, 34.0), 8.0, &buttons);
+        }
         if !self.status.is_empty() {
-            draw_text(
-                &self.status,
-                x,
-                h - 90.0,
-                20.0,
-                Color::from_rgba(255, 160, 0, 255),
-            );
+            draw_text(fit(&self.status, lw, 20), x, foot - 16.0, 20.0, WARN);
         }
         if let Some((prompt, input)) = &self.prompt {
             let label = match prompt {
@@ -380,8 +443,16 @@ impl Lobby {
                 Prompt::Watch { name, .. } => format!("Watch whom in {name}? "),
             };
             draw_rectangle(0.0, 0.0, w, h, Color::new(0.0, 0.0, 0.0, 0.5));
-            input.draw(&label, x, h / 2.0, 720.0);
-            draw_text("Enter: confirm   Esc: back", x, h / 2.0 + 40.0, 18.0, DIM);
+            widgets::add(Rect::new(0.0, 0.0, w, h), Tap::Block);
+            input.draw(&label, x, h / 2.0, lw);
+            widgets::button_row(
+                Rect::new(x, h / 2.0 + 24.0, lw.min(320.0), 34.0),
+                8.0,
+                &[
+                    ("Enter", "OK", Tap::Command(Command::Confirm)),
+                    ("Esc", "Back", Tap::Command(Command::Cancel)),
+                ],
+            );
         }
         if let Some(board) = &self.board {
             let ctx = table::Context {
@@ -399,5 +470,6 @@ impl Lobby {
                 &format!("Asking {} for its dungeons...", self.url),
             );
         }
+        layout::end();
     }
 }

@@ -6,6 +6,7 @@ use macroquad::prelude::*;
 
 use super::anim::Anims;
 use super::sprites::{Sprites, hash};
+use super::text::{draw_text, measure_text};
 use super::theme::{effect_look, player_color};
 
 /// Colour of remembered-but-unseen tiles: dim and bluish, like a memory.
@@ -368,7 +369,8 @@ fn draw_effects(cam: &Camera, anims: &Anims, now: f64) {
 
 /// A small name tag centred above a point, on a dark plate so it reads on any floor.
 fn label(text: &str, cx: f32, bottom: f32, color: Color) {
-    let size = 16;
+    // As large as the interface's text, though drawn over the map in window pixels.
+    let size = (16.0 * super::layout::scales().ui).round() as u16;
     let dim = measure_text(text, None, size, 1.0);
     let x = (cx - dim.width / 2.0).round();
     draw_rectangle(

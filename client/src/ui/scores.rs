@@ -4,12 +4,13 @@
 use delve_protocol::ScoreEntry;
 use macroquad::prelude::*;
 
-use crate::keymap::Key;
+use super::layout::screen_size;
+use super::text::{draw_text, measure_text};
+use super::theme::{BOX_EDGE, DIM, GOLD, WARN, outline};
+use super::widgets::{self, Look, Tap};
+use crate::keymap::{Command, Key};
 use crate::scores::{self, ENDED, ENDED_ICON, NAME, Needs, ScoreBoard};
 
-const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
-const DIM: Color = Color::new(0.6, 0.58, 0.66, 1.0);
-const WARN: Color = Color::new(1.0, 0.63, 0.0, 1.0);
 /// The game that just ended: a cool blue, apart from the gold of victories.
 const MINE: Color = Color::new(0.45, 0.75, 1.0, 1.0);
 /// Names of one's own games in the lobby's table.
@@ -24,7 +25,7 @@ const BOTTOM: f32 = 84.0;
 
 /// The box the table is drawn in: x, y, w, h.
 fn area() -> (f32, f32, f32, f32) {
-    let (sw, sh) = super::modal::screen_size();
+    let (sw, sh) = screen_size();
     let w = (sw - 48.0).clamp(320.0, 1280.0);
     let h = (sh - 48.0).max(TOP + BOTTOM + ROW_H);
     (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round(), w, h)
@@ -91,17 +92,28 @@ pub fn keys(board: &mut ScoreBoard, chars: &[char], len: usize, injected: &[Key]
     false
 }
 
+/// Scrolls the table to a share of its length (a click on its scroll bar).
+pub fn scroll_to(board: &mut ScoreBoard, share: f32, len: usize) {
+    let rows = rows_fit();
+    board.scroll = scores::clamp_scroll(
+        (share * len.saturating_sub(rows) as f32).round() as usize,
+        len,
+        rows,
+    );
+}
+
 fn text_w(text: &str, size: f32) -> f32 {
     measure_text(text, None, size as u16, 1.0).width
 }
 
 /// Draws the table over whatever is on the screen.
 pub fn draw(board: &ScoreBoard, entries: &[ScoreEntry], ctx: &Context) {
-    let (sw, sh) = super::modal::screen_size();
+    let (sw, sh) = screen_size();
     draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.6));
+    widgets::add(Rect::new(0.0, 0.0, sw, sh), Tap::Block);
     let (bx, by, bw, bh) = area();
     draw_rectangle(bx, by, bw, bh, Color::new(0.07, 0.065, 0.095, 1.0));
-    super::theme::outline(bx, by, bw, bh, 2.0, Color::new(0.35, 0.3, 0.45, 1.0));
+    outline(bx, by, bw, bh, 2.0, BOX_EDGE);
     let x = bx + 24.0;
     let inner_w = bw - 48.0;
     draw_text("High scores", x, by + 46.0, 38.0, GOLD);
@@ -171,7 +183,7 @@ pub fn draw(board: &ScoreBoard, entries: &[ScoreEntry], ctx: &Context) {
                 band.3,
                 Color::new(0.2, 0.38, 0.6, 0.55),
             );
-            super::theme::outline(band.0, band.1, band.2, band.3, 2.0, MINE);
+            outline(band.0, band.1, band.2, band.3, 2.0, MINE);
         } else if e.victory {
             draw_rectangle(
                 band.0,
@@ -228,11 +240,37 @@ pub fn draw(board: &ScoreBoard, entries: &[ScoreEntry], ctx: &Context) {
         draw_text(ctx.status, x, foot, 20.0, WARN);
     }
     let keys = if entries.len() > rows {
-        "Up/Down, PgUp/PgDn, Home/End or the wheel: scroll      Esc, h or Tab: close"
+        "Up/Down, PgUp/PgDn, Home/End, the wheel or the bar: scroll"
     } else {
-        "Esc, h or Tab: close"
+        ""
     };
-    draw_text(keys, x, by + bh - 20.0, 18.0, DIM);
+    let close = Rect::new(x + inner_w - 120.0, by + bh - 40.0, 120.0, 28.0);
+    widgets::button(
+        close,
+        "Esc",
+        "Close",
+        Tap::Command(Command::Cancel),
+        Look::Plain,
+    );
+    draw_text(
+        super::text::fit(keys, close.x - x - 16.0, 18),
+        x,
+        by + bh - 20.0,
+        18.0,
+        DIM,
+    );
+    // The bar along the table's right edge, in the box's margin.
+    widgets::scroll_bar(
+        Rect::new(
+            bx + bw - 18.0,
+            first_y - ROW_H + 8.0,
+            10.0,
+            ROW_H * rows as f32,
+        ),
+        shown.start,
+        rows,
+        entries.len(),
+    );
 }
 
 /// A small gold crown before a victory's line.

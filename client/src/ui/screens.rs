@@ -1,28 +1,40 @@
-//! Screens drawn over the game: the character sheet (`c`), the level-up dialog, the message
-//! history (`m`), and the end of a game: the death screen and the victory screen.
+//! Screens drawn over the game: the character sheet (`c`), the level-up dialog and the message
+//! history (`m`). Each closes by its key or its Close button.
 
 use delve_protocol::{SelfView, Slot, Stat, StatGain, View};
 use macroquad::prelude::*;
 
-use super::hud::{effect_icon, wrap};
 use super::inventory::{BETTER, WORSE};
+use super::layout::screen_size;
+use super::panel::effect_icon;
 use super::sprites::Sprites;
-use super::theme::{effect_look, message_color};
+use super::text::{draw_text, fit, measure_text, wrap};
+use super::theme::{BOX_EDGE, CHAT, DIM, GOLD, effect_look, message_color, outline};
+use super::widgets::{self, Look, Tap};
+use crate::keymap::Command;
 use crate::model::Model;
 use crate::pack;
 
-const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
-const DIM: Color = Color::new(0.6, 0.58, 0.66, 1.0);
 const GOOD: Color = Color::new(0.35, 0.85, 0.45, 1.0);
 
-/// A framed box centred on the screen; returns its inner top-left corner.
-fn frame(w: f32, h: f32, title: &str, title_color: Color) -> (f32, f32) {
-    let (sw, sh) = super::modal::screen_size();
+/// A framed box centred on the screen, with a Close button (showing `key`, giving `close`) in
+/// its top right corner; returns its inner top-left corner.
+fn frame(w: f32, h: f32, title: &str, title_color: Color, key: &str, close: Command) -> (f32, f32) {
+    let (sw, sh) = screen_size();
     draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.55));
+    widgets::add(Rect::new(0.0, 0.0, sw, sh), Tap::Block);
     let (x, y) = (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round());
     draw_rectangle(x, y, w, h, Color::new(0.07, 0.065, 0.095, 0.97));
-    super::theme::outline(x, y, w, h, 2.0, Color::new(0.35, 0.3, 0.45, 1.0));
-    draw_text(title, x + 24.0, y + 42.0, 34.0, title_color);
+    outline(x, y, w, h, 2.0, BOX_EDGE);
+    let button = Rect::new(x + w - 24.0 - 110.0, y + 18.0, 110.0, 30.0);
+    draw_text(
+        fit(title, button.x - x - 36.0, 34),
+        x + 24.0,
+        y + 42.0,
+        34.0,
+        title_color,
+    );
+    widgets::button(button, key, "Close", Tap::Command(close), Look::Plain);
     (x + 24.0, y + 74.0)
 }
 
@@ -39,6 +51,8 @@ pub fn character(view: &View, sprites: &Sprites) {
         500.0,
         &format!("{}, level {}", me.name, me.level),
         GOLD,
+        "c",
+        Command::Character,
     );
     let rows = [
         ("Experience", me.xp.to_string()),
@@ -62,7 +76,6 @@ pub fn character(view: &View, sprites: &Sprites) {
         row(x, y, label, &value);
         y += 30.0;
     }
-    draw_text("c or Esc: close", x, y + 14.0, 18.0, DIM);
 
     // The right column: equipment, what it adds up to, and status effects.
     let rx = x + 390.0;
@@ -178,16 +191,20 @@ pub fn level_up(model: &Model, me: &SelfView, selected: usize) {
     let title = if me.points > 1 {
         format!("Level up! {} points to spend", me.points)
     } else {
-        "Level up! Choose a stat to raise".to_string()
+        "Level up! Raise a stat".to_string()
     };
     let (x, mut y) = frame(
         560.0,
         100.0 + 40.0 * model.level_up.len() as f32 + 40.0,
         &title,
         GOLD,
+        "Esc",
+        Command::Cancel,
     );
     for (k, g) in model.level_up.iter().enumerate() {
         let (now, then) = stat_values(me, g);
+        // A click on a line raises that stat.
+        widgets::add(Rect::new(x - 10.0, y - 26.0, 520.0, 36.0), Tap::Row(k));
         if k == selected {
             draw_rectangle(
                 x - 10.0,
@@ -205,7 +222,7 @@ pub fn level_up(model: &Model, me: &SelfView, selected: usize) {
         y += 40.0;
     }
     draw_text(
-        "1-5 or arrows + Enter: choose    Esc: later (p reopens)",
+        "1-5, arrows + Enter, or a click: choose    Close: later",
         x,
         y + 6.0,
         18.0,
@@ -213,197 +230,31 @@ pub fn level_up(model: &Model, me: &SelfView, selected: usize) {
     );
 }
 
-/// The numbers of a finished game, one line.
-fn summary(me: &SelfView) -> String {
-    let s = |n: u64| if n == 1 { "" } else { "s" };
-    format!(
-        "Level {}   deepest floor {}   {} kill{}   {} turn{}",
-        me.level,
-        me.deepest,
-        me.kills,
-        s(u64::from(me.kills)),
-        me.turns,
-        s(me.turns)
-    )
-}
-
-/// The death screen, inside the map area (`area`), scaled down to fit a small window. `dump`
-/// names the character dump saved for this game, if one was.
-pub fn death(me: &SelfView, area: Rect, dump: Option<&str>) {
-    let k = ((area.w - 16.0) / 700.0)
-        .min((area.h - 16.0) / 330.0)
-        .min(1.0);
-    let (w, h) = ((700.0 * k).round(), (330.0 * k).round());
-    let (x, y) = (
-        (area.x + (area.w - w) / 2.0).round(),
-        (area.y + (area.h - h) / 2.0).round(),
-    );
-    draw_rectangle(
-        area.x,
-        area.y,
-        area.w,
-        area.h,
-        Color::new(0.0, 0.0, 0.0, 0.55),
-    );
-    draw_rectangle(x, y, w, h, Color::new(0.07, 0.065, 0.095, 0.97));
-    super::theme::outline(x, y, w, h, 2.0, Color::new(0.35, 0.3, 0.45, 1.0));
-    let red = Color::from_rgba(255, 64, 64, 255);
-    let (x, y) = (x + 24.0 * k, y + 42.0 * k);
-    draw_text("You died", x, y, 34.0 * k, red);
-    let y = y + 32.0 * k;
-    let cause = me.cause.clone().unwrap_or_else(|| "killed".into());
-    let mut first = cause.chars();
-    let cause: String = first
-        .next()
-        .map(|c| c.to_uppercase().chain(first).collect())
-        .unwrap_or_default();
-    draw_text(format!("{cause}."), x, y, 24.0 * k, WHITE);
-    draw_text(summary(me), x, y + 40.0 * k, 22.0 * k, DIM);
-    draw_text("Score", x, y + 80.0 * k, 22.0 * k, DIM);
-    draw_text(
-        me.score.to_string(),
-        x + 70.0 * k,
-        y + 80.0 * k,
-        28.0 * k,
-        GOLD,
-    );
-    let ghost = match dump {
-        Some(path) => format!("Your story is kept in {path}"),
-        None => "Your ghost watches the floor where you fell.".to_string(),
-    };
-    let max = ((w - 48.0 * k) / (10.0 * k)).max(20.0) as usize;
-    let mut gy = y + 118.0 * k;
-    for line in wrap(&ghost, max).into_iter().take(2) {
-        draw_text(&line, x, gy, 20.0 * k, DIM);
-        gy += 22.0 * k;
-    }
-    draw_text(
-        "n: new character    w: watch a friend    h: high scores",
-        x,
-        y + 186.0 * k,
-        20.0 * k,
-        GOLD,
-    );
-    draw_text("Esc: hide    Enter: chat", x, y + 214.0 * k, 20.0 * k, GOLD);
-}
-
-/// The end of a won game: the Mouse King lies dead, and the numbers of the game that felled him.
-/// Drawn inside the map area, scaled down to fit a small window.
-pub fn victory(me: &SelfView, sprites: &Sprites, now: f64, area: Rect, dump: Option<&str>) {
-    let k = ((area.w - 16.0) / 680.0)
-        .min((area.h - 16.0) / 500.0)
-        .min(1.0);
-    let (w, h) = ((680.0 * k).round(), (500.0 * k).round());
-    draw_rectangle(
-        area.x,
-        area.y,
-        area.w,
-        area.h,
-        Color::new(0.0, 0.0, 0.0, 0.6),
-    );
-    let (bx, by) = (
-        (area.x + (area.w - w) / 2.0).round(),
-        (area.y + (area.h - h) / 2.0).round(),
-    );
-    draw_rectangle(bx, by, w, h, Color::new(0.08, 0.07, 0.05, 0.97));
-    super::theme::outline(bx, by, w, h, 3.0, GOLD);
-    super::theme::outline(
-        bx + 6.0 * k,
-        by + 6.0 * k,
-        w - 12.0 * k,
-        h - 12.0 * k,
-        1.0,
-        Color::new(0.6, 0.48, 0.2, 1.0),
-    );
-    let centre = |text: &str, y: f32, size: f32, color: Color| {
-        let size = size * k;
-        let d = measure_text(text, None, size as u16, 1.0);
-        draw_text(
-            text,
-            (bx + (w - d.width) / 2.0).round(),
-            by + y * k,
-            size,
-            color,
-        );
-    };
-    // Sparks of gold rising on either side of the title.
-    for n in 0..16u32 {
-        let seed = f64::from(n) * 0.618;
-        let t = ((now * 0.35 + seed).fract()) as f32;
-        let side = ((seed * 977.0) % 1.0) as f32 * 0.22;
-        let px = if n % 2 == 0 {
-            bx + w * (0.04 + side)
-        } else {
-            bx + w * (0.74 + side)
-        };
-        let py = by + (96.0 - t * 72.0) * k;
-        draw_circle(px, py, 2.0, Color::new(1.0, 0.85, 0.4, (1.0 - t) * 0.9));
-    }
-    centre("VICTORY", 78.0, 72.0, GOLD);
-    centre("The Mouse King is slain.", 118.0, 26.0, WHITE);
-
-    // The King, fallen: on his back, his crown rolled away beside him.
-    let s = (96.0 * k).round();
-    let kx = (bx + (w - s) / 2.0 - 24.0 * k).round();
-    draw_texture_ex(
-        &sprites.fallen_king,
-        kx,
-        by + 126.0 * k,
-        WHITE,
-        DrawTextureParams {
-            dest_size: Some(vec2(s, s)),
-            ..Default::default()
-        },
-    );
-    draw_texture_ex(
-        &sprites.crown,
-        kx + s - 4.0 * k,
-        by + 150.0 * k,
-        WHITE,
-        DrawTextureParams {
-            dest_size: Some(vec2(64.0 * k, 64.0 * k)),
-            rotation: 0.45,
-            ..Default::default()
-        },
-    );
-
-    centre(&summary(me), 262.0, 22.0, DIM);
-    centre("Score", 306.0, 22.0, DIM);
-    centre(&me.score.to_string(), 346.0, 44.0, GOLD);
-    if let Some(path) = dump {
-        centre(&format!("Kept in {path}"), 382.0, 16.0, DIM);
-    }
-    centre(
-        "n: new character    w: watch a friend",
-        500.0 - 54.0,
-        20.0,
-        GOLD,
-    );
-    centre(
-        "h: high scores    Esc: keep watching",
-        500.0 - 26.0,
-        20.0,
-        GOLD,
-    );
-}
-
 /// The whole message log, newest at the bottom; `scroll` lines up from the newest.
 pub fn messages(model: &Model, scroll: usize) {
-    let (sw, sh) = super::modal::screen_size();
-    let (x, y) = frame(sw - 160.0, sh - 120.0, "Messages", GOLD);
-    let rows = ((sh - 120.0 - 110.0) / 22.0).floor().max(1.0) as usize;
+    let (sw, sh) = screen_size();
+    let (w, h) = (sw - 160.0, sh - 120.0);
+    let (x, y) = frame(w, h, "Messages", GOLD, "m", Command::Messages);
+    let rows = ((h - 110.0) / 22.0).floor().max(1.0) as usize;
+    // Wrapped to the box, leaving the scroll bar its margin.
+    let chars = ((w - 80.0) / measure_text("M", None, 20, 1.0).width.max(1.0)).max(20.0) as usize;
     let lines: Vec<(Color, String)> = model
         .log
         .iter()
         .flat_map(|l| {
-            let text = if l.count > 1 {
-                format!("{} (x{})", l.text, l.count)
-            } else {
-                l.text.clone()
+            let mut text = match &l.from {
+                Some(from) => format!("{from}: {}", l.text),
+                None => l.text.clone(),
             };
-            wrap(&text, 110)
-                .into_iter()
-                .map(move |t| (message_color(l.kind), t))
+            if l.count > 1 {
+                text = format!("{text} (x{})", l.count);
+            }
+            let color = if l.from.is_some() {
+                CHAT
+            } else {
+                message_color(l.kind)
+            };
+            wrap(&text, chars).into_iter().map(move |t| (color, t))
         })
         .collect();
     let end = lines
@@ -413,8 +264,15 @@ pub fn messages(model: &Model, scroll: usize) {
     for (k, (c, t)) in lines[start..end].iter().enumerate() {
         draw_text(t, x, y + 22.0 * k as f32, 20.0, *c);
     }
+    let right = (sw - w) / 2.0 + w;
+    widgets::scroll_bar(
+        Rect::new(right - 22.0, y - 16.0, 10.0, 22.0 * rows as f32),
+        start,
+        rows,
+        lines.len(),
+    );
     draw_text(
-        "wheel or arrows: scroll    m or Esc: close",
+        "The wheel, arrows or the bar: scroll",
         x,
         sh - 80.0,
         18.0,

@@ -3,6 +3,8 @@
 
 use macroquad::prelude::*;
 
+use super::text::draw_text;
+
 /// This frame's typed characters, read once and handed to whoever needs them.
 pub fn typed() -> Vec<char> {
     std::iter::from_fn(get_char_pressed).collect()

@@ -1,9 +1,28 @@
-//! The client's palette, shared by the map, the panel and the screens: the colour of each
-//! player, of each message kind, and the look of each status effect. Kept apart so that the
-//! modules that draw can use it without reaching into each other.
+//! The client's palette, shared by the map, the panel and the screens: the background and box
+//! colours, the colour of each player, of each message kind, and the look of each status
+//! effect. Kept apart so that the modules that draw can use it without reaching into each other.
 
 use delve_protocol::{Effect, MessageKind};
 use macroquad::prelude::*;
+
+/// The window's background, behind the map.
+pub const BG: Color = Color::new(0.035, 0.035, 0.05, 1.0);
+/// The side panel's fill and its edge.
+pub const PANEL: Color = Color::new(0.075, 0.07, 0.1, 1.0);
+pub const PANEL_EDGE: Color = Color::new(0.2, 0.18, 0.26, 1.0);
+/// A box over the game (menu, help, hover box) and its outline.
+pub const BOX: Color = Color::new(0.07, 0.065, 0.095, 1.0);
+pub const BOX_EDGE: Color = Color::new(0.35, 0.3, 0.45, 1.0);
+/// Titles, the selection, what can be pressed.
+pub const GOLD: Color = Color::new(0.93, 0.77, 0.33, 1.0);
+/// Labels and hints: what is there to read, not to notice.
+pub const DIM: Color = Color::new(0.6, 0.58, 0.66, 1.0);
+/// A warning: a refusal, a connection problem.
+pub const WARN: Color = Color::new(1.0, 160.0 / 255.0, 0.0, 1.0);
+/// Chat lines, apart from the four message kinds.
+pub const CHAT: Color = Color::new(0.55, 0.95, 0.55, 1.0);
+/// Monsters, on the panel and the minimap (players have their own colours).
+pub const MONSTER: Color = Color::new(230.0 / 255.0, 70.0 / 255.0, 60.0 / 255.0, 1.0);
 
 /// The colour a player is drawn in, by id alone, so everyone sees a player in the same colour
 /// on every client (the first character of a dungeon is gold, the second purple, ...). Red is

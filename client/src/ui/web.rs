@@ -3,8 +3,10 @@
 
 use macroquad::prelude::*;
 
-use super::hud::BG;
+use super::layout;
+use super::text::draw_text;
 use super::text_input::TextInput;
+use super::theme::{BG, DIM, GOLD};
 
 const NAME_KEY: &str = "delve.name";
 
@@ -17,8 +19,9 @@ pub fn remember_name(name: &str) {
     delve_web_js::storage_set(NAME_KEY, name);
 }
 
-/// Asks the player's name (once per browser: it is remembered).
-pub async fn ask_name() -> String {
+/// Asks the player's name (once per browser: it is remembered), with the interface at
+/// `percent` of its size.
+pub async fn ask_name(percent: u16) -> String {
     let mut input = TextInput::new(delve_protocol::MAX_NAME_CHARS, false);
     loop {
         input.feed(&super::text_input::typed());
@@ -28,17 +31,23 @@ pub async fn ask_name() -> String {
             remember_name(&text);
             return text;
         }
+        if layout::set_frame(percent) {
+            super::text::warm(layout::scales());
+        }
         clear_background(BG);
-        let x = (screen_width() / 2.0 - 360.0).max(20.0);
-        draw_text("DELVE", x, 90.0, 64.0, Color::new(0.93, 0.77, 0.33, 1.0));
-        input.draw("Your name: ", x, screen_height() / 2.0, 720.0);
+        layout::begin(layout::Space::Ui);
+        let (w, h) = layout::screen_size();
+        let x = (w / 2.0 - 360.0).max(20.0);
+        draw_text("DELVE", x, 90.0, 64.0, GOLD);
+        input.draw("Your name: ", x, h / 2.0, (w - 2.0 * x).min(720.0));
         draw_text(
             "Enter: continue (this browser remembers it)",
             x,
-            screen_height() / 2.0 + 40.0,
+            h / 2.0 + 40.0,
             18.0,
-            Color::new(0.6, 0.58, 0.66, 1.0),
+            DIM,
         );
+        layout::end();
         publish(&Status {
             screen: "name",
             ..Status::default()

@@ -7,7 +7,9 @@ const STILL_TIME: f64 = 1.0e6;
 
 use super::*;
 use crate::describe::describe;
+use crate::keymap::Command;
 use crate::ui::help;
+use crate::ui::widgets::{self, Tap};
 
 impl App {
     pub(super) fn draw(&mut self, now: f64) {
@@ -30,11 +32,14 @@ impl App {
         if let Some(view) = &self.model.view {
             self.anims.prune(view, now);
             let (focus, _) = self.anims.position(view.me.id, view.me.pos, now);
-            let cam = Camera::new(layout.map, focus, view.map.width(), view.map.height());
+            let area = Space::Ui.rect_to(Space::Window, layout.map);
+            let cam = Camera::new(area, focus, view.map.width(), view.map.height());
             render::draw_map(view, &cam, &self.sprites);
             render::draw_entities(view, &cam, &self.sprites, &self.anims, now);
             self.camera = Some(cam);
         }
+        // The panel, the log and the hover box, in the interface's units.
+        layout::begin(Space::Ui);
         // What the mouse points at, while nothing is open over the map.
         // (Not over the summary of a finished game.)
         let summary_shown = self
@@ -50,10 +55,17 @@ impl App {
             && view.map.get(cell) != Tile::Unknown
         {
             let what = describe(view, &self.model.descriptions, cell);
-            help::draw_hover(cam, (cell.x, cell.y), what.as_ref(), self.pointer());
+            let at = cam.to_screen(vec2(cell.x as f32, cell.y as f32));
+            let cell = Rect::new(at.x, at.y, cam.tile, cam.tile);
+            help::draw_hover(
+                layout.map,
+                Space::Window.rect_to(Space::Ui, cell),
+                what.as_ref(),
+                Space::Ui.point(self.pointer()),
+            );
         }
-        hud::draw_log(layout.log, &self.model, self.log_scroll);
-        let mut turn = hud::turn_line(&self.model, now - self.status_at, self.awaiting.is_some());
+        log::draw(layout.log, &self.model, self.log_scroll);
+        let mut turn = panel::turn_line(&self.model, now - self.status_at, self.awaiting.is_some());
         let spectating = self.spectating();
         if !matches!(self.connection, Connection::Joined) || spectating {
             turn.text.clear();
@@ -61,7 +73,7 @@ impl App {
         // The banner says why and when the next try is; the clock only that nothing moves.
         if matches!(self.connection, Connection::Reconnecting { .. }) && !spectating {
             turn.text = "Offline".into();
-            turn.color = Color::from_rgba(255, 160, 0, 255);
+            turn.color = crate::ui::theme::WARN;
         }
         // A finished game of one's own says how it ended instead.
         if let Some(me) = self.model.view.as_ref().map(|v| &v.me)
@@ -76,24 +88,25 @@ impl App {
                 turn.color = Color::from_rgba(255, 64, 64, 255);
             }
         }
-        let hints = self.input.keys.hints();
-        hud::draw_panel(
+        let controls = crate::ui::controls::offered(&self.input.keys, self.situation());
+        panel::draw(
             layout.panel,
             &self.model,
             &self.sprites,
             &turn,
             &connection,
-            &hints,
+            &controls,
             now,
         );
+        layout::end();
         // Everything over the map from here on: scaled down as a whole in a small window.
-        crate::ui::modal::begin();
-        let over = crate::ui::modal::rect(layout.map);
+        layout::begin(Space::Screens);
+        let over = Space::Ui.rect_to(Space::Screens, layout.map);
         if let Some(view) = &self.model.view {
             let me = &view.me;
             if let Some(whom) = &self.model.watching {
                 let own_dead = !self.watcher_only();
-                hud::draw_watching(over, whom, me.alive, own_dead);
+                banners::draw_watching(over, whom, me.alive, own_dead);
             } else if self.end_hidden && !self.watcher_only() && (!me.alive || me.victory) {
                 let (title, color) = if me.victory {
                     (
@@ -103,23 +116,17 @@ impl App {
                 } else {
                     ("You died.", Color::from_rgba(255, 64, 64, 255))
                 };
-                hud::draw_end_banner(
-                    over,
-                    &format!("{title}   Score {}", me.score),
-                    color,
-                    "n: new character   w: watch a friend   h: high scores   Esc: show the summary   \
-                     Enter: chat",
-                );
+                banners::draw_end_banner(over, &format!("{title}   Score {}", me.score), color);
             } else if me.victory {
-                screens::victory(me, &self.sprites, now, over, self.dump.as_deref());
+                crate::ui::ending::victory(me, &self.sprites, now, over, self.dump.as_deref());
             } else if !me.alive {
-                screens::death(me, over, self.dump.as_deref());
+                crate::ui::ending::death(me, over, self.dump.as_deref());
             }
             match &self.screen {
                 Screen::Game => {}
                 Screen::Character => screens::character(view, &self.sprites),
                 Screen::Inventory(st) => {
-                    let area = crate::ui::modal::pack_area(&layout);
+                    let area = layout.pack_area();
                     inventory::draw(area, view, &self.sprites, st, spectating)
                 }
                 Screen::LevelUp { selected } => screens::level_up(&self.model, me, *selected),
@@ -135,12 +142,19 @@ impl App {
                 // Drawn last, over any notice: they work with the connection down too.
                 Screen::Help | Screen::Menu { .. } => {}
                 // Just above the log, so no line of it is hidden.
-                Screen::Chat(line) => line.draw(
-                    "Say: ",
-                    over.x + 10.0,
-                    over.y + over.h - 12.0,
-                    over.w - 20.0,
-                ),
+                Screen::Chat(line) => {
+                    let y = over.y + over.h - 12.0;
+                    let buttons = 2.0 * 100.0 + 8.0;
+                    line.draw("Say: ", over.x + 10.0, y, over.w - 28.0 - buttons);
+                    widgets::button_row(
+                        Rect::new(over.x + over.w - 10.0 - buttons, y - 22.0, buttons, 30.0),
+                        8.0,
+                        &[
+                            ("Enter", "Send", Tap::Command(Command::Confirm)),
+                            ("Esc", "Close", Tap::Command(Command::Cancel)),
+                        ],
+                    );
+                }
             }
         }
         // Lost, or never there: "cannot reach" is a server that never answered this game;
@@ -152,29 +166,29 @@ impl App {
         };
         match &self.connection {
             Connection::Connecting if self.model.view.is_none() => {
-                hud::draw_notice("Connecting", "Opening the way into the dungeon...")
+                banners::draw_notice("Connecting", "Opening the way into the dungeon...")
             }
             Connection::Reconnecting {
                 reason,
                 attempt,
                 at,
-            } if self.model.view.is_none() => hud::draw_notice(
+            } if self.model.view.is_none() => banners::draw_notice(
                 title,
                 &format!(
                     "{reason}. {}.",
-                    hud::reconnect_line(*attempt, (at - now).max(0.0).ceil())
+                    banners::reconnect_line(*attempt, (at - now).max(0.0).ceil())
                 ),
             ),
             Connection::Reconnecting {
                 attempt,
                 at,
                 reason,
-            } => hud::draw_reconnecting(over, *attempt, (at - now).max(0.0).ceil(), reason),
-            Connection::Ended(reason) => hud::draw_notice(title, reason),
+            } => banners::draw_reconnecting(over, *attempt, (at - now).max(0.0).ceil(), reason),
+            Connection::Ended(reason) => banners::draw_notice(title, reason),
             _ => {
                 // The server holds the dungeon until it can save its turns again.
                 if let Some(why) = &self.model.paused {
-                    hud::draw_paused(over, why);
+                    banners::draw_paused(over, why);
                 }
             }
         }
@@ -182,17 +196,24 @@ impl App {
             Screen::Help => help::draw_help(&self.input.keys, &self.keys_note),
             Screen::Menu { selected } => {
                 let sound = self.audio.settings();
-                let labels: Vec<String> = MENU.iter().map(|m| m.label(sound)).collect();
+                let labels: Vec<String> = MENU
+                    .iter()
+                    .map(|m| m.label(sound, self.appearance))
+                    .collect();
                 let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
-                let footer = if MENU[*selected % MENU.len()] == MenuItem::Sound {
-                    "Left/Right: volume; Enter: sound on/off"
-                } else {
-                    "Up/Down, Enter; Esc resumes"
+                let footer = match MENU[*selected % MENU.len()] {
+                    MenuItem::Sound => "Left/Right: volume; Enter: sound on/off",
+                    MenuItem::Scale => "Left/Right: smaller, larger; Enter: 100%",
+                    _ => "Up/Down, Enter; Esc resumes",
                 };
-                help::draw_menu(&labels, *selected, footer);
+                let steps: Vec<bool> = MENU
+                    .iter()
+                    .map(|m| matches!(m, MenuItem::Sound | MenuItem::Scale))
+                    .collect();
+                help::draw_menu(&labels, &steps, *selected, footer);
             }
             _ => {}
         }
-        crate::ui::modal::end();
+        layout::end();
     }
 }

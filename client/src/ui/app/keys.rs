@@ -1,17 +1,33 @@
 //! The keys of the game screens: what each command does on each screen, for a player, for
 //! someone not driving a character, and in the pack.
 
+use super::super::input::Resize;
 use super::*;
-use crate::keymap::Named;
+use crate::keymap::{Command, Named};
 use crate::travel::Goal;
+use crate::ui::widgets::Tap;
 use delve_protocol::Action;
 
 impl App {
     pub(super) fn handle_input(&mut self, now: f64, chars: &[char]) {
+        if let Some(r) = super::super::input::resize_pressed() {
+            let said = resize(&mut self.appearance, r);
+            self.note(&said);
+        }
+        let click = self.take_click();
         // The high scores take every key while open, even while the connection is down.
         if let Screen::Scores(board) = &mut self.screen {
             self.input.reset();
-            if table::keys(board, chars, self.model.scores.len(), &self.input.injected) {
+            let len = self.model.scores.len();
+            let closed = table::keys(board, chars, len, &self.input.injected);
+            let clicked_shut = matches!(
+                Self::tap_command(&click),
+                Some(Command::Cancel | Command::Scores)
+            );
+            if let Some(Tap::ScrollTo(share)) = click.tap {
+                table::scroll_to(board, share, len);
+            }
+            if closed || clicked_shut {
                 self.screen = Screen::Game;
             }
             return;
@@ -19,9 +35,14 @@ impl App {
         // With the connection down nothing can be sent, but the menu, help and sound still
         // answer (and Esc closes whatever was open).
         if !matches!(self.connection, Connection::Joined) {
-            let (commands, _) = self.input.poll(now, false, true, chars);
+            let (mut commands, _) = self.input.poll(now, false, true, chars);
+            commands.extend(Self::tap_command(&click));
             self.trip = None;
+            self.hover_select();
             self.scroll_keys();
+            if let Some(tap) = click.tap {
+                self.screen_tap(tap);
+            }
             for cmd in commands {
                 if !self.common_command(cmd) && cmd == Command::Cancel {
                     self.screen = match self.screen {
@@ -65,10 +86,12 @@ impl App {
         // The chat line takes every key while it is open.
         if let Screen::Chat(line) = &mut self.screen {
             line.feed(chars);
-            if self.input.named_pressed(Named::Escape) {
+            let tapped = Self::tap_command(&click);
+            if self.input.named_pressed(Named::Escape) || tapped == Some(Command::Cancel) {
                 self.screen = Screen::Game;
             } else if self.input.named_pressed(Named::Enter)
                 || self.input.named_pressed(Named::KpEnter)
+                || tapped == Some(Command::Confirm)
             {
                 let text = line.text.trim().to_string();
                 if !text.is_empty() {
@@ -81,23 +104,29 @@ impl App {
         // So does the inventory: its letters are its own.
         if matches!(self.screen, Screen::Inventory(_)) {
             self.input.reset();
-            self.inventory_input(chars, spectating);
+            self.inventory_input(chars, spectating, click.tap, now);
             return;
         }
         let modal = !matches!(self.screen, Screen::Game) || spectating;
         let can_repeat = self.awaiting.is_none() && !self.anims.busy(now);
-        let (commands, any_key) = self.input.poll(now, can_repeat, modal, chars);
-        // Any key stops a walk under way (the key still does what it does), and a rest: one
-        // that does not act itself stops it with a wait.
-        if any_key {
+        let (mut commands, any_key) = self.input.poll(now, can_repeat, modal, chars);
+        // Any key or button stops a walk under way (the key still does what it does), and a
+        // rest: one that does not act itself stops it with a wait.
+        if any_key || click.tap.is_some() {
             self.trip = None;
             if me.resting && !modal && !commands.iter().any(|c| c.takes_a_turn()) {
                 self.act(ClientMsg::Act(Action::Wait), turn);
             }
         }
+        self.hover_select();
         self.scroll_keys();
+        match click.tap {
+            Some(Tap::Command(c)) => commands.push(c),
+            Some(tap) => self.screen_tap(tap),
+            None => {}
+        }
         if !modal {
-            self.mouse(turn);
+            self.mouse(turn, click.map);
         }
         for cmd in commands {
             if self.common_command(cmd) {
@@ -252,7 +281,12 @@ impl App {
 
     /// The inventory screen's keys: select, act on the selected item, confirm or cancel an
     /// equip, close. Nothing is sent while the pack is read-only or locked; the banner says why.
-    fn inventory_input(&mut self, chars: &[char], spectating: bool) {
+    fn inventory_input(&mut self, chars: &[char], spectating: bool, tap: Option<Tap>, now: f64) {
+        // A second click on a line chooses it, as Enter does.
+        let double = match tap {
+            Some(Tap::Row(k)) => self.double_click(k, now),
+            _ => false,
+        };
         let Some(view) = &self.model.view else { return };
         let Screen::Inventory(st) = &mut self.screen else {
             return;
@@ -260,9 +294,16 @@ impl App {
         let inv = &view.inventory;
         let blocked = inventory::pack_blocked(view, spectating);
         let turn = view.turn;
-        let enter =
-            self.input.named_pressed(Named::Enter) || self.input.named_pressed(Named::KpEnter);
-        let esc = self.input.named_pressed(Named::Escape);
+        let tapped = match tap {
+            Some(Tap::Command(c)) => Some(c),
+            _ => None,
+        };
+        let enter = self.input.named_pressed(Named::Enter)
+            || self.input.named_pressed(Named::KpEnter)
+            || tapped == Some(Command::Confirm)
+            || double;
+        let esc = self.input.named_pressed(Named::Escape)
+            || matches!(tapped, Some(Command::Cancel | Command::Inventory));
         st.selected = st.selected.min(inv.len().saturating_sub(1));
         // The pack changed under the comparison (a swap, a drop): close it.
         if st
@@ -303,14 +344,13 @@ impl App {
                     st.selected = len - 1;
                 }
             }
-            if is_mouse_button_pressed(MouseButton::Left) {
-                let area = crate::ui::modal::pack_area(&Layout::new());
-                let lay = InvLayout::new(area, blocked.is_some());
-                let at = crate::ui::modal::point(mouse_position().into());
-                if let Some(k) = lay.slot_at(at).filter(|&k| k < len) {
+            match tap {
+                Some(Tap::Row(k)) if k < len => {
                     st.selected = k;
                     st.note = None;
                 }
+                Some(Tap::Pack(key)) => keys.push(key),
+                _ => {}
             }
             for key in keys {
                 match key {
@@ -371,14 +411,23 @@ impl App {
                 if down {
                     *selected = (*selected + 1) % MENU.len();
                 }
-                // Left and right set the volume on the sound line.
-                if MENU[*selected % MENU.len()] == MenuItem::Sound {
-                    let (left, right) = (
-                        self.input.named_pressed(Named::Left),
-                        self.input.named_pressed(Named::Right),
-                    );
-                    if left != right {
-                        self.audio.step(right);
+                // Left and right set the volume on the sound line, the size on the size line.
+                let (left, right) = (
+                    self.input.named_pressed(Named::Left),
+                    self.input.named_pressed(Named::Right),
+                );
+                if left != right {
+                    match MENU[*selected % MENU.len()] {
+                        MenuItem::Sound => self.audio.step(right),
+                        MenuItem::Scale => {
+                            let r = if right {
+                                Resize::Larger
+                            } else {
+                                Resize::Smaller
+                            };
+                            resize(&mut self.appearance, r);
+                        }
+                        _ => {}
                     }
                 }
             }
@@ -404,7 +453,9 @@ impl App {
             | Screen::Inventory(_)
             | Screen::Help
             | Screen::Scores(_) => {
-                let over_log = Layout::new().log.contains(mouse_position().into());
+                let over_log = Layout::new()
+                    .log
+                    .contains(Space::Ui.point(mouse_position().into()));
                 if over_log && wheel > 0.0 {
                     self.log_scroll += 2;
                 } else if over_log && wheel < 0.0 {
@@ -421,25 +472,29 @@ pub(super) enum MenuItem {
     Resume,
     Help,
     Sound,
+    /// The interface's size.
+    Scale,
     Scores,
     Quit,
 }
 
-pub(super) const MENU: [MenuItem; 5] = [
+pub(super) const MENU: [MenuItem; 6] = [
     MenuItem::Resume,
     MenuItem::Help,
     MenuItem::Sound,
+    MenuItem::Scale,
     MenuItem::Scores,
     MenuItem::Quit,
 ];
 
 impl MenuItem {
-    pub(super) fn label(self, sound: crate::sound::Settings) -> String {
+    pub(super) fn label(self, sound: crate::sound::Settings, look: Appearance) -> String {
         match self {
             MenuItem::Resume => "Resume".into(),
             MenuItem::Help => "Help and keys".into(),
             MenuItem::Sound if sound.muted => "Sound: off".into(),
             MenuItem::Sound => format!("Sound: {}%", sound.volume),
+            MenuItem::Scale => format!("Interface size: {}%", look.scale),
             MenuItem::Scores => "High scores".into(),
             MenuItem::Quit => "Quit".into(),
         }
@@ -447,12 +502,16 @@ impl MenuItem {
 }
 
 impl App {
-    fn menu_choice(&mut self, item: MenuItem) {
+    pub(super) fn menu_choice(&mut self, item: MenuItem) {
         match item {
             MenuItem::Resume => self.screen = Screen::Game,
             MenuItem::Help => self.screen = Screen::Help,
             MenuItem::Sound => {
                 self.audio.toggle_mute();
+            }
+            MenuItem::Scale => {
+                let said = resize(&mut self.appearance, Resize::Reset);
+                self.note(&said);
             }
             MenuItem::Scores => self.open_scores(),
             // The character stays in the dungeon, as when the window is closed; the solo

@@ -1,10 +1,12 @@
 //! The game's state between frames and the frame loop: drain the network, read the keys, draw.
-//! Its parts: `keys` (what each command does on each screen), `mouse` (hover, click to travel
-//! or attack, and the trip under way), `draw` (one frame's drawing), `bench` (`--bench-frames`:
-//! the cost of applying an update against drawing alone, natively).
+//! Its parts: `keys` (what each command does on each screen), `clicks` (what a click on a
+//! control does), `mouse` (hover, click to travel or attack on the map, and the trip under
+//! way), `draw` (one frame's drawing), `script` (`--script`), `bench` (`--bench-frames`: the
+//! cost of applying an update against drawing alone, natively).
 
 #[cfg(not(target_arch = "wasm32"))]
 mod bench;
+mod clicks;
 mod draw;
 mod keys;
 mod mouse;
@@ -18,9 +20,9 @@ use macroquad::prelude::*;
 
 use super::anim::Anims;
 use super::audio::Audio;
-use super::hud::{self, BG, Layout};
-use super::input::{Command, Input};
-use super::inventory::{self, InvLayout, InventoryState};
+use super::input::Input;
+use super::inventory::{self, InventoryState};
+use super::layout::{self, Layout, Space};
 use super::lobby::{Choice, Lobby, Step};
 use super::render::{self, Camera};
 use super::scores as table;
@@ -28,6 +30,9 @@ use super::screens;
 use super::screenshot;
 use super::sprites::Sprites;
 use super::text_input::{TextInput, typed};
+use super::theme::BG;
+use super::{banners, log, panel};
+use crate::appearance::Appearance;
 use crate::keymap::KeyMap;
 use crate::model::Model;
 use crate::net::{Link, NetEvent, Platform};
@@ -161,6 +166,12 @@ struct App {
     /// after the end asks it for a fresh dungeon).
     #[cfg(not(target_arch = "wasm32"))]
     solo_server: Option<SoloServer>,
+    /// The interface's size and the map's look, as the player set them.
+    appearance: Appearance,
+    /// Where the pointer was last frame (a line follows the pointer only when it moves).
+    last_pointer: Option<Vec2>,
+    /// The pack line clicked last and when (two clicks on one line choose it).
+    last_row_click: Option<(usize, f64)>,
 }
 
 impl App {
@@ -454,6 +465,7 @@ async fn lobby(
     name: &str,
     linked: Option<&str>,
     screenshot: &Option<(PathBuf, u32)>,
+    appearance: &mut Appearance,
 ) -> Choice {
     let started_lobby = match linked {
         Some(d) => Lobby::for_dungeon(url, name, d),
@@ -468,6 +480,11 @@ async fn lobby(
     };
     let (mut frames, started) = (0u32, get_time());
     loop {
+        if let Some(r) = super::input::resize_pressed() {
+            resize(appearance, r);
+        }
+        start_frame(appearance);
+        super::widgets::new_frame(Some(mouse_position().into()));
         match lobby.frame(&typed()) {
             Step::Chosen(choice) => return choice,
             Step::Stay => {}
@@ -492,29 +509,38 @@ async fn lobby(
     }
 }
 
-/// Puts every printable ASCII glyph, at the sizes the screens draw text in, into macroquad's
-/// font atlas before anything is drawn. A glyph met for the first time mid-frame can grow the
-/// atlas, and macroquad then deletes the atlas texture that text drawn earlier in the same
-/// frame still uses: the browser logged "glBindTexture called with an already deleted
-/// texture", and that text could be missing for a frame.
-fn warm_glyphs() {
-    let font = macroquad::text::get_default_font();
-    let chars: Vec<char> = (' '..='~').collect();
-    for size in [
-        12, 14, 16, 18, 20, 22, 24, 26, 28, 30, 32, 34, 38, 40, 44, 48, 64,
-    ] {
-        font.populate_font_cache(&chars, size);
+/// Works out this frame's scales (the window may have changed) and readies the text sizes
+/// they need.
+fn start_frame(appearance: &Appearance) {
+    if layout::set_frame(appearance.scale) {
+        super::text::warm(layout::scales());
+    }
+}
+
+/// Makes the interface larger, smaller or its own size again, and keeps the setting. Returns
+/// what to tell the player.
+fn resize(appearance: &mut Appearance, r: super::input::Resize) -> String {
+    match r {
+        super::input::Resize::Larger => appearance.step_scale(true),
+        super::input::Resize::Smaller => appearance.step_scale(false),
+        super::input::Resize::Reset => appearance.scale = 100,
+    }
+    match appearance.save() {
+        Ok(()) => format!("Interface size {}%.", appearance.scale),
+        Err(e) => format!("Interface size {}% (not kept: {e}).", appearance.scale),
     }
 }
 
 /// Runs the game until the window closes (or the screenshot is taken).
 pub async fn run(mut options: Options) {
-    warm_glyphs();
+    let mut appearance = Appearance::load();
+    super::text::warm(layout::scales());
+    start_frame(&appearance);
     // The page asks a new player's name once; their tokens are kept per name.
     #[cfg(target_arch = "wasm32")]
     {
         if options.name.is_empty() {
-            options.name = super::web::ask_name().await;
+            options.name = super::web::ask_name(appearance.scale).await;
         }
     }
     let choice = match options.dungeon.take() {
@@ -530,6 +556,7 @@ pub async fn run(mut options: Options) {
                 &options.name,
                 linked.as_deref(),
                 &options.screenshot,
+                &mut appearance,
             )
             .await
         }
@@ -584,6 +611,9 @@ pub async fn run(mut options: Options) {
         audio: Audio::start(),
         recorder: None,
         keep_ends: true,
+        appearance,
+        last_pointer: None,
+        last_row_click: None,
         tokens: options
             .tokens
             .take()
@@ -601,6 +631,8 @@ pub async fn run(mut options: Options) {
     loop {
         let work = super::frames::clock_ms();
         let now = get_time();
+        start_frame(&app.appearance);
+        super::widgets::new_frame(Some(app.pointer()));
         app.pump_network(now);
         app.scores_tick(now);
         let mut chars = typed();

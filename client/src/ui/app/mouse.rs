@@ -35,10 +35,10 @@ impl App {
             .then_some(p)
     }
 
-    /// A left click on the map: attack an adjacent monster, or travel to a known cell.
-    pub(super) fn mouse(&mut self, turn: u64) {
-        let clicked = std::mem::take(&mut self.click);
-        if !(clicked || is_mouse_button_pressed(MouseButton::Left)) {
+    /// A left click on the map (`at`, if this frame has one): attack an adjacent monster, or
+    /// travel to a known cell.
+    pub(super) fn mouse(&mut self, turn: u64, at: Option<Vec2>) {
+        if at.is_none() {
             return;
         }
         let (Some(cell), Some(view)) = (self.cell_under_mouse(), &self.model.view) else {

@@ -20,6 +20,8 @@ pub(super) struct Player {
     /// The floor's turn when last looked at: a step waits at most [`STEP_PATIENCE`] without
     /// a turn passing.
     turn_seen: Option<u64>,
+    /// The turn the current step began on (`wait log` reads the lines from it on).
+    step_turn: Option<u64>,
 }
 
 /// A player followed by `watch`: where they were first seen, and last.
@@ -37,6 +39,7 @@ impl Player {
             since: None,
             watch: None,
             turn_seen: None,
+            step_turn: None,
         }
     }
 
@@ -86,6 +89,9 @@ impl App {
                 }
             }
             let (began, frames) = *player.since.get_or_insert((now, 0));
+            if frames == 0 && player.step_turn.is_none() {
+                player.step_turn = turn;
+            }
             if now - began > STEP_PATIENCE {
                 eprintln!(
                     "delve: script step {step:?} waited {STEP_PATIENCE} s in vain (screen {:?}, \
@@ -102,6 +108,20 @@ impl App {
             let done = match &step {
                 // A key or click waits for the game to be ready for it, then one frame for the
                 // press to be read.
+                // A control waits until it is shown (and the game is ready for the click).
+                Action::Tap(word) | Action::Point(word) if frames == 0 => {
+                    let shown = crate::ui::widgets::find(word);
+                    let busy =
+                        view.is_some() && matches!(self.screen, Screen::Game) && !self.settled(now);
+                    if let (Some(at), false) = (shown, busy) {
+                        println!("tap {word}");
+                        self.pointed = Some(at);
+                        self.click = matches!(step, Action::Tap(_));
+                        player.since = Some((began, 1));
+                    }
+                    false
+                }
+                Action::Tap(_) | Action::Point(_) => true,
                 Action::Key(_) | Action::Hover(_) | Action::Click(_) if frames == 0 => {
                     let ready = view.is_some() || matches!(step, Action::Key(_));
                     // With the connection down nothing will settle: keys go in as they come.
@@ -146,6 +166,14 @@ impl App {
                 Action::Turn(t) => view.is_some_and(|v| v.turn >= *t),
                 Action::Ended => view.is_some_and(|v| !v.me.alive || v.me.victory),
                 Action::Scores => matches!(&self.screen, Screen::Scores(b) if b.settled()),
+                Action::Floor(depth) => view.is_some_and(|v| v.me.depth == *depth),
+                Action::Log(text) => {
+                    let from = player.step_turn.unwrap_or(0);
+                    self.model
+                        .log
+                        .iter()
+                        .any(|l| l.turn >= from && l.text.contains(text.as_str()))
+                }
                 Action::Sound(cue) => self.audio.played().contains(cue) && self.audio.drained(),
                 Action::Watch(name) => {
                     println!("watching {name}");
@@ -187,10 +215,18 @@ impl App {
             if done {
                 player.steps.pop_front();
                 player.since = None;
+                player.step_turn = None;
                 continue;
             }
             if let Some(s) = &mut player.since
-                && !matches!(step, Action::Key(_) | Action::Hover(_) | Action::Click(_))
+                && !matches!(
+                    step,
+                    Action::Key(_)
+                        | Action::Hover(_)
+                        | Action::Click(_)
+                        | Action::Tap(_)
+                        | Action::Point(_)
+                )
             {
                 s.1 += 1;
             }

@@ -1,0 +1,115 @@
+//! Clicks on the screens: what a click on a control drawn last frame does on the screen that
+//! is open. A control that stands for a command is handed to the same code as its key; the
+//! rest (a line of a list, a setting's step, a scroll bar) is handled here. A click on no
+//! control falls through to the map (see `mouse`).
+
+use super::keys::{MENU, MenuItem};
+use super::*;
+use crate::keymap::Command;
+use crate::ui::input::Resize;
+use crate::ui::widgets::{self, Tap};
+
+/// Two clicks on the same line within this many seconds choose it, as Enter would.
+const DOUBLE_CLICK: f64 = 0.4;
+
+/// This frame's click: on a control, or on the map (a window point).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Click {
+    pub tap: Option<Tap>,
+    pub map: Option<Vec2>,
+}
+
+impl App {
+    /// Reads this frame's click (the mouse's, or a script's) and finds what it was on.
+    pub(super) fn take_click(&mut self) -> Click {
+        let scripted = std::mem::take(&mut self.click);
+        if !(scripted || is_mouse_button_pressed(MouseButton::Left)) {
+            return Click::default();
+        }
+        let p = self.pointer();
+        match widgets::at(p) {
+            Some(Tap::Block) => Click::default(),
+            Some(tap) => Click {
+                tap: Some(tap),
+                map: None,
+            },
+            None => Click {
+                tap: None,
+                map: Some(p),
+            },
+        }
+    }
+
+    /// The command a click stands for, if it stands for one.
+    pub(super) fn tap_command(click: &Click) -> Option<Command> {
+        match click.tap {
+            Some(Tap::Command(c)) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// A click on the lines of the open screen: a menu line, a level-up choice, a setting's
+    /// step, the message history's scroll bar.
+    pub(super) fn screen_tap(&mut self, tap: Tap) {
+        match (&mut self.screen, tap) {
+            (Screen::Menu { selected }, Tap::Row(k)) if k < MENU.len() => {
+                *selected = k;
+                self.menu_choice(MENU[k]);
+            }
+            (Screen::Menu { selected }, Tap::Step(k, up)) if k < MENU.len() => {
+                *selected = k;
+                match MENU[k] {
+                    MenuItem::Sound => self.audio.step(up),
+                    MenuItem::Scale => {
+                        let r = if up { Resize::Larger } else { Resize::Smaller };
+                        resize(&mut self.appearance, r);
+                    }
+                    _ => {}
+                }
+            }
+            (Screen::LevelUp { .. }, Tap::Row(k)) => self.spend(k),
+            (Screen::Messages { scroll }, Tap::ScrollTo(share)) => {
+                // The history counts lines up from the newest; the bar, down from the oldest.
+                let total = self.model.log.len() as f32;
+                *scroll = ((1.0 - share) * total).round() as usize;
+            }
+            _ => {}
+        }
+    }
+
+    /// Moves the selection of the open menu or level-up choice to the line under the pointer,
+    /// when the pointer moves (a mouse at rest leaves the keys' selection alone).
+    pub(super) fn hover_select(&mut self) {
+        let p = self.pointer();
+        if self.last_pointer == Some(p) {
+            return;
+        }
+        self.last_pointer = Some(p);
+        if let Some(Tap::Row(k)) = widgets::at(p) {
+            match &mut self.screen {
+                Screen::Menu { selected } | Screen::LevelUp { selected } => *selected = k,
+                _ => {}
+            }
+        }
+    }
+
+    /// What the player is doing, for which commands are offered as buttons.
+    pub(super) fn situation(&self) -> crate::ui::controls::Situation {
+        let me = self.model.view.as_ref().map(|v| &v.me);
+        let spectating = self.spectating();
+        crate::ui::controls::Situation {
+            playing: !spectating && me.is_some(),
+            points: me.is_some_and(|m| m.points > 0),
+            over: !self.watcher_only() && me.is_some_and(|m| !m.alive || m.victory),
+        }
+    }
+
+    /// Whether a click on pack line `k` at `now` is the second of a double click.
+    pub(super) fn double_click(&mut self, k: usize, now: f64) -> bool {
+        let double = self
+            .last_row_click
+            .is_some_and(|(row, at)| row == k && now - at <= DOUBLE_CLICK);
+        self.last_row_click = if double { None } else { Some((k, now)) };
+        double
+    }
+}

@@ -1,0 +1,59 @@
+//! The whole floor as remembered, small, on the side panel.
+
+use delve_protocol::{EntityKind, Pos, Tile, View};
+use macroquad::prelude::*;
+
+use crate::ui::sheet::Minimap;
+use crate::ui::sprites::Sprites;
+use crate::ui::theme::player_color;
+
+/// Draws the minimap from (`x`, `y`), at most `w` wide and (unless that leaves it less than a
+/// pixel a cell) `max_h` high. Returns the y below it.
+pub fn draw(view: &View, sprites: &Sprites, x: f32, y: f32, w: f32, max_h: f32) -> f32 {
+    let map = &view.map;
+    let px = (w / map.width() as f32)
+        .min(max_h / map.height() as f32)
+        .floor()
+        .max(1.0);
+    let h = px * map.height() as f32;
+    draw_rectangle(
+        x - 2.0,
+        y - 2.0,
+        px * map.width() as f32 + 4.0,
+        h + 4.0,
+        Color::new(0.0, 0.0, 0.0, 0.6),
+    );
+    for (i, t) in map.cells().iter().enumerate() {
+        let c = sprites.minimap(match t {
+            Tile::Unknown => continue,
+            Tile::Wall => Minimap::Wall,
+            Tile::Floor if view.visible.contains(i) => Minimap::FloorLit,
+            Tile::Floor => Minimap::Floor,
+            Tile::StairsDown | Tile::StairsUp => Minimap::Stairs,
+            Tile::DoorClosed => Minimap::Door,
+            Tile::DoorOpen => Minimap::DoorOpen,
+            Tile::DoorLocked => Minimap::DoorLocked,
+        });
+        let p = map.pos_of(i);
+        draw_rectangle(x + p.x as f32 * px, y + p.y as f32 * px, px, px, c);
+    }
+    // Items under creatures, as on the map.
+    let mut order: Vec<_> = view.entities.iter().collect();
+    order.sort_by_key(|e| e.kind != EntityKind::Item);
+    for e in order {
+        let Pos { x: ex, y: ey } = e.pos;
+        let (grow, color) = match e.kind {
+            EntityKind::Item => (0.0, sprites.minimap(Minimap::Item)),
+            EntityKind::Monster => (1.0, sprites.minimap(Minimap::Monster)),
+            EntityKind::Player => (1.0, player_color(e.id)),
+        };
+        draw_rectangle(
+            x + ex as f32 * px - grow,
+            y + ey as f32 * px - grow,
+            px + 2.0 * grow,
+            px + 2.0 * grow,
+            color,
+        );
+    }
+    y + h
+}

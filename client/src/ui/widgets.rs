@@ -1,0 +1,213 @@
+//! Things to click or tap. Every control drawn in a frame says where it is and what a click on
+//! it does (a [`Tap`]); the next frame's input looks the click up in that list, so a click acts
+//! on what the player saw, whatever space it was drawn in. Buttons look alike everywhere.
+//!
+//! The list is kept per thread, beside macroquad's own drawing state: drawing code anywhere can
+//! add a control in one line, and the input code finds it without the two sharing a layout.
+
+use std::cell::{Cell, RefCell};
+
+use macroquad::prelude::*;
+
+use super::layout;
+use super::text::{draw_text, fit, measure_text};
+use super::theme::{BOX_EDGE, DIM, GOLD, outline};
+use crate::keymap::Command;
+use crate::pack::PackKey;
+
+/// What a click on a control does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Tap {
+    /// As if a key of this command were pressed (the key table's commands, so a new command
+    /// needs no new click code).
+    Command(Command),
+    /// Line `k` of the list that is open: a menu line, a level-up choice, a pack slot, a
+    /// dungeon in the lobby. Pointing at it selects it; a click chooses it.
+    Row(usize),
+    /// A pack action on the selected item.
+    Pack(PackKey),
+    /// As if this character were typed, for a screen that reads typed characters itself (the
+    /// lobby's `n`, `w`, `h`).
+    Char(char),
+    /// The setting on line `k` one step up (`true`) or down: the menu's volume and size.
+    Step(usize, bool),
+    /// The open list scrolled to this share of its length (a scroll bar).
+    ScrollTo(f32),
+    /// Nothing: a box that keeps clicks from falling through to what lies under it.
+    Block,
+}
+
+impl Tap {
+    /// Whether a script's word names this control (`--script`'s `tap WORD`): a command by its
+    /// name in the key file (`explore`, `inventory`), `row N`, a pack action (`use`, `wear`,
+    /// `drop`), `more N` / `less N` for a setting.
+    pub fn is_named(&self, word: &str) -> bool {
+        match self {
+            Tap::Command(c) => crate::keymap::TABLE
+                .iter()
+                .any(|e| e.command == *c && e.name == word),
+            Tap::Row(k) => word == format!("row {k}"),
+            Tap::Pack(key) => matches!(
+                (key, word),
+                (PackKey::Use, "use") | (PackKey::Wear, "wear") | (PackKey::Drop, "drop")
+            ),
+            Tap::Step(k, up) => word == format!("{} {k}", if *up { "more" } else { "less" }),
+            Tap::Char(c) => word.len() == 1 && word.starts_with(*c),
+            Tap::ScrollTo(_) | Tap::Block => false,
+        }
+    }
+}
+
+thread_local! {
+    /// The controls drawn so far this frame, in window pixels, bottom first.
+    static DRAWN: RefCell<Vec<(Rect, Tap)>> = const { RefCell::new(Vec::new()) };
+    /// Last frame's controls: what the player sees while this frame's input is read.
+    static SHOWN: RefCell<Vec<(Rect, Tap)>> = const { RefCell::new(Vec::new()) };
+    /// Where the pointer is, in window pixels; `None` where nothing hovers (a touch screen).
+    static POINTER: Cell<Option<Vec2>> = const { Cell::new(None) };
+}
+
+/// Starts a frame: last frame's controls become the ones clicks are looked up in.
+pub fn new_frame(pointer: Option<Vec2>) {
+    let drawn = DRAWN.take();
+    SHOWN.set(drawn);
+    POINTER.set(pointer);
+}
+
+/// A control over `area` (in the units of the space being drawn in).
+pub fn add(area: Rect, tap: Tap) {
+    let f = layout::factor();
+    let r = Rect::new(area.x * f, area.y * f, area.w * f, area.h * f);
+    DRAWN.with_borrow_mut(|d| d.push((r, tap)));
+}
+
+/// Whether the pointer is over `area` (in the units of the space being drawn in).
+pub fn hovered(area: Rect) -> bool {
+    POINTER
+        .get()
+        .is_some_and(|p| area.contains(p / layout::factor()))
+}
+
+/// The control shown at a window point, the topmost where several overlap. On a scroll bar,
+/// the share of the track above the point.
+pub fn at(p: Vec2) -> Option<Tap> {
+    SHOWN.with_borrow(|s| {
+        s.iter()
+            .rev()
+            .find(|(r, _)| r.contains(p))
+            .map(|(r, t)| match t {
+                Tap::ScrollTo(_) => Tap::ScrollTo(((p.y - r.y) / r.h.max(1.0)).clamp(0.0, 1.0)),
+                t => *t,
+            })
+    })
+}
+
+/// The centre of the control that `word` names (for scripts), in window pixels, among those
+/// drawn in the frame just drawn (the ones the next frame's clicks are looked up in).
+pub fn find(word: &str) -> Option<Vec2> {
+    DRAWN.with_borrow(|s| {
+        s.iter()
+            .rev()
+            .find(|(_, t)| t.is_named(word))
+            .map(|(r, _)| r.center())
+    })
+}
+
+/// How a button looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Look {
+    /// An ordinary button.
+    Plain,
+    /// The one Enter would press, or a choice made.
+    Primary,
+    /// Nothing would come of it now: drawn dim, still clickable (the game says why).
+    Dim,
+}
+
+/// A button over `area` saying `label`, with the `key` that does the same before it (dim when
+/// there is none); a click on it is `tap`. Returns whether the pointer is over it.
+pub fn button(area: Rect, key: &str, label: &str, tap: Tap, look: Look) -> bool {
+    add(area, tap);
+    let hot = hovered(area);
+    let (fill, edge) = match (hot, look) {
+        (true, _) => (Color::new(0.32, 0.26, 0.1, 1.0), GOLD),
+        (false, Look::Primary) => (Color::new(0.22, 0.18, 0.08, 1.0), GOLD),
+        (false, _) => (Color::new(0.11, 0.1, 0.15, 1.0), BOX_EDGE),
+    };
+    draw_rectangle(area.x, area.y, area.w, area.h, fill);
+    outline(area.x, area.y, area.w, area.h, 2.0, edge);
+    let size = (area.h * 0.55).clamp(12.0, 22.0).round();
+    let text_color = if look == Look::Dim && !hot {
+        DIM
+    } else {
+        WHITE
+    };
+    let key_w = if key.is_empty() {
+        0.0
+    } else {
+        measure_text(key, None, size as u16, 1.0).width + size * 0.5
+    };
+    let room = area.w - 12.0;
+    let label = fit(label, (room - key_w).max(0.0), size as u16);
+    let label_w = measure_text(&label, None, size as u16, 1.0).width;
+    let x = (area.x + (area.w - key_w - label_w) / 2.0).max(area.x + 6.0);
+    let y = (area.y + area.h / 2.0 + size * 0.35).round();
+    if !key.is_empty() {
+        draw_text(key, x.round(), y, size, GOLD);
+    }
+    draw_text(&label, (x + key_w).round(), y, size, text_color);
+    hot
+}
+
+/// A row of buttons sharing `area`'s width, `gap` apart: (key, label, tap) each.
+pub fn button_row(area: Rect, gap: f32, buttons: &[(&str, &str, Tap)]) {
+    let n = buttons.len().max(1) as f32;
+    let w = ((area.w - gap * (n - 1.0)) / n).floor();
+    for (k, (key, label, tap)) in buttons.iter().enumerate() {
+        let x = (area.x + k as f32 * (w + gap)).round();
+        button(
+            Rect::new(x, area.y, w, area.h),
+            key,
+            label,
+            *tap,
+            Look::Plain,
+        );
+    }
+}
+
+/// A vertical scroll bar over `area` for a list showing `shown` of `total` lines from
+/// `first`: its track is one control, a click on it scrolls there.
+pub fn scroll_bar(area: Rect, first: usize, shown: usize, total: usize) {
+    if total <= shown || total == 0 {
+        return;
+    }
+    add(area, Tap::ScrollTo(0.0));
+    draw_rectangle(
+        area.x,
+        area.y,
+        area.w,
+        area.h,
+        Color::new(0.0, 0.0, 0.0, 0.4),
+    );
+    let h = (area.h * shown as f32 / total as f32).max(area.w * 2.0);
+    let y = area.y + (area.h - h) * first as f32 / (total - shown).max(1) as f32;
+    let hot = hovered(area);
+    let c = if hot { GOLD } else { BOX_EDGE };
+    draw_rectangle(area.x + 2.0, y, area.w - 4.0, h, c);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scripts_name_controls_by_the_key_files_names() {
+        assert!(Tap::Command(Command::Explore).is_named("explore"));
+        assert!(Tap::Command(Command::Inventory).is_named("inventory"));
+        assert!(!Tap::Command(Command::Explore).is_named("inventory"));
+        assert!(Tap::Row(2).is_named("row 2"));
+        assert!(Tap::Pack(PackKey::Use).is_named("use"));
+        assert!(Tap::Step(3, true).is_named("more 3"));
+        assert!(!Tap::Block.is_named("row 0"));
+    }
+}

@@ -1,0 +1,89 @@
+//! A mouse alone plays the game: the real client, in a real window on a virtual display, plays
+//! scripted games against a real server with nothing but clicks on what it shows (`tap WORD`
+//! clicks the control drawn for WORD, at the place it was drawn; `click` clicks the map). Each
+//! step that should change the game waits for the game to say it did (`wait log`, `wait floor`,
+//! `wait dead`), so a button that does nothing fails the run.
+//!
+//! Without Xvfb the test says so and passes, except under CI (`CI` set), where it fails.
+
+use std::path::PathBuf;
+
+mod common;
+mod window;
+use common::Xvfb;
+use window::{TestServer, content_with, play, strewn};
+
+fn home(name: &str) -> PathBuf {
+    let h = std::env::temp_dir().join("delve-mouse").join(name);
+    let _ = std::fs::remove_dir_all(&h);
+    std::fs::create_dir_all(&h).expect("test files and runtime");
+    h
+}
+
+/// Plays `script` in a 1280x800 window against a fresh server with `content`.
+fn play_by_mouse(x: &Xvfb, name: &str, content: &str, script: &str) {
+    let home = home(name);
+    let server = TestServer::start(content, &home.join("server"));
+    let args = ["--server", &server.url(), "--dungeon", "crypt"];
+    play(x, "1280x800", &args, script, &home, |_| {});
+}
+
+#[test]
+fn a_mouse_alone_plays_through_every_dialog() {
+    let Some(x) = Xvfb::start(1280, 800) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "Xvfb is needed for the window tests (apt-get install xvfb)"
+        );
+        eprintln!("skipped: no Xvfb here (apt-get install xvfb)");
+        return;
+    };
+
+    // On a floor strewn with things: explore by the Explore button, put on a jacket from the
+    // pack (its line, Equip, the comparison's Equip), drop a thing, go through the menu (the
+    // interface a size up and back, high scores and their Close), the character sheet, the
+    // message history and help, each closed by its Close button; then down the stairs by the
+    // Stairs button.
+    let explore = "tap explore; idle; ".repeat(30);
+    play_by_mouse(
+        &x,
+        "pack-menu-stairs",
+        &strewn(),
+        &format!(
+            "idle; {explore}\
+             tap inventory; tap row 3; tap wear; tap confirm; wait log You equip; idle; \
+             tap inventory; tap row 0; tap drop; wait log You drop; idle; \
+             tap menu; tap more 3; tap less 3; tap row 0; \
+             tap character; tap character; tap messages; tap messages; tap help; tap help; \
+             tap menu; tap row 4; wait scores; tap cancel; \
+             tap descend; wait floor 2; idle; quit"
+        ),
+    );
+
+    // A level gained by clicking a monster to death: the stat chosen by a click on its line.
+    let generous = content_with(|m| {
+        m.replace("hp = [1, 4]", "hp = [1, 1]")
+            .replace("attack = [1, 3]", "attack = [1, 1]")
+            .replace("xp = 10 ", "xp = 150 ")
+    });
+    play_by_mouse(
+        &x,
+        "level-up",
+        &generous,
+        "idle; tap explore; idle; tap explore; idle; click monster; idle; click monster; idle; \
+         wait log You are now level 2; tap row 1; wait log rises; quit",
+    );
+
+    // Killed, then a new character by the death screen's button.
+    let deadly = content_with(|m| {
+        m.replace("hp = [1, 4]", "hp = [60, 60]")
+            .replace("attack = [1, 3]", "attack = [40, 40]")
+    });
+    play_by_mouse(
+        &x,
+        "death",
+        &deadly,
+        "idle; tap explore; idle; tap explore; idle; click monster; idle; click monster; idle; \
+         click monster; idle; wait dead; tap new_character; wait log Entering floor; quit",
+    );
+}

@@ -250,7 +250,8 @@ fn every_screen_looks_as_committed() {
         run.play_and_check(&x, size, &server.url(), &script, &home);
     }
 
-    // Death, with its character dump, then the high scores.
+    // Death, with its character dump, then the high scores. Keys pressed as the blow lands
+    // (h: high scores, n: a new character) are ignored: the summary stays.
     {
         let home = run.home("death");
         let deadly = content_with(|m| {
@@ -259,8 +260,9 @@ fn every_screen_looks_as_committed() {
         });
         let server = TestServer::start(&deadly, &home.join("server"));
         let script = format!(
-            "idle; key x; idle; key x; idle; click monster; idle; click monster; idle; \
-             click monster; idle; wait dead; idle; shot {}; key Tab; wait scores; frames 2; \
+            "idle; key x; idle; key x; idle; click monster; wait dead; rush h; rush n; frames 3; \
+             idle; shot {}; key Tab; \
+             wait scores; frames 2; \
              shot {}",
             run.shot("death"),
             run.shot("scores"),
@@ -294,6 +296,20 @@ fn every_screen_looks_as_committed() {
             run.shot("level-up"),
         );
         run.play_and_check(&x, "1280x800", &server.url(), &script, &home);
+    }
+
+    // A character taken back by a later game (the client started again): the log opens with
+    // the lines kept from last time, then where the character stands.
+    {
+        let home = run.home("resume");
+        let server = TestServer::start(&builtin(), &home.join("server"));
+        let first = "idle; key x; idle; key x; idle; quit";
+        run.play_and_check(&x, "1280x800", &server.url(), first, &home);
+        let again = format!(
+            "idle; wait log Welcome back; frames 2; shot {}",
+            run.shot("resumed")
+        );
+        run.play_and_check(&x, "1280x800", &server.url(), &again, &home);
     }
 
     // The lobby (no dungeon given), shot by --screenshot once it has the server's list.

@@ -12,6 +12,11 @@ use crate::ui::widgets::{self, Tap};
 /// Two clicks on the same line within this many seconds choose it, as Enter would.
 const DOUBLE_CLICK: f64 = 0.4;
 
+/// How long keys and clicks are ignored once our own game ends: a key held to attack, or
+/// pressed as the killing blow lands, would otherwise act on the death screen (`h` opened the
+/// high scores over the summary; `n` started a new character before it was read).
+pub(super) const END_GRACE: f64 = 1.2;
+
 /// This frame's click: on a control, or on the map (a window point).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Click {
@@ -102,6 +107,21 @@ impl App {
             points: me.is_some_and(|m| m.points > 0),
             over: !self.watcher_only() && me.is_some_and(|m| !m.alive || m.victory),
         }
+    }
+
+    /// Whether input is still ignored after our game ended: for [`END_GRACE`], and then until
+    /// no key or button is held down (a key held through the end would repeat into the
+    /// summary).
+    pub(super) fn end_guard_holds(&mut self, now: f64) -> bool {
+        let Some(since) = self.end_guard else {
+            return false;
+        };
+        let held = !get_keys_down().is_empty() || is_mouse_button_down(MouseButton::Left);
+        if now - since >= END_GRACE && !held {
+            self.end_guard = None;
+            return false;
+        }
+        true
     }
 
     /// Whether a click on pack line `k` at `now` is the second of a double click.

@@ -50,6 +50,7 @@ impl App {
             && self.model.watching.is_none();
         if matches!(self.screen, Screen::Game)
             && !summary_shown
+            && !self.hover_off
             && let (Some(cell), Some(view), Some(cam)) =
                 (self.cell_under_mouse(), &self.model.view, &self.camera)
             && view.map.get(cell) != Tile::Unknown
@@ -57,11 +58,17 @@ impl App {
             let what = describe(view, &self.model.descriptions, cell);
             let at = cam.to_screen(vec2(cell.x as f32, cell.y as f32));
             let cell = Rect::new(at.x, at.y, cam.tile, cam.tile);
+            // The player's own character, with what is drawn over its head and its health bar
+            // below: the box keeps off it.
+            let (me_at, _) = self.anims.position(view.me.id, view.me.pos, now);
+            let me = cam.to_screen(me_at);
+            let t = cam.tile;
+            let me = Rect::new(me.x, me.y - 0.35 * t, t, 1.35 * t + 4.0);
             help::draw_hover(
                 layout.map,
                 Space::Window.rect_to(Space::Ui, cell),
                 what.as_ref(),
-                Space::Ui.point(self.pointer()),
+                Space::Window.rect_to(Space::Ui, me),
             );
         }
         log::draw(layout.log, &self.model, self.log_scroll);

@@ -14,6 +14,13 @@ impl App {
             let said = resize(&mut self.appearance, r);
             self.note(&said);
         }
+        if self.end_guard_holds(now) {
+            // The moment after a death or a victory: nothing pressed now counts.
+            self.input.reset();
+            self.take_click();
+            self.trip = None;
+            return;
+        }
         let click = self.take_click();
         // The high scores take every key while open, even while the connection is down.
         if let Screen::Scores(board) = &mut self.screen {
@@ -109,9 +116,13 @@ impl App {
         let modal = !matches!(self.screen, Screen::Game) || spectating;
         let can_repeat = self.awaiting.is_none() && !self.anims.busy(now);
         let (mut commands, any_key) = self.input.poll(now, can_repeat, modal, chars);
-        // Any key or button stops a walk under way (the key still does what it does).
+        // Any key or button stops a walk under way (the key still does what it does). Playing
+        // by keys puts the hover box away until the mouse moves.
         if any_key || click.tap.is_some() {
             self.trip = None;
+        }
+        if any_key {
+            self.hover_off = true;
         }
         self.hover_select();
         self.scroll_keys();
@@ -502,7 +513,10 @@ impl App {
             // The character stays in the dungeon, as when the window is closed; the solo
             // server's journal already holds every turn.
             #[cfg(not(target_arch = "wasm32"))]
-            MenuItem::Quit => std::process::exit(0),
+            MenuItem::Quit => {
+                self.keep_recent_now(get_time());
+                std::process::exit(0)
+            }
             // A page cannot close its own tab.
             #[cfg(target_arch = "wasm32")]
             MenuItem::Quit => self.note("Close the browser tab to quit; your character waits."),

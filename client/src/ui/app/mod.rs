@@ -1,8 +1,9 @@
 //! The game's state between frames and the frame loop: drain the network, read the keys, draw.
 //! Its parts: `keys` (what each command does on each screen), `clicks` (what a click on a
 //! control does), `mouse` (hover, click to travel or attack on the map, and the trip under
-//! way), `draw` (one frame's drawing), `script` (`--script`), `bench` (`--bench-frames`: the
-//! cost of applying an update against drawing alone, natively).
+//! way), `draw` (one frame's drawing), `resume` (the log kept for taking a character back),
+//! `script` (`--script`), `bench` (`--bench-frames`: the cost of applying an update against
+//! drawing alone, natively).
 
 #[cfg(not(target_arch = "wasm32"))]
 mod bench;
@@ -10,6 +11,7 @@ mod clicks;
 mod draw;
 mod keys;
 mod mouse;
+mod resume;
 mod script;
 
 use std::collections::HashMap;
@@ -168,6 +170,21 @@ struct App {
     last_pointer: Option<Vec2>,
     /// The pack line clicked last and when (two clicks on one line choose it).
     last_row_click: Option<(usize, f64)>,
+    /// When our own game ended, while the keys and clicks of the moment are still ignored.
+    end_guard: Option<f64>,
+    /// The hover box is put away: the player plays by keys, and the pointer has not moved
+    /// since.
+    hover_off: bool,
+    /// Where the pointer was at the start of the last frame.
+    pointer_was: Option<Vec2>,
+    /// The log's last lines are kept under this name (see [`crate::recent`]); `None` for a
+    /// watcher, or where nothing is kept.
+    recent_key: Option<String>,
+    /// The token this game took its character back with, until the welcome: if the welcome
+    /// names it, the character's kept lines come back (a refused token brings a new one).
+    resuming: Option<String>,
+    /// The log as last kept (its length and newest line) and when.
+    recent_kept: (usize, Option<(String, u32)>, f64),
 }
 
 impl App {
@@ -239,8 +256,13 @@ impl App {
         match self.model.handle(msg) {
             Ok(h) => {
                 self.note_end();
-                if playing_before && self.ended.is_some() && self.keep_ends {
-                    self.keep_end();
+                if playing_before && self.ended.is_some() {
+                    // Keys held to fight on, or pressed as the blow lands, must not sweep the
+                    // summary away: input waits a moment (see `end_guard_holds`).
+                    self.end_guard = Some(now);
+                    if self.keep_ends {
+                        self.keep_end();
+                    }
                 }
                 if let Screen::Scores(board) = &mut self.screen {
                     if let Some((_, message)) = &h.error {
@@ -254,6 +276,12 @@ impl App {
                 if h.snapshot {
                     self.anims.reset();
                     self.awaiting = None;
+                }
+                if welcome
+                    && let Some(sent) = self.resuming.take()
+                    && self.model.token.as_deref() == Some(sent.as_str())
+                {
+                    self.welcome_back();
                 }
                 if let (Some(view), Some(script)) = (&self.model.view, &mut self.script) {
                     script.on_view(view);
@@ -534,6 +562,7 @@ pub async fn run(mut options: Options) {
         (None, Some(store)) => store.get(&options.token_server, &choice.dungeon, &options.name),
         _ => None,
     };
+    let token_sent = token.clone();
     let hello = ClientMsg::Hello {
         version: PROTOCOL_VERSION,
         name: options.name.clone(),
@@ -582,6 +611,16 @@ pub async fn run(mut options: Options) {
         appearance,
         last_pointer: None,
         last_row_click: None,
+        end_guard: None,
+        hover_off: false,
+        pointer_was: None,
+        recent_key: options
+            .tokens
+            .as_ref()
+            .filter(|_| choice.watch.is_none())
+            .map(|_| crate::recent::key(&options.token_server, &choice.dungeon, &options.name)),
+        resuming: token_sent,
+        recent_kept: (0, None, 0.0),
         tokens: options
             .tokens
             .take()
@@ -601,7 +640,9 @@ pub async fn run(mut options: Options) {
         let now = get_time();
         start_frame(&app.appearance);
         super::widgets::new_frame(Some(app.pointer()));
+        app.note_pointer();
         app.pump_network(now);
+        app.keep_recent(now);
         app.scores_tick(now);
         let mut chars = typed();
         chars.extend(app.input.injected_chars());

@@ -19,6 +19,15 @@ impl App {
         }
     }
 
+    /// Brings the hover box back when the pointer moves (keys put it away).
+    pub(super) fn note_pointer(&mut self) {
+        let p = self.pointer();
+        if self.pointer_was.is_some_and(|was| was != p) {
+            self.hover_off = false;
+        }
+        self.pointer_was = Some(p);
+    }
+
     /// The map cell under the mouse, if the mouse is over the drawn map.
     pub(super) fn cell_under_mouse(&self) -> Option<Pos> {
         let cam = self.camera?;

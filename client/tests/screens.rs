@@ -116,8 +116,22 @@ impl Run {
     /// Plays `script` in a `size` window against the server at `url`, and checks every picture
     /// it took against the committed one.
     fn play_and_check(&mut self, x: &Xvfb, size: &str, url: &str, script: &str, home: &Path) {
+        self.play_and_check_with(x, size, &[], url, script, home);
+    }
+
+    /// The same, with more arguments for the client (`--touch`).
+    fn play_and_check_with(
+        &mut self,
+        x: &Xvfb,
+        size: &str,
+        more: &[&str],
+        url: &str,
+        script: &str,
+        home: &Path,
+    ) {
         let mut shots = Vec::new();
-        let args = ["--server", url, "--dungeon", "crypt"];
+        let mut args = vec!["--server", url, "--dungeon", "crypt"];
+        args.extend_from_slice(more);
         play(x, size, &args, script, home, |p| shots.push(p.to_string()));
         for s in &shots {
             self.check(s);
@@ -228,6 +242,21 @@ fn every_screen_looks_as_committed() {
             run.shot(&format!("pack-{size}")),
         );
         run.play_and_check(&x, size, &server.url(), &script, &home);
+    }
+
+    // A phone's layout (--touch, as a browser on a phone lays itself out): upright, the status
+    // bar, the map, a short log and three rows of large buttons, and the pack with its detail
+    // under the list; on its side, the buttons down the right. Played by the buttons.
+    for size in ["390x844", "844x390"] {
+        let home = run.home(&format!("touch-{size}"));
+        let server = TestServer::start(&strewn(), &home.join("server"));
+        let script = format!(
+            "idle; {}shot {}; tap inventory; frames 2; tap row 2; frames 2; shot {}",
+            "tap explore; idle; ".repeat(8),
+            run.shot(&format!("touch-{size}")),
+            run.shot(&format!("touch-pack-{size}")),
+        );
+        run.play_and_check_with(&x, size, &["--touch"], &server.url(), &script, &home);
     }
 
     // The smallest window the panel stands beside the map in, large ones (the interface grows

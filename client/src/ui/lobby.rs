@@ -123,8 +123,9 @@ impl Lobby {
         self.board = Some(ScoreBoard::open(self.model.scores_received, None));
     }
 
-    /// One frame: reads the network and the keys, draws.
-    pub fn frame(&mut self, chars: &[char]) -> Step {
+    /// One frame: reads the network, the keys and a click (or a finger's tap at `tapped`),
+    /// draws.
+    pub fn frame(&mut self, chars: &[char], tapped: Option<Vec2>) -> Step {
         while let Some(ev) = self.net.try_recv() {
             match ev {
                 NetEvent::Msg(m) => {
@@ -182,9 +183,10 @@ impl Lobby {
         let list = &self.model.dungeons;
         self.selected = self.selected.min(list.len().saturating_sub(1));
         // A click on what was drawn last frame: a line, or a button standing for a key.
-        let tap = is_mouse_button_pressed(MouseButton::Left)
-            .then(|| widgets::at(mouse_position().into()))
-            .flatten();
+        let click = tapped.or_else(|| {
+            is_mouse_button_pressed(MouseButton::Left).then(|| mouse_position().into())
+        });
+        let tap = click.and_then(widgets::at);
         let mut chars = chars.to_vec();
         let (mut enter, mut esc) = (false, false);
         match tap {

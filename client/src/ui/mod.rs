@@ -19,6 +19,8 @@
 //! - [`controls`]: the commands offered as buttons beside the map (one table).
 //! - [`widgets`]: clickable places and buttons: drawn in a frame, clicked in the next.
 //! - [`text_input`]: a one-line text field (chat, the lobby's questions).
+//! - [`touch`]: fingers as gestures (tap, hold, pinch, drag), and whether play is by touch.
+//! - [`touch_bar`]: a phone's bar of large command buttons.
 //! - [`audio`]: playing the sound effects.
 //! - [`frames`]: frame-time statistics.
 //! - [`screenshot`]: saving the window as a PNG.
@@ -49,6 +51,8 @@ pub mod sprites;
 pub mod text;
 pub mod text_input;
 pub mod theme;
+pub mod touch;
+pub mod touch_bar;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
 pub mod widgets;

@@ -14,6 +14,10 @@ const MEMORY: Color = Color::new(0.36, 0.38, 0.52, 1.0);
 /// The dark floor needs more of it to stay apart from the unknown.
 const MEMORY_FLOOR: Color = Color::new(0.6, 0.62, 0.85, 1.0);
 
+/// The smallest and largest a cell is drawn, in window pixels, however far the map is zoomed.
+pub const MIN_TILE: f32 = 16.0;
+pub const MAX_TILE: f32 = 128.0;
+
 /// Where the map is drawn this frame.
 #[derive(Clone, Copy, Debug)]
 pub struct Camera {
@@ -25,10 +29,15 @@ pub struct Camera {
 }
 
 impl Camera {
-    /// Centres `focus` (in cells) in `area`, without showing more off-map space than needed.
-    pub fn new(area: Rect, focus: Vec2, map_w: usize, map_h: usize) -> Camera {
+    /// Centres `focus` (in cells) in `area`, without showing more off-map space than needed,
+    /// with cells `zoom` times their size for the area (the player's pinch or zoom buttons).
+    pub fn new(area: Rect, focus: Vec2, map_w: usize, map_h: usize, zoom: f32) -> Camera {
         // Whole multiples of half the sprite size keep pixels square and even.
-        let tile = ((area.h / 20.0) / 8.0).floor().clamp(2.0, 6.0) * 8.0;
+        let fit = ((area.h / 20.0) / 8.0).floor().clamp(2.0, 6.0) * 8.0;
+        let tile = ((fit * zoom) / 8.0)
+            .round()
+            .clamp(MIN_TILE / 8.0, MAX_TILE / 8.0)
+            * 8.0;
         let axis = |start: f32, len: f32, cells: usize, f: f32| {
             let full = cells as f32 * tile;
             if full <= len {

@@ -23,15 +23,29 @@ pub fn remember_name(name: &str) {
 /// `percent` of its size.
 pub async fn ask_name(percent: u16) -> String {
     let mut input = TextInput::new(delve_protocol::MAX_NAME_CHARS, false);
+    // On a phone the page's own text field takes the name, so its keyboard comes up.
+    let field = delve_web_js::touch_screen();
+    let mut field_shown = false;
     loop {
         input.feed(&super::text_input::typed());
-        let text = input.text.trim().to_owned();
-        if (is_key_pressed(KeyCode::Enter) || is_key_pressed(KeyCode::KpEnter)) && !text.is_empty()
-        {
+        let mut text = input.text.trim().to_owned();
+        let mut entered = is_key_pressed(KeyCode::Enter) || is_key_pressed(KeyCode::KpEnter);
+        match delve_web_js::field_next() {
+            Some(delve_web_js::FieldEvent::Sent(t)) => {
+                text = t.trim().to_owned();
+                entered = true;
+                field_shown = false;
+            }
+            // Left without a name: the field comes back (a name is needed to play).
+            Some(delve_web_js::FieldEvent::Cancelled) => field_shown = false,
+            None => {}
+        }
+        if entered && !text.is_empty() {
+            delve_web_js::field_close();
             remember_name(&text);
             return text;
         }
-        if layout::set_frame(percent) {
+        if layout::set_frame(percent, false) {
             super::text::warm(layout::scales());
         }
         clear_background(BG);
@@ -39,7 +53,23 @@ pub async fn ask_name(percent: u16) -> String {
         let (w, h) = layout::screen_size();
         let x = (w / 2.0 - 360.0).max(20.0);
         draw_text("DELVE", x, 90.0, 64.0, GOLD);
-        input.draw("Your name: ", x, h / 2.0, (w - 2.0 * x).min(720.0));
+        let field_w = (w - 2.0 * x).min(720.0);
+        if field && !field_shown {
+            let s = layout::scales().ui;
+            delve_web_js::field_open(
+                x * s,
+                (h / 2.0 - 26.0) * s,
+                field_w * s,
+                36.0 * s,
+                false,
+                delve_protocol::MAX_NAME_CHARS,
+                "Your name",
+            );
+            field_shown = true;
+        }
+        if !field {
+            input.draw("Your name: ", x, h / 2.0, field_w);
+        }
         draw_text(
             "Enter: continue (this browser remembers it)",
             x,

@@ -33,6 +33,8 @@ pub enum Tap {
     Step(usize, bool),
     /// The open list scrolled to this share of its length (a scroll bar).
     ScrollTo(f32),
+    /// The map drawn larger (`true`) or smaller.
+    Zoom(bool),
     /// Nothing: a box that keeps clicks from falling through to what lies under it.
     Block,
 }
@@ -53,6 +55,7 @@ impl Tap {
             ),
             Tap::Step(k, up) => word == format!("{} {k}", if *up { "more" } else { "less" }),
             Tap::Char(c) => word.len() == 1 && word.starts_with(*c),
+            Tap::Zoom(larger) => word == if *larger { "zoom in" } else { "zoom out" },
             Tap::ScrollTo(_) | Tap::Block => false,
         }
     }

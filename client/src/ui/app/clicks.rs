@@ -28,10 +28,11 @@ impl App {
     /// Reads this frame's click (the mouse's, or a script's) and finds what it was on.
     pub(super) fn take_click(&mut self) -> Click {
         let scripted = std::mem::take(&mut self.click);
-        if !(scripted || is_mouse_button_pressed(MouseButton::Left)) {
-            return Click::default();
-        }
-        let p = self.pointer();
+        let p = match self.tapped.take() {
+            Some(p) => p,
+            None if scripted || is_mouse_button_pressed(MouseButton::Left) => self.pointer(),
+            None => return Click::default(),
+        };
         match widgets::at(p) {
             Some(Tap::Block) => Click::default(),
             Some(tap) => Click {
@@ -73,6 +74,10 @@ impl App {
                 }
             }
             (Screen::LevelUp { .. }, Tap::Row(k)) => self.spend(k),
+            (_, Tap::Zoom(larger)) => {
+                let step = super::fingers::ZOOM_STEP;
+                self.zoom_by(if larger { step } else { 1.0 / step });
+            }
             (Screen::Messages { scroll }, Tap::ScrollTo(share)) => {
                 // The history counts lines up from the newest; the bar, down from the oldest.
                 let total = self.model.log.len() as f32;
@@ -106,6 +111,7 @@ impl App {
             playing: !spectating && me.is_some(),
             points: me.is_some_and(|m| m.points > 0),
             over: !self.watcher_only() && me.is_some_and(|m| !m.alive || m.victory),
+            touch: self.fingers.touch,
         }
     }
 

@@ -33,7 +33,14 @@ impl App {
             self.anims.prune(view, now);
             let (focus, _) = self.anims.position(view.me.id, view.me.pos, now);
             let area = Space::Ui.rect_to(Space::Window, layout.map);
-            let cam = Camera::new(area, focus, view.map.width(), view.map.height());
+            let (w, h) = (view.map.width(), view.map.height());
+            // Fingers need larger cells than a mouse does.
+            let zoom = if self.fingers.touch {
+                self.map_zoom * super::fingers::TOUCH_ZOOM
+            } else {
+                self.map_zoom
+            };
+            let cam = Camera::new(area, focus, w, h, zoom);
             render::draw_map(view, &cam, &self.sprites);
             render::draw_entities(view, &cam, &self.sprites, &self.anims, now);
             self.camera = Some(cam);
@@ -48,11 +55,17 @@ impl App {
             .as_ref()
             .is_some_and(|v| (!v.me.alive || v.me.victory) && !self.end_hidden)
             && self.model.watching.is_none();
+        // On a touch screen, only what a finger holds: a tap leaves nothing behind.
+        let pointed = if self.fingers.touch {
+            self.held_cell()
+        } else if self.hover_off {
+            None
+        } else {
+            self.cell_under_mouse()
+        };
         if matches!(self.screen, Screen::Game)
             && !summary_shown
-            && !self.hover_off
-            && let (Some(cell), Some(view), Some(cam)) =
-                (self.cell_under_mouse(), &self.model.view, &self.camera)
+            && let (Some(cell), Some(view), Some(cam)) = (pointed, &self.model.view, &self.camera)
             && view.map.get(cell) != Tile::Unknown
         {
             let what = describe(view, &self.model.descriptions, cell);
@@ -105,6 +118,9 @@ impl App {
             &controls,
             now,
         );
+        if layout.controls.w > 0.0 {
+            crate::ui::touch_bar::draw(layout.controls, &controls);
+        }
         layout::end();
         // Everything over the map from here on: scaled down as a whole in a small window.
         layout::begin(Space::Screens);
@@ -149,12 +165,16 @@ impl App {
                 // Drawn last, over any notice: they work with the connection down too.
                 Screen::Help | Screen::Menu { .. } => {}
                 // Just above the log, so no line of it is hidden.
+                // The page's own text field lies here instead (a touch screen).
+                #[cfg(target_arch = "wasm32")]
+                Screen::Chat(_) if self.field_open => {}
                 Screen::Chat(line) => {
-                    let y = over.y + over.h - 12.0;
+                    let r = Space::Ui.rect_to(Space::Screens, super::chat_line(&layout));
+                    let y = r.y + r.h - 10.0;
                     let buttons = 2.0 * 100.0 + 8.0;
-                    line.draw("Say: ", over.x + 10.0, y, over.w - 28.0 - buttons);
+                    line.draw("Say: ", r.x, y, r.w - 8.0 - buttons);
                     widgets::button_row(
-                        Rect::new(over.x + over.w - 10.0 - buttons, y - 22.0, buttons, 30.0),
+                        Rect::new(r.x + r.w - buttons, y - 22.0, buttons, 30.0),
                         8.0,
                         &[
                             ("Enter", "Send", Tap::Command(Command::Confirm)),

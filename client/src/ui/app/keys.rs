@@ -90,11 +90,27 @@ impl App {
             self.screen = Screen::Game;
         }
         // The chat line takes every key while it is open.
+        // The page's text field (a touch screen's keyboard): what the player sent, or gave up.
+        #[cfg(target_arch = "wasm32")]
+        if self.field_open && matches!(self.screen, Screen::Chat(_)) {
+            match delve_web_js::field_next() {
+                Some(delve_web_js::FieldEvent::Sent(text)) => {
+                    let text = text.trim().to_string();
+                    if !text.is_empty() {
+                        self.net.send(ClientMsg::Chat { text });
+                    }
+                    self.close_chat();
+                }
+                Some(delve_web_js::FieldEvent::Cancelled) => self.close_chat(),
+                None => {}
+            }
+            return;
+        }
         if let Screen::Chat(line) = &mut self.screen {
             line.feed(chars);
             let tapped = Self::tap_command(&click);
             if self.input.named_pressed(Named::Escape) || tapped == Some(Command::Cancel) {
-                self.screen = Screen::Game;
+                self.close_chat();
             } else if self.input.named_pressed(Named::Enter)
                 || self.input.named_pressed(Named::KpEnter)
                 || tapped == Some(Command::Confirm)
@@ -103,7 +119,7 @@ impl App {
                 if !text.is_empty() {
                     self.net.send(ClientMsg::Chat { text });
                 }
-                self.screen = Screen::Game;
+                self.close_chat();
             }
             return;
         }
@@ -399,6 +415,7 @@ impl App {
             self.input.named_pressed(Named::Down),
         );
         let options = self.model.level_up.len().max(1);
+        let game = matches!(self.screen, Screen::Game);
         match &mut self.screen {
             Screen::Menu { selected } => {
                 if up {
@@ -449,13 +466,17 @@ impl App {
             | Screen::Inventory(_)
             | Screen::Help
             | Screen::Scores(_) => {
-                let over_log = Layout::new()
-                    .log
-                    .contains(Space::Ui.point(mouse_position().into()));
+                let layout = Layout::new();
+                let at = Space::Ui.point(mouse_position().into());
+                let over_log = layout.log.contains(at);
                 if over_log && wheel > 0.0 {
                     self.log_scroll += 2;
                 } else if over_log && wheel < 0.0 {
                     self.log_scroll = self.log_scroll.saturating_sub(2);
+                } else if wheel != 0.0 && layout.map.contains(at) && game {
+                    // The wheel over the map zooms it, as a pinch does.
+                    let step = super::fingers::ZOOM_STEP;
+                    self.zoom_by(if wheel > 0.0 { step } else { 1.0 / step });
                 }
             }
         }

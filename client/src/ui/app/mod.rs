@@ -9,6 +9,7 @@
 mod bench;
 mod clicks;
 mod draw;
+mod fingers;
 mod keys;
 mod mouse;
 mod resume;
@@ -79,6 +80,8 @@ pub struct Options {
     /// `--bench-frames N`: record a game, then measure N frames of each kind (see `bench`).
     #[cfg(not(target_arch = "wasm32"))]
     pub bench: Option<u32>,
+    /// Play by touch from the start (`--touch`; a browser finds out by itself).
+    pub touch: bool,
 }
 
 enum Connection {
@@ -185,6 +188,23 @@ struct App {
     resuming: Option<String>,
     /// The log as last kept (its length and newest line) and when.
     recent_kept: (usize, Option<(String, u32)>, f64),
+    /// The fingers on a touch screen, and whether play is by touch.
+    fingers: super::touch::Fingers,
+    /// Where a finger tapped this frame (a click there).
+    tapped: Option<Vec2>,
+    /// Where a finger holds (or held) to have the cell described, and until when.
+    held: Option<(Vec2, f64)>,
+    /// How much larger than its fit the map is drawn (pinch, zoom buttons, the wheel).
+    map_zoom: f32,
+    /// The page's text field is open for the chat line (a touch screen's keyboard).
+    #[cfg(target_arch = "wasm32")]
+    field_open: bool,
+}
+
+/// Where the chat line is typed, in interface units: along the foot of the map.
+fn chat_line(layout: &Layout) -> Rect {
+    let m = layout.map;
+    Rect::new(m.x + 10.0, m.y + m.h - 44.0, m.w - 20.0, 36.0)
 }
 
 impl App {
@@ -420,6 +440,23 @@ impl App {
 
     fn open_chat(&mut self) {
         self.screen = Screen::Chat(TextInput::new(MAX_CHAT_CHARS, false));
+        // On a touch screen the page's own text field takes the typing, so the phone's
+        // keyboard comes up; it lies where the chat line is drawn.
+        #[cfg(target_arch = "wasm32")]
+        if self.fingers.touch {
+            let r = Space::Ui.rect_to(Space::Window, chat_line(&Layout::new()));
+            delve_web_js::field_open(r.x, r.y, r.w, r.h, false, MAX_CHAT_CHARS, "Say...");
+            self.field_open = true;
+        }
+    }
+
+    /// Closes the chat line (and the page's text field, if it took the typing).
+    fn close_chat(&mut self) {
+        self.screen = Screen::Game;
+        #[cfg(target_arch = "wasm32")]
+        if std::mem::take(&mut self.field_open) {
+            delve_web_js::field_close();
+        }
     }
 
     fn act(&mut self, msg: ClientMsg, turn: u64) {
@@ -462,6 +499,7 @@ async fn lobby(
     linked: Option<&str>,
     screenshot: &Option<(PathBuf, u32)>,
     appearance: &mut Appearance,
+    fingers: &mut super::touch::Fingers,
 ) -> Choice {
     let started_lobby = match linked {
         Some(d) => Lobby::for_dungeon(url, name, d),
@@ -479,9 +517,14 @@ async fn lobby(
         if let Some(r) = super::input::resize_pressed() {
             resize(appearance, r);
         }
-        start_frame(appearance);
-        super::widgets::new_frame(Some(mouse_position().into()));
-        match lobby.frame(&typed()) {
+        let tapped = fingers.poll(get_time()).into_iter().find_map(|g| match g {
+            super::touch::Gesture::Tap(p) => Some(p),
+            _ => None,
+        });
+        start_frame(appearance, fingers.touch);
+        let pointer = (!fingers.touch).then(|| mouse_position().into());
+        super::widgets::new_frame(pointer);
+        match lobby.frame(&typed(), tapped) {
             Step::Chosen(choice) => return choice,
             Step::Stay => {}
             // A page cannot quit: closing the tab does.
@@ -507,8 +550,8 @@ async fn lobby(
 
 /// Works out this frame's scales (the window may have changed) and readies the text sizes
 /// they need.
-fn start_frame(appearance: &Appearance) {
-    if layout::set_frame(appearance.scale) {
+fn start_frame(appearance: &Appearance, touch: bool) {
+    if layout::set_frame(appearance.scale, touch) {
         super::text::warm(layout::scales());
     }
 }
@@ -530,8 +573,14 @@ fn resize(appearance: &mut Appearance, r: super::input::Resize) -> String {
 /// Runs the game until the window closes (or the screenshot is taken).
 pub async fn run(mut options: Options) {
     let mut appearance = Appearance::load();
+    // A phone or a tablet is played by touch from the start; elsewhere, from the first touch.
+    #[cfg(target_arch = "wasm32")]
+    let touch_screen = delve_web_js::touch_screen();
+    #[cfg(not(target_arch = "wasm32"))]
+    let touch_screen = options.touch;
+    let mut fingers = super::touch::Fingers::new(touch_screen);
     super::text::warm(layout::scales());
-    start_frame(&appearance);
+    start_frame(&appearance, fingers.touch);
     // The page asks a new player's name once; their tokens are kept per name.
     #[cfg(target_arch = "wasm32")]
     {
@@ -553,6 +602,7 @@ pub async fn run(mut options: Options) {
                 linked.as_deref(),
                 &options.screenshot,
                 &mut appearance,
+                &mut fingers,
             )
             .await
         }
@@ -621,6 +671,12 @@ pub async fn run(mut options: Options) {
             .map(|_| crate::recent::key(&options.token_server, &choice.dungeon, &options.name)),
         resuming: token_sent,
         recent_kept: (0, None, 0.0),
+        fingers,
+        tapped: None,
+        held: None,
+        map_zoom: 1.0,
+        #[cfg(target_arch = "wasm32")]
+        field_open: false,
         tokens: options
             .tokens
             .take()
@@ -638,8 +694,10 @@ pub async fn run(mut options: Options) {
     loop {
         let work = super::frames::clock_ms();
         let now = get_time();
-        start_frame(&app.appearance);
-        super::widgets::new_frame(Some(app.pointer()));
+        app.touch_input(now);
+        start_frame(&app.appearance, app.fingers.touch);
+        // Nothing hovers on a touch screen: a finger that lifted points at nothing.
+        super::widgets::new_frame((!app.fingers.touch).then(|| app.pointer()));
         app.note_pointer();
         app.pump_network(now);
         app.keep_recent(now);

@@ -244,6 +244,26 @@ fn every_screen_looks_as_committed() {
         run.play_and_check(&x, size, &server.url(), &script, &home);
     }
 
+    // The map in glyphs (the menu's Map line, kept in appearance.toml): the same game, the hover
+    // box on a monster's letter, then the pack, which is the same in both.
+    {
+        let home = run.home("glyphs");
+        std::fs::create_dir_all(home.join("config")).expect("test files and runtime");
+        std::fs::write(
+            home.join("config/appearance.toml"),
+            "scale = 100\nglyphs = true\n",
+        )
+        .expect("test files and runtime");
+        let server = TestServer::start(&builtin(), &home.join("server"));
+        let script = format!(
+            "idle; key x; idle; key x; idle; hover monster; idle; shot {}; key Escape; frames 2; \
+             tap row 4; frames 2; shot {}",
+            run.shot("glyphs"),
+            run.shot("glyphs-menu-tiles"),
+        );
+        run.play_and_check(&x, "1280x800", &server.url(), &script, &home);
+    }
+
     // A phone's layout (--touch, as a browser on a phone lays itself out): upright, the status
     // bar, the map, a short log and three rows of large buttons, and the pack with its detail
     // under the list; on its side, the buttons down the right. Played by the buttons.

@@ -143,6 +143,44 @@ impl Browser {
         Ok(())
     }
 
+    /// Makes the page a phone's: `width`×`height` CSS pixels at a density of 2, touch events
+    /// and no mouse, as Chromium's device emulation does it.
+    pub async fn phone(&mut self, width: u32, height: u32) -> anyhow::Result<()> {
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": width, "height": height, "deviceScaleFactor": 2, "mobile": true }),
+        )
+        .await?;
+        self.call(
+            "Emulation.setTouchEmulationEnabled",
+            json!({ "enabled": true, "maxTouchPoints": 5 }),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// A finger's tap at (`x`, `y`) CSS pixels: down, then up.
+    pub async fn tap(&mut self, x: f64, y: f64) -> anyhow::Result<()> {
+        self.call(
+            "Input.dispatchTouchEvent",
+            json!({ "type": "touchStart", "touchPoints": [{ "x": x, "y": y }] }),
+        )
+        .await?;
+        self.call(
+            "Input.dispatchTouchEvent",
+            json!({ "type": "touchEnd", "touchPoints": [] }),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Text typed into the focused element as a phone's keyboard gives it (no key events).
+    pub async fn insert_text(&mut self, text: &str) -> anyhow::Result<()> {
+        self.call("Input.insertText", json!({ "text": text }))
+            .await?;
+        Ok(())
+    }
+
     /// Sends a CDP command (to the page once attached) and returns its result.
     pub async fn call(&mut self, method: &str, params: Value) -> anyhow::Result<Value> {
         let id = self.next_id;

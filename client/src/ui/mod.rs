@@ -12,7 +12,7 @@
 //! - [`panel`]: the side panel beside the map, or the status bar over it.
 //! - [`log`]: the message log under the map.
 //! - [`banners`]: notices over everything and banners across the map.
-//! - [`render`]: the dungeon and what is in it.
+//! - [`render`]: the dungeon and what is in it, in tiles; [`glyphs`]: the same in letters.
 //! - [`anim`]: walks, hops, flashes and floating numbers between turns.
 //! - [`sprites`] and [`sheet`]: the pixel art, cut from the sprite sheet.
 //! - [`input`]: keys to commands, by the key table.
@@ -35,6 +35,7 @@ pub mod banners;
 pub mod controls;
 pub mod ending;
 pub mod frames;
+pub mod glyphs;
 pub mod help;
 pub mod input;
 pub mod inventory;

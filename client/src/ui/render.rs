@@ -62,7 +62,7 @@ impl Camera {
 }
 
 /// Light level of a visible cell at squared distance `d2` from a character with `sight`.
-fn torch(d2: i32, sight: i32) -> Color {
+pub fn torch(d2: i32, sight: i32) -> Color {
     let r = (d2 as f32).sqrt() / (sight as f32 + 1.0);
     let b = 1.0 - 0.55 * r.powf(1.6);
     Color::new(b, b * 0.94, b * 0.84, 1.0)
@@ -245,7 +245,7 @@ pub fn draw_entities(view: &View, cam: &Camera, sprites: &Sprites, anims: &Anims
 
 /// Your status effects, over your head: stars circling for a stun, green bubbles rising for
 /// poison, a bobbing question mark for confusion.
-fn draw_ailments(view: &View, cam: &Camera, anims: &Anims, now: f64) {
+pub fn draw_ailments(view: &View, cam: &Camera, anims: &Anims, now: f64) {
     let me = &view.me;
     if me.effects.is_empty() || !me.alive {
         return;
@@ -327,7 +327,7 @@ fn draw_item(e: &EntityView, base: Vec2, tile: f32, sprites: &Sprites, tint: Col
 }
 
 /// Death puffs and floating damage numbers, over everything else on the map.
-fn draw_effects(cam: &Camera, anims: &Anims, now: f64) {
+pub fn draw_effects(cam: &Camera, anims: &Anims, now: f64) {
     for p in &anims.puffs {
         let t = ((now - p.start) / super::anim::FLOAT_TIME) as f32;
         let c = cam.to_screen(p.at) + vec2(cam.tile / 2.0, cam.tile / 2.0);

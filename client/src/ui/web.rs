@@ -86,11 +86,12 @@ pub async fn ask_name(percent: u16) -> String {
     }
 }
 
-/// What the page shows, published as `window.delveStatus`.
-#[derive(Debug, Default)]
+/// What the page shows, published as `window.delveStatus` (for the page and the browser
+/// tests, which find there what to tap).
+#[derive(Debug, Default, serde::Serialize)]
 pub struct Status<'a> {
     /// `name`, `lobby` (or the lobby's question), `game` (or `chat`, `pack`, `scores`, `menu`,
-    /// `help` over it).
+    /// `help`, `level-up`, `character`, `messages` over it).
     pub screen: &'a str,
     /// A map is drawn.
     pub map: bool,
@@ -98,37 +99,45 @@ pub struct Status<'a> {
     pub online: bool,
     /// Where the player's character stands.
     pub me: Option<(i32, i32)>,
+    /// The character's floor (0 before there is one), hit points and their most.
+    pub depth: u8,
+    pub hp: Option<(i32, i32)>,
     /// Mean frame interval and the client's own work per frame, in ms.
-    pub frames: (f64, f64),
+    #[serde(rename = "frame_ms")]
+    pub frame_ms: f64,
+    #[serde(rename = "work_ms")]
+    pub work_ms: f64,
     /// Where the map's cell (0, 0) is drawn and how big a cell is, in canvas pixels: to point
-    /// the mouse at a cell.
+    /// the mouse (or a finger) at a cell.
     pub camera: Option<(f32, f32, f32)>,
+    /// The map's area on the page (x, y, width, height in canvas pixels).
+    pub map_area: Option<(f32, f32, f32, f32)>,
     /// The nearest monster in sight.
     pub monster: Option<(i32, i32)>,
+    /// The nearest known stairs down.
+    pub stairs: Option<(i32, i32)>,
     /// The menu's selected line, while the menu is open.
     pub menu: Option<usize>,
     /// The map cell under the mouse.
     pub hover: Option<(i32, i32)>,
     /// Sound effects the game has asked for so far.
     pub sounds: usize,
+    /// Played by touch (large buttons, no hover).
+    pub touch: bool,
+    /// The controls on screen, by what they do (as `--script`'s `tap` names them), with
+    /// their centres in canvas pixels.
+    pub buttons: Vec<(String, (f32, f32))>,
+    /// What is in the pack, by content key, in slot order.
+    pub pack: Vec<String>,
+    /// The last chat line heard, as `name: text`.
+    pub chat: Option<String>,
+    /// Something under way: a walk, an intent waiting for its turn, an animation.
+    pub busy: bool,
 }
 
 pub fn publish(st: &Status) {
-    let me = st
-        .me
-        .map_or("null".to_owned(), |(x, y)| format!("[{x},{y}]"));
-    let camera = st
-        .camera
-        .map_or("null".to_owned(), |(x, y, t)| format!("[{x},{y},{t}]"));
-    let monster = st
-        .monster
-        .map_or("null".to_owned(), |(x, y)| format!("[{x},{y}]"));
-    let menu = st.menu.map_or("null".to_owned(), |m| m.to_string());
-    let hover = st
-        .hover
-        .map_or("null".to_owned(), |(x, y)| format!("[{x},{y}]"));
-    delve_web_js::set_status(&format!(
-        "{{\"screen\":\"{}\",\"map\":{},\"online\":{},\"me\":{me},\"frame_ms\":{:.3},\"work_ms\":{:.3},\"camera\":{camera},\"monster\":{monster},\"hover\":{hover},\"menu\":{menu},\"sounds\":{}}}",
-        st.screen, st.map, st.online, st.frames.0, st.frames.1, st.sounds
-    ));
+    match serde_json::to_string(st) {
+        Ok(json) => delve_web_js::set_status(&json),
+        Err(e) => eprintln!("delve: the status could not be written: {e}"),
+    }
 }

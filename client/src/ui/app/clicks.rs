@@ -66,6 +66,7 @@ impl App {
                 *selected = k;
                 match MENU[k] {
                     MenuItem::Sound => self.audio.step(up),
+                    MenuItem::Look => self.toggle_glyphs(),
                     MenuItem::Scale => {
                         let r = if up { Resize::Larger } else { Resize::Smaller };
                         resize(&mut self.appearance, r);

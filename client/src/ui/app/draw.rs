@@ -2,6 +2,9 @@
 
 use super::keys::{MENU, MenuItem};
 
+/// How remembered cells look in glyphs: dim and cold, like the tiles' memory.
+const GLYPH_MEMORY: Color = Color::new(0.42, 0.45, 0.68, 1.0);
+
 /// The time a still picture is drawn at: later than any animation's start.
 const STILL_TIME: f64 = 1.0e6;
 
@@ -41,8 +44,25 @@ impl App {
                 self.map_zoom
             };
             let cam = Camera::new(area, focus, w, h, zoom);
-            render::draw_map(view, &cam, &self.sprites);
-            render::draw_entities(view, &cam, &self.sprites, &self.anims, now);
+            if self.appearance.glyphs {
+                let me = view.me.pos;
+                let sight = view.me.sight;
+                let light = |p: Pos, seen: bool, _| {
+                    if seen {
+                        render::torch(p.dist2(me), sight)
+                    } else {
+                        GLYPH_MEMORY
+                    }
+                };
+                crate::ui::glyphs::draw_map(view, &cam, light);
+                let light = |p: Pos| render::torch(p.dist2(me), sight);
+                crate::ui::glyphs::draw_entities(view, &cam, &self.anims, now, light);
+                render::draw_ailments(view, &cam, &self.anims, now);
+                render::draw_effects(&cam, &self.anims, now);
+            } else {
+                render::draw_map(view, &cam, &self.sprites);
+                render::draw_entities(view, &cam, &self.sprites, &self.anims, now);
+            }
             self.camera = Some(cam);
         }
         // The panel, the log and the hover box, in the interface's units.
@@ -231,6 +251,7 @@ impl App {
                 let footer = match MENU[*selected % MENU.len()] {
                     MenuItem::Sound => "Left/Right: volume; Enter: sound on/off",
                     MenuItem::Scale => "Left/Right: smaller, larger; Enter: 100%",
+                    MenuItem::Look => "Enter: tiles or glyphs on the map",
                     _ => "Up/Down, Enter; Esc resumes",
                 };
                 let steps: Vec<bool> = MENU

@@ -432,6 +432,7 @@ impl App {
                 if left != right {
                     match MENU[*selected % MENU.len()] {
                         MenuItem::Sound => self.audio.step(right),
+                        MenuItem::Look => self.toggle_glyphs(),
                         MenuItem::Scale => {
                             let r = if right {
                                 Resize::Larger
@@ -491,15 +492,18 @@ pub(super) enum MenuItem {
     Sound,
     /// The interface's size.
     Scale,
+    /// Tiles or glyphs on the map.
+    Look,
     Scores,
     Quit,
 }
 
-pub(super) const MENU: [MenuItem; 6] = [
+pub(super) const MENU: [MenuItem; 7] = [
     MenuItem::Resume,
     MenuItem::Help,
     MenuItem::Sound,
     MenuItem::Scale,
+    MenuItem::Look,
     MenuItem::Scores,
     MenuItem::Quit,
 ];
@@ -512,6 +516,8 @@ impl MenuItem {
             MenuItem::Sound if sound.muted => "Sound: off".into(),
             MenuItem::Sound => format!("Sound: {}%", sound.volume),
             MenuItem::Scale => format!("Interface size: {}%", look.scale),
+            MenuItem::Look if look.glyphs => "Map: glyphs".into(),
+            MenuItem::Look => "Map: tiles".into(),
             MenuItem::Scores => "High scores".into(),
             MenuItem::Quit => "Quit".into(),
         }
@@ -530,6 +536,7 @@ impl App {
                 let said = resize(&mut self.appearance, Resize::Reset);
                 self.note(&said);
             }
+            MenuItem::Look => self.toggle_glyphs(),
             MenuItem::Scores => self.open_scores(),
             // The character stays in the dungeon, as when the window is closed; the solo
             // server's journal already holds every turn.
@@ -541,6 +548,20 @@ impl App {
             // A page cannot close its own tab.
             #[cfg(target_arch = "wasm32")]
             MenuItem::Quit => self.note("Close the browser tab to quit; your character waits."),
+        }
+    }
+
+    /// Tiles to glyphs on the map, or back, kept for the next game.
+    pub(super) fn toggle_glyphs(&mut self) {
+        self.appearance.glyphs = !self.appearance.glyphs;
+        let what = if self.appearance.glyphs {
+            "The map is drawn in glyphs."
+        } else {
+            "The map is drawn in tiles."
+        };
+        match self.appearance.save() {
+            Ok(()) => self.note(what),
+            Err(e) => self.note(&format!("{what} (Not kept: {e}.)")),
         }
     }
 

@@ -14,6 +14,8 @@ mod keys;
 mod mouse;
 mod resume;
 mod script;
+#[cfg(target_arch = "wasm32")]
+mod status;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -713,33 +715,7 @@ pub async fn run(mut options: Options) {
             super::frames::clock_ms() - work,
         );
         #[cfg(target_arch = "wasm32")]
-        super::web::publish(&super::web::Status {
-            screen: match app.screen {
-                Screen::Chat(_) => "chat",
-                Screen::Inventory(_) => "pack",
-                Screen::Scores(_) => "scores",
-                Screen::Menu { .. } => "menu",
-                Screen::Help => "help",
-                _ => "game",
-            },
-            map: app.model.view.is_some(),
-            online: matches!(app.connection, Connection::Joined),
-            me: app.model.view.as_ref().map(|v| (v.me.pos.x, v.me.pos.y)),
-            frames: stats.means(),
-            camera: app.camera.map(|c| (c.origin.x, c.origin.y, c.tile)),
-            monster: app
-                .model
-                .view
-                .as_ref()
-                .and_then(|v| crate::script::Target::Monster.cell(v))
-                .map(|p| (p.x, p.y)),
-            hover: app.cell_under_mouse().map(|p| (p.x, p.y)),
-            menu: match app.screen {
-                Screen::Menu { selected } => Some(selected),
-                _ => None,
-            },
-            sounds: app.audio.played().len(),
-        });
+        app.publish(&stats);
         if options.frame_stats && now - stats_at >= 5.0 {
             stats_at = now;
             let (interval, work) = stats.means();

@@ -232,13 +232,14 @@ fn every_screen_looks_as_committed() {
     // A full pack, its comparison open, in the smallest window the panel stands beside the map
     // in (the pack takes the whole window rather than squeeze beside the panel) and in a large
     // one (the interface scaled up: the pack fills its box with text as readable as at
-    // 1280x800). Exploring the strewn floor picks up 23 things.
+    // 1280x800). Exploring the strewn first floor picks up 22 things, the second the rest.
     for size in ["800x600", "2560x1440"] {
         let home = run.home(&format!("pack-{size}"));
         let server = TestServer::start(&strewn(), &home.join("server"));
         let script = format!(
-            "idle; {}key i; key Up; key Up; key e; frames 2; shot {}",
+            "idle; {}key >; idle; wait floor 2; {}key i; key Up; key Up; key e; frames 2; shot {}",
             "key x; idle; ".repeat(40),
+            "key x; idle; ".repeat(8),
             run.shot(&format!("pack-{size}")),
         );
         run.play_and_check(&x, size, &server.url(), &script, &home);

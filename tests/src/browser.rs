@@ -27,6 +27,30 @@ pub fn chromium_path() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// Whether this machine can run a browser test (Chromium, and a server that has the browser
+/// client); under CI, a missing piece is a failure, elsewhere the test is skipped with a reason.
+pub fn can_run() -> bool {
+    let missing = if chromium_path().is_none() {
+        Some("chromium is not installed (apt-get install chromium)".to_owned())
+    } else {
+        delve_server::net::web::assets()
+            .err()
+            .map(|why| format!("the server has no browser client: {why}"))
+    };
+    match missing {
+        None => true,
+        Some(why) if in_ci() => panic!("the browser test must run in CI, but {why}"),
+        Some(why) => {
+            eprintln!("skipping the browser test: {why}");
+            false
+        }
+    }
+}
+
 /// A headless Chromium with one page, attached over CDP. Dropping it kills the browser and
 /// removes its profile directory.
 pub struct Browser {

@@ -10,32 +10,9 @@
 use std::time::{Duration, Instant};
 
 use delve_server::game::content::{BUILTIN, Content};
-use delve_tests::browser::{Browser, chromium_path};
+use delve_tests::browser::{Browser, can_run};
 use delve_tests::{TestServer, test_config};
 use serde_json::Value;
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
-}
-
-/// Whether this machine can run the test; under CI, a missing piece is a failure.
-fn can_run() -> bool {
-    let missing = if chromium_path().is_none() {
-        Some("chromium is not installed (apt-get install chromium)".to_owned())
-    } else {
-        delve_server::net::web::assets()
-            .err()
-            .map(|why| format!("the server has no browser client: {why}"))
-    };
-    match missing {
-        None => true,
-        Some(why) if in_ci() => panic!("the browser test must run in CI, but {why}"),
-        Some(why) => {
-            eprintln!("skipping the browser test: {why}");
-            false
-        }
-    }
-}
 
 /// The built-in content with more loose things on each floor (Health Packs among them) and
 /// Micro Mice that nip rather than bite: a fight hurts a little and never kills.

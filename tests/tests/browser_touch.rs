@@ -212,6 +212,69 @@ async fn play_phone(server: &TestServer, w: u32, h: u32) {
     keep(&mut browser, "floor-2").await;
 }
 
+/// The lobby on a phone: a new dungeon made by taps, its name typed in the page's text field
+/// (the phone keyboard's), the password question left empty, and the game begins in it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_phone_makes_a_dungeon_in_the_lobby_with_its_keyboard() {
+    if !can_run() {
+        return;
+    }
+    let server = TestServer::start(test_config()).await;
+    let page = format!("{}/?name=Ann", server.url.replace("ws://", "http://"));
+    let mut browser = Browser::launch(390, 844).await.expect("chromium starts");
+    browser.phone(390, 844).await.expect("a phone's screen");
+    browser.navigate(&page).await.expect("the page loads");
+    browser
+        .wait_status("the lobby", Duration::from_secs(30), |st| {
+            st["screen"] == "lobby" && st["touch"] == true
+        })
+        .await
+        .expect("the lobby opens, laid out for touch");
+    tap_button(&mut browser, "n").await;
+    for (question, text) in [("new-dungeon", "pocket"), ("new-password", "")] {
+        browser
+            .wait_status(question, Duration::from_secs(10), |st| {
+                st["screen"] == question
+            })
+            .await
+            .expect("the lobby asks");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while browser
+            .eval("document.activeElement && document.activeElement.id")
+            .await
+            .expect("the page answers")
+            != "delve-field"
+        {
+            assert!(Instant::now() < deadline, "no text field for {question}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        if !text.is_empty() {
+            browser.insert_text(text).await.expect("typing");
+        }
+        browser
+            .press("Enter")
+            .await
+            .expect("the keyboard's send key");
+    }
+    browser
+        .wait_status(
+            "the game in the new dungeon",
+            Duration::from_secs(30),
+            |st| st["map"] == true,
+        )
+        .await
+        .expect("the new dungeon is made and joined");
+    let url = browser
+        .eval("window.location.href")
+        .await
+        .expect("the page");
+    let field_gone = browser
+        .eval("document.getElementById('delve-field') === null")
+        .await
+        .expect("the page answers");
+    assert_eq!(field_gone, true, "no text field left over the game ({url})");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_phone_plays_to_floor_two_by_touch_upright_and_on_its_side() {
     if !can_run() {

@@ -526,7 +526,7 @@ async fn lobby(
         start_frame(appearance, fingers.touch);
         let pointer = (!fingers.touch).then(|| mouse_position().into());
         super::widgets::new_frame(pointer);
-        match lobby.frame(&typed(), tapped) {
+        match lobby.frame(&typed(), tapped, fingers.touch) {
             Step::Chosen(choice) => return choice,
             Step::Stay => {}
             // A page cannot quit: closing the tab does.
@@ -538,6 +538,8 @@ async fn lobby(
         #[cfg(target_arch = "wasm32")]
         super::web::publish(&super::web::Status {
             screen: lobby.showing(),
+            touch: fingers.touch,
+            buttons: super::widgets::drawn_names(),
             ..Default::default()
         });
         if let Some((path, after)) = screenshot {

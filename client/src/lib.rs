@@ -16,6 +16,7 @@
 //!   natively, the page's own socket polled each frame in a browser; reconnecting by itself.
 //! - [`pack`]: the pack as the client reasons about it: what each key does to the selected item,
 //!   and the stat comparison shown before equipping.
+//! - [`recent`]: the last lines of a character's log, kept to show again on resuming it.
 //! - [`scores`]: the high-score table's pure half: its columns, dates and scrolling.
 //! - [`script`]: `--script`, scripted key presses, pointing and screenshots (for tests).
 //! - [`solo`]: `--solo`, the server library started inside the client on a loopback port
@@ -36,6 +37,7 @@ pub mod model;
 pub mod morgue;
 pub mod net;
 pub mod pack;
+pub mod recent;
 pub mod scores;
 pub mod script;
 #[cfg(not(target_arch = "wasm32"))]

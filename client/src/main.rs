@@ -67,6 +67,11 @@ struct Args {
     /// frames of it alone and N applying its next update, print a table and exit.
     #[arg(long, hide = true, value_name = "N", conflicts_with_all = ["server", "script", "screenshot"])]
     bench_frames: Option<u32>,
+
+    /// Lay the game out for a touch screen, as on a phone (large buttons beside the map, no
+    /// hover), as the browser does by itself on a phone or tablet.
+    #[arg(long)]
+    touch: bool,
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -146,6 +151,7 @@ fn main() {
         keys: Default::default(),
         keys_note: "The browser uses the default keys.".into(),
         script: None,
+        touch: false,
     };
     macroquad::Window::from_config(conf(None), run(options));
 }
@@ -214,6 +220,7 @@ fn main() {
         keys_note,
         script,
         bench: args.bench_frames,
+        touch: args.touch,
     };
     open_window(args.size, options);
 }

@@ -1,7 +1,9 @@
 //! `--script`: a scripted session for screenshot tests and for trying the mouse under Xvfb,
 //! where nobody can press keys. A script is steps separated by `;`:
 //!
-//! - `key NAME`: press a key (a name of the key file: `x`, `?`, `Escape`, `Tab`, `Up`, ...);
+//! - `key NAME`: press a key (a name of the key file: `x`, `?`, `Escape`, `Tab`, `Up`, ...),
+//!   once the game is ready for it;
+//! - `rush NAME`: press a key at once, ready or not (a hand that does not wait);
 //! - `hover WHAT` / `click WHAT`: point at (or left-click) a cell: `DX,DY` from the character,
 //!   or the nearest `monster`, `item`, `stairs` (down) or `upstairs` in the view;
 //! - `idle`: wait until nothing is under way (no walk, no intent waiting, no animation);
@@ -80,6 +82,8 @@ impl Target {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
     Key(Key),
+    /// Press a key at once, without waiting for the game to be ready for it.
+    Rush(Key),
     Hover(Target),
     Click(Target),
     /// Click a control on screen, named by what it does.
@@ -121,6 +125,7 @@ pub fn parse(text: &str) -> Result<Vec<Action>, String> {
         let target = || target_of(arg).ok_or_else(bad);
         out.push(match word {
             "key" => Action::Key(Key::parse(arg).ok_or_else(bad)?),
+            "rush" => Action::Rush(Key::parse(arg).ok_or_else(bad)?),
             "hover" => Action::Hover(target()?),
             "click" => Action::Click(target()?),
             "tap" if !arg.is_empty() => Action::Tap(arg.to_string()),
@@ -191,7 +196,7 @@ mod tests {
 
     #[test]
     fn a_script_reads_step_by_step() {
-        let s = parse("key x; idle; hover monster; click -2,1; tap row 2; point explore; wait floor 2; wait log You equip; key Escape; frames 3; turn 4; wait lost; wait back; wait dead; sound level-up; watch Ann; wait Bob; wait Ann 4,-1; shot /tmp/a b.png; quit").unwrap();
+        let s = parse("key x; idle; hover monster; click -2,1; tap row 2; point explore; wait floor 2; wait log You equip; rush h; key Escape; frames 3; turn 4; wait lost; wait back; wait dead; sound level-up; watch Ann; wait Bob; wait Ann 4,-1; shot /tmp/a b.png; quit").unwrap();
         assert_eq!(
             s,
             vec![
@@ -203,6 +208,7 @@ mod tests {
                 Action::Point("explore".into()),
                 Action::Floor(2),
                 Action::Log("You equip".into()),
+                Action::Rush(Key::Char('h')),
                 Action::Key(Key::Named(Named::Escape)),
                 Action::Frames(3),
                 Action::Turn(4),

@@ -55,7 +55,7 @@ fn a_mouse_alone_plays_through_every_dialog() {
              tap inventory; tap row 0; tap drop; wait log You drop; idle; \
              tap menu; tap more 3; tap less 3; tap row 0; \
              tap character; tap character; tap messages; tap messages; tap help; tap help; \
-             tap menu; tap row 4; wait scores; tap cancel; \
+             tap menu; tap row 5; wait scores; tap cancel; \
              tap descend; wait floor 2; idle; quit"
         ),
     );

@@ -116,8 +116,22 @@ impl Run {
     /// Plays `script` in a `size` window against the server at `url`, and checks every picture
     /// it took against the committed one.
     fn play_and_check(&mut self, x: &Xvfb, size: &str, url: &str, script: &str, home: &Path) {
+        self.play_and_check_with(x, size, &[], url, script, home);
+    }
+
+    /// The same, with more arguments for the client (`--touch`).
+    fn play_and_check_with(
+        &mut self,
+        x: &Xvfb,
+        size: &str,
+        more: &[&str],
+        url: &str,
+        script: &str,
+        home: &Path,
+    ) {
         let mut shots = Vec::new();
-        let args = ["--server", url, "--dungeon", "crypt"];
+        let mut args = vec!["--server", url, "--dungeon", "crypt"];
+        args.extend_from_slice(more);
         play(x, size, &args, script, home, |p| shots.push(p.to_string()));
         for s in &shots {
             self.check(s);
@@ -218,16 +232,52 @@ fn every_screen_looks_as_committed() {
     // A full pack, its comparison open, in the smallest window the panel stands beside the map
     // in (the pack takes the whole window rather than squeeze beside the panel) and in a large
     // one (the interface scaled up: the pack fills its box with text as readable as at
-    // 1280x800). Exploring the strewn floor picks up 23 things.
+    // 1280x800). Exploring the strewn first floor picks up 22 things, the second the rest.
     for size in ["800x600", "2560x1440"] {
         let home = run.home(&format!("pack-{size}"));
         let server = TestServer::start(&strewn(), &home.join("server"));
         let script = format!(
-            "idle; {}key i; key Up; key Up; key e; frames 2; shot {}",
+            "idle; {}key >; idle; wait floor 2; {}key i; key Up; key Up; key e; frames 2; shot {}",
             "key x; idle; ".repeat(40),
+            "key x; idle; ".repeat(8),
             run.shot(&format!("pack-{size}")),
         );
         run.play_and_check(&x, size, &server.url(), &script, &home);
+    }
+
+    // The map in glyphs (the menu's Map line, kept in appearance.toml): the same game, the hover
+    // box on a monster's letter, then the pack, which is the same in both.
+    {
+        let home = run.home("glyphs");
+        std::fs::create_dir_all(home.join("config")).expect("test files and runtime");
+        std::fs::write(
+            home.join("config/appearance.toml"),
+            "scale = 100\nglyphs = true\n",
+        )
+        .expect("test files and runtime");
+        let server = TestServer::start(&builtin(), &home.join("server"));
+        let script = format!(
+            "idle; key x; idle; key x; idle; hover monster; idle; shot {}; key Escape; frames 2; \
+             tap row 4; frames 2; shot {}",
+            run.shot("glyphs"),
+            run.shot("glyphs-menu-tiles"),
+        );
+        run.play_and_check(&x, "1280x800", &server.url(), &script, &home);
+    }
+
+    // A phone's layout (--touch, as a browser on a phone lays itself out): upright, the status
+    // bar, the map, a short log and three rows of large buttons, and the pack with its detail
+    // under the list; on its side, the buttons down the right. Played by the buttons.
+    for size in ["390x844", "844x390"] {
+        let home = run.home(&format!("touch-{size}"));
+        let server = TestServer::start(&strewn(), &home.join("server"));
+        let script = format!(
+            "idle; {}shot {}; tap inventory; frames 2; tap row 2; frames 2; shot {}",
+            "tap explore; idle; ".repeat(8),
+            run.shot(&format!("touch-{size}")),
+            run.shot(&format!("touch-pack-{size}")),
+        );
+        run.play_and_check_with(&x, size, &["--touch"], &server.url(), &script, &home);
     }
 
     // The smallest window the panel stands beside the map in, large ones (the interface grows
@@ -250,7 +300,8 @@ fn every_screen_looks_as_committed() {
         run.play_and_check(&x, size, &server.url(), &script, &home);
     }
 
-    // Death, with its character dump, then the high scores.
+    // Death, with its character dump, then the high scores. Keys pressed as the blow lands
+    // (h: high scores, n: a new character) are ignored: the summary stays.
     {
         let home = run.home("death");
         let deadly = content_with(|m| {
@@ -259,8 +310,9 @@ fn every_screen_looks_as_committed() {
         });
         let server = TestServer::start(&deadly, &home.join("server"));
         let script = format!(
-            "idle; key x; idle; key x; idle; click monster; idle; click monster; idle; \
-             click monster; idle; wait dead; idle; shot {}; key Tab; wait scores; frames 2; \
+            "idle; key x; idle; key x; idle; click monster; wait dead; rush h; rush n; frames 3; \
+             idle; shot {}; key Tab; \
+             wait scores; frames 2; \
              shot {}",
             run.shot("death"),
             run.shot("scores"),
@@ -294,6 +346,20 @@ fn every_screen_looks_as_committed() {
             run.shot("level-up"),
         );
         run.play_and_check(&x, "1280x800", &server.url(), &script, &home);
+    }
+
+    // A character taken back by a later game (the client started again): the log opens with
+    // the lines kept from last time, then where the character stands.
+    {
+        let home = run.home("resume");
+        let server = TestServer::start(&builtin(), &home.join("server"));
+        let first = "idle; key x; idle; key x; idle; quit";
+        run.play_and_check(&x, "1280x800", &server.url(), first, &home);
+        let again = format!(
+            "idle; wait log Welcome back; frames 2; shot {}",
+            run.shot("resumed")
+        );
+        run.play_and_check(&x, "1280x800", &server.url(), &again, &home);
     }
 
     // The lobby (no dungeon given), shot by --screenshot once it has the server's list.

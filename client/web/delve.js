@@ -1,13 +1,14 @@
 // Delve's plugin for macroquad's JS loader (mq_js_bundle.js): the browser's WebSocket,
-// localStorage, the page's address and a status object, for client/web-js (the Rust side, which
-// must change with this file: same function names, same VERSION).
+// localStorage, the page's address, a status object, whether the screen is a touch screen, and a
+// real text field (so a phone's keyboard comes up), for client/web-js (the Rust side, which must
+// change with this file: same function names, same VERSION).
 //
 // Rust polls every frame (the browser gives wasm no threads), so socket events are queued here
 // and handed over one at a time. Strings go back to Rust in two steps: a call says how long the
 // next string is, then delve_take copies it into memory Rust allocated.
 "use strict";
 (function () {
-  const VERSION = 1;
+  const VERSION = 2;
   const encoder = new TextEncoder();
   const decoder = new TextDecoder();
   const sockets = new Map();
@@ -105,6 +106,85 @@
     return performance.now();
   }
 
+  // 1 on a phone or tablet: a coarse pointer and no fine one (a touch laptop with a mouse says
+  // 0; the game switches to touch at its first touch anyway).
+  function touch_screen() {
+    try {
+      const coarse = window.matchMedia("(any-pointer: coarse)").matches;
+      const fine = window.matchMedia("(any-pointer: fine)").matches;
+      return coarse && !fine ? 1 : 0;
+    } catch (e) {
+      return 0;
+    }
+  }
+
+  // The text field: an <input> laid over the canvas where the game draws its line, focused so
+  // that a phone shows its keyboard. Enter (or the keyboard's send key) hands the text to the
+  // game; Escape or leaving the field gives up. The game polls for the outcome.
+  let field = null;
+  const fieldEvents = [];
+  function field_open(x, y, w, h, secret, max, ptr, len) {
+    field_close();
+    const input = document.createElement("input");
+    input.id = "delve-field";
+    input.type = secret ? "password" : "text";
+    input.maxLength = max;
+    input.placeholder = str(ptr, len);
+    input.autocomplete = "off";
+    input.setAttribute("enterkeyhint", "send");
+    input.setAttribute("autocapitalize", "sentences");
+    const s = input.style;
+    s.position = "fixed";
+    s.left = x + "px";
+    s.top = y + "px";
+    s.width = w + "px";
+    s.height = h + "px";
+    s.boxSizing = "border-box";
+    s.font = Math.round(h * 0.55) + "px monospace";
+    s.color = "#fff";
+    s.background = "#0a090f";
+    s.border = "2px solid #eec454";
+    s.padding = "0 8px";
+    s.zIndex = 10;
+    let done = false;
+    input.addEventListener("keydown", (e) => {
+      e.stopPropagation();
+      if (e.key === "Enter") {
+        done = true;
+        fieldEvents.push({ kind: 0, text: input.value });
+        e.preventDefault();
+      } else if (e.key === "Escape") {
+        done = true;
+        fieldEvents.push({ kind: 1, text: "" });
+        e.preventDefault();
+      }
+    });
+    input.addEventListener("blur", () => {
+      if (!done) fieldEvents.push({ kind: 1, text: "" });
+      done = true;
+    });
+    document.body.appendChild(input);
+    field = input;
+    input.focus();
+  }
+
+  // -1: nothing yet; else the outcome (0 sent, 1 given up) << 29 | the length of the text.
+  function field_next() {
+    if (fieldEvents.length === 0) return -1;
+    const ev = fieldEvents.shift();
+    return (ev.kind << 29) | hand(ev.text);
+  }
+
+  function field_close() {
+    if (field) {
+      const f = field;
+      field = null;
+      f.remove();
+      canvas.focus();
+    }
+    fieldEvents.length = 0;
+  }
+
   miniquad_add_plugin({
     name: "delve_web",
     version: VERSION,
@@ -120,6 +200,10 @@
       env.delve_storage_set = storage_set;
       env.delve_set_status = set_status;
       env.delve_clock = clock;
+      env.delve_touch_screen = touch_screen;
+      env.delve_field_open = field_open;
+      env.delve_field_next = field_next;
+      env.delve_field_close = field_close;
     },
   });
 })();

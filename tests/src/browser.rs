@@ -27,6 +27,30 @@ pub fn chromium_path() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// Whether this machine can run a browser test (Chromium, and a server that has the browser
+/// client); under CI, a missing piece is a failure, elsewhere the test is skipped with a reason.
+pub fn can_run() -> bool {
+    let missing = if chromium_path().is_none() {
+        Some("chromium is not installed (apt-get install chromium)".to_owned())
+    } else {
+        delve_server::net::web::assets()
+            .err()
+            .map(|why| format!("the server has no browser client: {why}"))
+    };
+    match missing {
+        None => true,
+        Some(why) if in_ci() => panic!("the browser test must run in CI, but {why}"),
+        Some(why) => {
+            eprintln!("skipping the browser test: {why}");
+            false
+        }
+    }
+}
+
 /// A headless Chromium with one page, attached over CDP. Dropping it kills the browser and
 /// removes its profile directory.
 pub struct Browser {
@@ -140,6 +164,44 @@ impl Browser {
             json!({ "width": width, "height": height, "deviceScaleFactor": 1, "mobile": false }),
         )
         .await?;
+        Ok(())
+    }
+
+    /// Makes the page a phone's: `width`×`height` CSS pixels at a density of 2, touch events
+    /// and no mouse, as Chromium's device emulation does it.
+    pub async fn phone(&mut self, width: u32, height: u32) -> anyhow::Result<()> {
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({ "width": width, "height": height, "deviceScaleFactor": 2, "mobile": true }),
+        )
+        .await?;
+        self.call(
+            "Emulation.setTouchEmulationEnabled",
+            json!({ "enabled": true, "maxTouchPoints": 5 }),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// A finger's tap at (`x`, `y`) CSS pixels: down, then up.
+    pub async fn tap(&mut self, x: f64, y: f64) -> anyhow::Result<()> {
+        self.call(
+            "Input.dispatchTouchEvent",
+            json!({ "type": "touchStart", "touchPoints": [{ "x": x, "y": y }] }),
+        )
+        .await?;
+        self.call(
+            "Input.dispatchTouchEvent",
+            json!({ "type": "touchEnd", "touchPoints": [] }),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Text typed into the focused element as a phone's keyboard gives it (no key events).
+    pub async fn insert_text(&mut self, text: &str) -> anyhow::Result<()> {
+        self.call("Input.insertText", json!({ "text": text }))
+            .await?;
         Ok(())
     }
 

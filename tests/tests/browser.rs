@@ -10,32 +10,9 @@ use delve_protocol::Action;
 use std::time::Duration;
 
 use delve_protocol::{ClientMsg, Dir, Pos, ServerMsg, View};
-use delve_tests::browser::{Browser, chromium_path, png_colours};
+use delve_tests::browser::{Browser, can_run, png_colours};
 use delve_tests::{Bot, TestServer, test_config};
 use tokio::sync::watch;
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
-}
-
-/// Whether this machine can run the test; under CI, a missing piece is a failure.
-fn can_run() -> bool {
-    let missing = if chromium_path().is_none() {
-        Some("chromium is not installed (apt-get install chromium)".to_owned())
-    } else {
-        delve_server::net::web::assets()
-            .err()
-            .map(|why| format!("the server has no browser client: {why}"))
-    };
-    match missing {
-        None => true,
-        Some(why) if in_ci() => panic!("the browser test must run in CI, but {why}"),
-        Some(why) => {
-            eprintln!("skipping the browser test: {why}");
-            false
-        }
-    }
-}
 
 /// The DOM key code of the numpad key that moves in `d`.
 fn numpad(d: Dir) -> &'static str {

@@ -17,6 +17,8 @@ pub enum When {
     Spectating,
     /// Once one's own game is over (not for a watcher).
     Over,
+    /// Where there is a keyboard (not on a touch screen): the list of keys.
+    Keyboard,
     /// Always.
     Always,
 }
@@ -38,6 +40,19 @@ const fn control(command: Command, label: &'static str, when: When) -> Control {
     }
 }
 
+impl Control {
+    /// The button's word where buttons are narrow (a phone's bar).
+    pub fn short(&self) -> &'static str {
+        match self.command {
+            Command::PickUp => "Take",
+            Command::Character => "Stats",
+            Command::LevelUp => "Level!",
+            Command::NewCharacter => "New",
+            _ => self.label,
+        }
+    }
+}
+
 /// Every command offered on screen, in the order shown. Rest, fight-nearest, throw and
 /// quick-heal (the engine's new actions) and give and mark (co-op) slot in here as one line
 /// each once their commands are in the key table, e.g.
@@ -55,7 +70,7 @@ pub const CONTROLS: &[Control] = &[
     control(Command::NewCharacter, "New", When::Over),
     control(Command::Follow, "Watch", When::Spectating),
     control(Command::Scores, "Scores", When::Spectating),
-    control(Command::Help, "Keys", When::Always),
+    control(Command::Help, "Keys", When::Keyboard),
     control(Command::Menu, "Menu", When::Always),
 ];
 
@@ -68,6 +83,8 @@ pub struct Situation {
     pub points: bool,
     /// One's own game is over (dead or won), not a watcher's.
     pub over: bool,
+    /// Played by touch.
+    pub touch: bool,
 }
 
 impl Control {
@@ -78,6 +95,7 @@ impl Control {
             When::Points => s.playing && s.points,
             When::Spectating => !s.playing,
             When::Over => s.over,
+            When::Keyboard => !s.touch,
             When::Always => true,
         }
     }
@@ -118,6 +136,7 @@ mod tests {
             playing: true,
             points: true,
             over: false,
+            touch: false,
         };
         let shown: Vec<Command> = offered(&keys, playing)
             .iter()
@@ -139,6 +158,7 @@ mod tests {
             playing: false,
             points: false,
             over: true,
+            touch: true,
         };
         let shown: Vec<Command> = offered(&keys, dead)
             .iter()
@@ -148,6 +168,8 @@ mod tests {
             assert!(shown.contains(&c), "{c:?}");
         }
         assert!(!shown.contains(&Command::Explore));
+        // No list of keys where there is no keyboard.
+        assert!(!shown.contains(&Command::Help));
     }
 
     #[test]

@@ -125,9 +125,10 @@ pub fn draw_menu(items: &[&str], steps: &[bool], selected: usize, footer: &str) 
     draw_text(footer, x + 24.0, y + h - 12.0, 16.0, DIM);
 }
 
-/// Marks the `cell` under the mouse and, beside the pointer, says what is there. The box stays
-/// inside the map's `area`.
-pub fn draw_hover(area: Rect, cell: Rect, what: Option<&Description>, pointer: Vec2) {
+/// Marks the `cell` under the mouse and, near it, says what is there. The box stays inside
+/// the map's `area` and off the cell itself and off `avoid` (the player's own character and
+/// its health bar), so it never hides what is pointed at or who points.
+pub fn draw_hover(area: Rect, cell: Rect, what: Option<&Description>, avoid: Rect) {
     outline(
         cell.x,
         cell.y,
@@ -144,18 +145,7 @@ pub fn draw_hover(area: Rect, cell: Rect, what: Option<&Description>, pointer: V
         .fold(0.0f32, f32::max);
     let w = (widest + 20.0).min(area.w - 8.0);
     let h = 12.0 + 22.0 * (1 + d.lines.len()) as f32;
-    let (mx, my) = (pointer.x, pointer.y);
-    // Beside the pointer, flipped to the other side near the map's right or bottom edge.
-    let mut x = mx + 18.0;
-    if x + w > area.x + area.w - 4.0 {
-        x = mx - 18.0 - w;
-    }
-    let mut y = my + 18.0;
-    if y + h > area.y + area.h - 4.0 {
-        y = my - 18.0 - h;
-    }
-    let x = x.clamp(area.x + 4.0, (area.x + area.w - w - 4.0).max(area.x));
-    let y = y.clamp(area.y + 4.0, (area.y + area.h - h - 4.0).max(area.y));
+    let (x, y) = hover_place(area, cell, avoid, vec2(w, h));
     draw_rectangle(x, y, w, h, BOX);
     outline(x, y, w, h, 1.0, EDGE);
     draw_text(
@@ -173,5 +163,89 @@ pub fn draw_hover(area: Rect, cell: Rect, what: Option<&Description>, pointer: V
             f32::from(size),
             WHITE,
         );
+    }
+}
+
+/// Where a hover box of `size` goes: below and to the right of the `cell` pointed at, else
+/// below-left, above-right, above-left, then further down or up, the first place inside `area`
+/// that covers neither the cell nor `avoid`; failing all, the one covering least.
+pub fn hover_place(area: Rect, cell: Rect, avoid: Rect, size: Vec2) -> (f32, f32) {
+    let gap = 6.0;
+    let (w, h) = (size.x, size.y);
+    let right = cell.x + cell.w + gap;
+    let left = cell.x - gap - w;
+    let below = cell.y + cell.h + gap;
+    let above = cell.y - gap - h;
+    // Past the avoided area, for when the player stands right beside the cell.
+    let below_both = below.max(avoid.y + avoid.h + gap);
+    let above_both = above.min(avoid.y - gap - h);
+    let candidates = [
+        (right, below),
+        (left, below),
+        (right, above),
+        (left, above),
+        (right, below_both),
+        (left, below_both),
+        (right, above_both),
+        (left, above_both),
+        (cell.x, below_both),
+        (cell.x, above_both),
+    ];
+    let inside = |x: f32, y: f32| {
+        (
+            x.clamp(area.x + 4.0, (area.x + area.w - w - 4.0).max(area.x)),
+            y.clamp(area.y + 4.0, (area.y + area.h - h - 4.0).max(area.y)),
+        )
+    };
+    let covered = |x: f32, y: f32| {
+        let r = Rect::new(x, y, w, h);
+        let part = |o: Rect| r.intersect(o).map_or(0.0, |i| i.w * i.h);
+        part(cell) * 4.0 + part(avoid)
+    };
+    candidates
+        .iter()
+        .map(|&(x, y)| inside(x, y))
+        .min_by(|a, b| covered(a.0, a.1).total_cmp(&covered(b.0, b.1)))
+        .unwrap_or((area.x + 4.0, area.y + 4.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn overlaps(a: Rect, b: Rect) -> bool {
+        a.intersect(b).is_some_and(|i| i.w > 0.0 && i.h > 0.0)
+    }
+
+    #[test]
+    fn the_hover_box_keeps_off_the_cell_and_the_player() {
+        let area = Rect::new(0.0, 0.0, 640.0, 300.0);
+        let size = vec2(480.0, 78.0);
+        // The player just left of a monster in mid-map; a monster at each edge.
+        for (cell, me) in [
+            (
+                Rect::new(300.0, 150.0, 32.0, 32.0),
+                Rect::new(268.0, 140.0, 32.0, 44.0),
+            ),
+            (
+                Rect::new(600.0, 10.0, 32.0, 32.0),
+                Rect::new(568.0, 0.0, 32.0, 44.0),
+            ),
+            (
+                Rect::new(10.0, 260.0, 32.0, 32.0),
+                Rect::new(42.0, 250.0, 32.0, 44.0),
+            ),
+            (
+                Rect::new(320.0, 100.0, 32.0, 32.0),
+                Rect::new(320.0, 132.0, 32.0, 44.0),
+            ),
+        ] {
+            let (x, y) = hover_place(area, cell, me, size);
+            let r = Rect::new(x, y, size.x, size.y);
+            assert!(!overlaps(r, cell), "{r:?} covers the cell {cell:?}");
+            assert!(!overlaps(r, me), "{r:?} covers the player {me:?}");
+            assert!(x >= area.x && x + size.x <= area.x + area.w, "{r:?}");
+            assert!(y >= area.y && y + size.y <= area.y + area.h, "{r:?}");
+        }
     }
 }

@@ -37,19 +37,49 @@ pub struct InvLayout {
     pub list: Rect,
     pub row_h: f32,
     pub detail: Rect,
+    /// The detail under the list rather than beside it.
+    pub stacked: bool,
 }
 
 impl InvLayout {
-    pub fn new(area: Rect, banner: bool) -> InvLayout {
-        let m = 16.0;
+    /// The pack's layout in `area` for `len` items, with a `banner` line or not. In a narrow
+    /// area (a phone held upright) the detail pane goes under the list, which then shows the
+    /// filled slots only.
+    pub fn new(area: Rect, banner: bool, len: usize) -> InvLayout {
+        let m = if area.w < 640.0 { 6.0 } else { 16.0 };
         let frame = Rect::new(area.x + m, area.y + m, area.w - 2.0 * m, area.h - 2.0 * m);
         let top = frame.y + 62.0 + if banner { 30.0 } else { 0.0 };
         let bottom = frame.y + frame.h - 40.0;
-        let row_h = ((bottom - top) / INVENTORY_SLOTS as f32)
-            .clamp(12.0, 22.0)
+        if frame.w < STACKED_BELOW {
+            // Lines as tall as there is room for (a finger needs room), the few there are.
+            let shown = len.clamp(1, INVENTORY_SLOTS) as f32;
+            let row_h = ((bottom - top - DETAIL_MIN_H) / shown.max(10.0))
+                .clamp(14.0, 30.0)
+                .floor();
+            let list = Rect::new(frame.x + 12.0, top, frame.w - 24.0, row_h * shown);
+            let dy = list.y + list.h + 18.0;
+            let detail = Rect::new(frame.x + 12.0, dy, frame.w - 24.0, (bottom - dy).max(0.0));
+            return InvLayout {
+                frame,
+                list,
+                row_h,
+                detail,
+                stacked: true,
+            };
+        }
+        // Every slot, lettered, where 26 lines fit at a readable height; in a short window (a
+        // phone on its side) the filled slots only, in lines a finger can pick.
+        let all = (bottom - top) / INVENTORY_SLOTS as f32 >= 15.0;
+        let shown = if all {
+            INVENTORY_SLOTS
+        } else {
+            len.clamp(1, INVENTORY_SLOTS)
+        };
+        let row_h = ((bottom - top) / shown.max(if all { 1 } else { 10 }) as f32)
+            .clamp(12.0, if all { 22.0 } else { 30.0 })
             .floor();
         let list_w = (frame.w * 0.46).clamp(280.0, 440.0);
-        let list = Rect::new(frame.x + 18.0, top, list_w, row_h * INVENTORY_SLOTS as f32);
+        let list = Rect::new(frame.x + 18.0, top, list_w, row_h * shown as f32);
         let detail = Rect::new(
             list.x + list.w + 24.0,
             top,
@@ -61,9 +91,20 @@ impl InvLayout {
             list,
             row_h,
             detail,
+            stacked: false,
         }
     }
+
+    /// How many slot lines the list shows.
+    fn lines(&self) -> usize {
+        ((self.list.h / self.row_h).round() as usize).min(INVENTORY_SLOTS)
+    }
 }
+
+/// Below this width the detail pane goes under the list.
+const STACKED_BELOW: f32 = 640.0;
+/// What the detail pane needs under a list: the picture, a few lines, the buttons.
+const DETAIL_MIN_H: f32 = 300.0;
 
 /// Why nothing in the pack can be done now, for the banner: read-only when not driving a living
 /// character, locked while stunned or confused.
@@ -101,7 +142,7 @@ fn width(text: &str, size: u16) -> f32 {
 
 pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spectating: bool) {
     let blocked = pack_blocked(view, spectating);
-    let lay = InvLayout::new(area, blocked.is_some());
+    let lay = InvLayout::new(area, blocked.is_some(), view.inventory.len());
     let f = lay.frame;
     draw_rectangle(
         area.x,
@@ -189,13 +230,16 @@ pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spe
         Tap::Command(Command::Inventory),
         Look::Plain,
     );
-    draw_text(
-        fit(keys, close.x - f.x - 36.0, 18),
-        f.x + 20.0,
-        fy,
-        18.0,
-        DIM,
-    );
+    // Keys mean nothing under a finger.
+    if !super::layout::touch() {
+        draw_text(
+            fit(keys, close.x - f.x - 36.0, 18),
+            f.x + 20.0,
+            fy,
+            18.0,
+            DIM,
+        );
+    }
 }
 
 /// How many characters of text at `size` fit in `w`.
@@ -207,7 +251,7 @@ fn draw_list(lay: &InvLayout, inv: &[ItemView], sprites: &Sprites, selected: usi
     let l = lay.list;
     let size = (lay.row_h - 2.0).min(20.0);
     let font = if lay.row_h >= 20.0 { 20.0 } else { 16.0 };
-    for k in 0..INVENTORY_SLOTS {
+    for k in 0..lay.lines() {
         let y = l.y + lay.row_h * k as f32;
         let base = y + lay.row_h * 0.5 + font * 0.3;
         let item = inv.get(k);
@@ -329,7 +373,13 @@ fn draw_detail(
     let chars = chars_in(d.w, 20);
 
     if let Some(cmp) = cmp {
-        draw_comparison(d, y, item, cmp);
+        // Under a long list (a phone's full pack) the comparison takes the picture's place.
+        let top = if lay.stacked && d.h < 108.0 + 360.0 {
+            d.y + 26.0
+        } else {
+            y
+        };
+        draw_comparison(d, top, item, cmp);
         return;
     }
     for line in wrap(&item.description, chars) {

@@ -32,10 +32,24 @@ pub const FOLD_W: f32 = 800.0;
 pub const FOLD_H: f32 = 540.0;
 /// The folded panel's height.
 pub const BAR_H: f32 = 58.0;
+/// On a touch screen with the panel folded (a phone): the log's height (four lines, three on
+/// its side), and the bar of command buttons: under the log in portrait, three rows within
+/// thumbs' reach; beside the map in landscape, two columns.
+const TOUCH_LOG_H: f32 = 88.0;
+const TOUCH_LOG_H_SIDEWAYS: f32 = 68.0;
+pub const TOUCH_BAR_ROWS: usize = 3;
+pub const TOUCH_BUTTON_H: f32 = 46.0;
+const TOUCH_BAR_H: f32 = TOUCH_BAR_ROWS as f32 * (TOUCH_BUTTON_H + 6.0) + 8.0;
+const TOUCH_COLUMN_W: f32 = 2.0 * 84.0 + 6.0 + 12.0;
 
-/// The smallest window the screens are laid out for, in interface units.
+/// The smallest window the screens are laid out for, in interface units; a window taller than
+/// wide (a phone held upright) has screens laid out narrow instead, down to [`MIN_W_NARROW`].
 const MIN_W: f32 = 800.0;
 const MIN_H: f32 = 600.0;
+pub const MIN_W_NARROW: f32 = 380.0;
+/// A window wider than tall and shorter than 600 (a phone on its side) has its screens laid
+/// out for 480 high: shorter lines rather than smaller text.
+const MIN_H_SHORT: f32 = 480.0;
 
 /// The window the interface is drawn at its own size in (UI scale 1); larger windows scale it
 /// up in steps of [`AUTO_STEP`], so that text stays readable on a large screen and fractional
@@ -57,19 +71,32 @@ pub struct Layout {
     /// The side panel, or (folded) the status bar across the top.
     pub panel: Rect,
     pub folded: bool,
+    /// On a touch screen with the panel folded, the bar of command buttons (beside none of
+    /// the others, so it never covers the map); empty otherwise.
+    pub controls: Rect,
 }
 
 impl Layout {
     /// This frame's areas, in interface units.
     pub fn new() -> Layout {
         let s = scales().ui;
-        Layout::for_size(screen_width() / s, screen_height() / s)
+        Layout::for_window(screen_width() / s, screen_height() / s, TOUCH.get())
     }
 
-    /// The areas for a window of `w` by `h`: they tile it, none overlapping another.
+    /// The areas for a window of `w` by `h` (without a touch screen's bar of buttons).
     pub fn for_size(w: f32, h: f32) -> Layout {
+        Layout::for_window(w, h, false)
+    }
+
+    /// The areas for a window of `w` by `h`, on a touch screen or not: they tile it, none
+    /// overlapping another.
+    pub fn for_window(w: f32, h: f32, touch: bool) -> Layout {
         let log_h = if h < 600.0 { LOG_H_SHORT } else { LOG_H };
+        let none = Rect::new(w, h, 0.0, 0.0);
         if w < FOLD_W || h < FOLD_H {
+            if touch {
+                return Layout::touch(w, h);
+            }
             let bar = BAR_H.min(h);
             let log_h = log_h.min((h - bar).max(0.0) / 2.0);
             return Layout {
@@ -77,6 +104,7 @@ impl Layout {
                 map: Rect::new(0.0, bar, w, (h - bar - log_h).max(0.0)),
                 log: Rect::new(0.0, h - log_h, w, log_h),
                 folded: true,
+                controls: none,
             };
         }
         let panel_w = PANEL_W.min(w * 0.4);
@@ -85,6 +113,36 @@ impl Layout {
             log: Rect::new(0.0, h - log_h, w - panel_w, log_h),
             panel: Rect::new(w - panel_w, 0.0, panel_w, h),
             folded: false,
+            controls: none,
+        }
+    }
+
+    /// A phone's areas: the status bar on top, the map, a short log, and the buttons under
+    /// the log (portrait) or down the right side (landscape).
+    fn touch(w: f32, h: f32) -> Layout {
+        let bar = BAR_H.min(h);
+        if h >= w {
+            let controls_h = TOUCH_BAR_H.min((h - bar) / 3.0);
+            let log_h = TOUCH_LOG_H.min((h - bar - controls_h) / 3.0);
+            let map_h = (h - bar - controls_h - log_h).max(0.0);
+            Layout {
+                panel: Rect::new(0.0, 0.0, w, bar),
+                map: Rect::new(0.0, bar, w, map_h),
+                log: Rect::new(0.0, bar + map_h, w, log_h),
+                folded: true,
+                controls: Rect::new(0.0, h - controls_h, w, controls_h),
+            }
+        } else {
+            let side = TOUCH_COLUMN_W.min(w / 3.0);
+            let left = w - side;
+            let log_h = TOUCH_LOG_H_SIDEWAYS.min((h - bar) / 3.0);
+            Layout {
+                panel: Rect::new(0.0, 0.0, left, bar),
+                map: Rect::new(0.0, bar, left, (h - bar - log_h).max(0.0)),
+                log: Rect::new(0.0, h - log_h, left, log_h),
+                folded: true,
+                controls: Rect::new(left, 0.0, side, h),
+            }
         }
     }
 
@@ -117,9 +175,11 @@ pub fn auto_scale(w: f32, h: f32) -> f32 {
 }
 
 /// How much the screens shrink, on top of the UI scale, in a window of `w` by `h` interface
-/// units (1 from 800×600 up).
+/// units (1 from 800×600 up, and from 380 wide in a window taller than wide).
 pub fn fit_for(w: f32, h: f32) -> f32 {
-    (w / MIN_W).min(h / MIN_H).clamp(0.25, 1.0)
+    let min_w = if h > w { MIN_W_NARROW } else { MIN_W };
+    let min_h = if h > w { MIN_H } else { MIN_H_SHORT };
+    (w / min_w).min(h / min_h).clamp(0.25, 1.0)
 }
 
 /// The scales of this frame: interface units and screens' units, in window pixels.
@@ -150,17 +210,25 @@ impl Default for Scales {
 }
 
 thread_local! {
+    /// Whether this frame is laid out for a touch screen (set by [`set_frame`]).
+    static TOUCH: Cell<bool> = const { Cell::new(false) };
     /// This frame's scales (set by [`set_frame`]).
     static SCALES: Cell<Scales> = Cell::new(Scales::default());
     /// The factor of the space being drawn in (1: the window).
     static CURRENT: Cell<f32> = const { Cell::new(1.0) };
 }
 
-/// Works out this frame's scales from the window and the player's setting; returns whether
-/// they changed (new text sizes to prepare).
-pub fn set_frame(percent: u16) -> bool {
+/// Works out this frame's scales from the window and the player's setting, for a touch screen
+/// or not; returns whether the scales changed (new text sizes to prepare).
+pub fn set_frame(percent: u16, touch: bool) -> bool {
+    TOUCH.set(touch);
     let new = Scales::for_window(screen_width(), screen_height(), percent);
     SCALES.replace(new) != new
+}
+
+/// Whether this frame is laid out for a touch screen.
+pub fn touch() -> bool {
+    TOUCH.get()
 }
 
 /// This frame's scales.
@@ -256,28 +324,38 @@ mod tests {
             (1920.0, 1080.0),
             (900.0, 500.0),
             (333.0, 251.0),
+            (390.0, 844.0),
+            (844.0, 390.0),
         ] {
-            let l = Layout::for_size(w, h);
-            let areas = [l.map, l.log, l.panel];
-            for (i, a) in areas.iter().enumerate() {
-                assert!(a.w >= 0.0 && a.h >= 0.0, "{w}x{h}: {a:?}");
-                assert!(a.x >= 0.0 && a.y >= 0.0, "{w}x{h}: {a:?}");
-                assert!(
-                    a.x + a.w <= w && a.y + a.h <= h,
-                    "{w}x{h}: {a:?} leaves the window"
-                );
-                for b in &areas[i + 1..] {
-                    assert!(!overlap(*a, *b), "{w}x{h}: {a:?} overlaps {b:?}");
+            for touch in [false, true] {
+                let l = Layout::for_window(w, h, touch);
+                let areas = [l.map, l.log, l.panel, l.controls];
+                for (i, a) in areas.iter().enumerate() {
+                    assert!(a.w >= 0.0 && a.h >= 0.0, "{w}x{h}: {a:?}");
+                    assert!(a.x >= 0.0 && a.y >= 0.0, "{w}x{h}: {a:?}");
+                    assert!(
+                        a.x + a.w <= w && a.y + a.h <= h,
+                        "{w}x{h}: {a:?} leaves the window"
+                    );
+                    for b in &areas[i + 1..] {
+                        assert!(!overlap(*a, *b), "{w}x{h}: {a:?} overlaps {b:?}");
+                    }
                 }
+                let total: f32 = areas.iter().map(|a| a.w * a.h).sum();
+                assert!(
+                    (total - w * h).abs() < 1.0,
+                    "{w}x{h}: the areas leave a gap"
+                );
+                assert_eq!(l.folded, w < FOLD_W || h < FOLD_H, "{w}x{h}");
+                // The folded bar is wider than tall: that is how the panel knows to draw a bar.
+                assert_eq!(l.panel.w > l.panel.h, l.folded, "{w}x{h}");
+                // Buttons of their own only on a folded touch screen.
+                assert_eq!(
+                    l.controls.w * l.controls.h > 0.0,
+                    touch && l.folded,
+                    "{w}x{h}"
+                );
             }
-            let total: f32 = areas.iter().map(|a| a.w * a.h).sum();
-            assert!(
-                (total - w * h).abs() < 1.0,
-                "{w}x{h}: the areas leave a gap"
-            );
-            assert_eq!(l.folded, w < FOLD_W || h < FOLD_H, "{w}x{h}");
-            // The folded bar is wider than tall: that is how the panel knows to draw a bar.
-            assert_eq!(l.panel.w > l.panel.h, l.folded, "{w}x{h}");
         }
     }
 
@@ -288,7 +366,10 @@ mod tests {
         assert_eq!(fit_for(640.0, 480.0), 0.8);
         // The tighter side decides.
         assert_eq!(fit_for(640.0, 600.0), 0.8);
-        assert_eq!(fit_for(1000.0, 300.0), 0.5);
+        assert_eq!(fit_for(1000.0, 240.0), 0.5);
+        // A phone upright lays them out narrow; on its side, short.
+        assert_eq!(fit_for(390.0, 844.0), 1.0);
+        assert_eq!(fit_for(844.0, 390.0), 390.0 / 480.0);
     }
 
     #[test]
@@ -326,8 +407,10 @@ mod tests {
             for percent in [50, 100, 150, 300] {
                 let s = Scales::for_window(w, h, percent);
                 let (sw, sh) = (w / s.screens, h / s.screens);
+                let min_w = if h > w { MIN_W_NARROW } else { MIN_W };
+                let min_h = if h > w { MIN_H } else { MIN_H_SHORT };
                 assert!(
-                    (sw >= MIN_W - 0.5 && sh >= MIN_H - 0.5) || s.screens <= 0.25 * s.ui + 1e-6,
+                    (sw >= min_w - 0.5 && sh >= min_h - 0.5) || s.screens <= 0.25 * s.ui + 1e-6,
                     "{w}x{h} at {percent}%: screens of {sw}x{sh}"
                 );
             }

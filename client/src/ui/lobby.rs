@@ -69,6 +69,9 @@ pub struct Lobby {
     pub frames: u32,
     /// When a line was last clicked (a second click on it joins).
     clicked_at: f64,
+    /// The page's text field is open for the question asked (a touch screen's keyboard).
+    #[cfg(target_arch = "wasm32")]
+    field_open: bool,
 }
 
 /// Two clicks on one line within this many seconds join that dungeon.
@@ -88,6 +91,8 @@ impl Lobby {
             status: "Connecting...".into(),
             frames: 0,
             clicked_at: f64::NEG_INFINITY,
+            #[cfg(target_arch = "wasm32")]
+            field_open: false,
         })
     }
 
@@ -123,8 +128,9 @@ impl Lobby {
         self.board = Some(ScoreBoard::open(self.model.scores_received, None));
     }
 
-    /// One frame: reads the network and the keys, draws.
-    pub fn frame(&mut self, chars: &[char]) -> Step {
+    /// One frame: reads the network, the keys and a click (or a finger's tap at `tapped`),
+    /// draws. On a touch screen (`touch`) a question is typed in the page's own text field.
+    pub fn frame(&mut self, chars: &[char], tapped: Option<Vec2>, touch: bool) -> Step {
         while let Some(ev) = self.net.try_recv() {
             match ev {
                 NetEvent::Msg(m) => {
@@ -182,9 +188,10 @@ impl Lobby {
         let list = &self.model.dungeons;
         self.selected = self.selected.min(list.len().saturating_sub(1));
         // A click on what was drawn last frame: a line, or a button standing for a key.
-        let tap = is_mouse_button_pressed(MouseButton::Left)
-            .then(|| widgets::at(mouse_position().into()))
-            .flatten();
+        let click = tapped.or_else(|| {
+            is_mouse_button_pressed(MouseButton::Left).then(|| mouse_position().into())
+        });
+        let tap = click.and_then(widgets::at);
         let mut chars = chars.to_vec();
         let (mut enter, mut esc) = (false, false);
         match tap {
@@ -199,6 +206,12 @@ impl Lobby {
             }
             _ => {}
         }
+        #[cfg(target_arch = "wasm32")]
+        if touch {
+            self.touch_field(&mut enter, &mut esc);
+        }
+        #[cfg(not(target_arch = "wasm32"))]
+        let _ = touch;
         let step = if let Some(board) = &mut self.board {
             if board.poll(&self.model.scores, self.model.scores_received, get_time()) {
                 self.net.send(scores::request());
@@ -280,6 +293,56 @@ impl Lobby {
             }
         }
         Step::Stay
+    }
+
+    /// On a touch screen, the question is typed in the page's text field (so the phone's
+    /// keyboard comes up): opened over the drawn line while a question is asked, its text taken
+    /// as if typed and Entered (or Escaped when the player gives up).
+    #[cfg(target_arch = "wasm32")]
+    fn touch_field(&mut self, enter: &mut bool, esc: &mut bool) {
+        match (&mut self.prompt, self.field_open) {
+            (Some((_, input)), false) => {
+                let (w, h) = layout::Space::Ui.size();
+                let s = layout::scales().ui;
+                let x = (w / 2.0 - 360.0).max(20.0);
+                let lw = (w - 2.0 * x).min(720.0);
+                let (secret, max) = (input.is_secret(), input.max());
+                delve_web_js::field_open(
+                    x * s,
+                    (h / 2.0 - 22.0) * s,
+                    lw * s,
+                    30.0 * s,
+                    secret,
+                    max,
+                    "",
+                );
+                self.field_open = true;
+            }
+            (None, true) => {
+                delve_web_js::field_close();
+                self.field_open = false;
+            }
+            _ => {}
+        }
+        if !self.field_open {
+            return;
+        }
+        match delve_web_js::field_next() {
+            Some(delve_web_js::FieldEvent::Sent(text)) => {
+                if let Some((_, input)) = &mut self.prompt {
+                    input.text = text;
+                }
+                *enter = true;
+                delve_web_js::field_close();
+                self.field_open = false;
+            }
+            Some(delve_web_js::FieldEvent::Cancelled) => {
+                *esc = true;
+                delve_web_js::field_close();
+                self.field_open = false;
+            }
+            None => {}
+        }
     }
 
     /// The question's keys (and `enter` or `esc` given by a click).

@@ -12,13 +12,15 @@
 //! - [`panel`]: the side panel beside the map, or the status bar over it.
 //! - [`log`]: the message log under the map.
 //! - [`banners`]: notices over everything and banners across the map.
-//! - [`render`]: the dungeon and what is in it.
+//! - [`render`]: the dungeon and what is in it, in tiles; [`glyphs`]: the same in letters.
 //! - [`anim`]: walks, hops, flashes and floating numbers between turns.
 //! - [`sprites`] and [`sheet`]: the pixel art, cut from the sprite sheet.
 //! - [`input`]: keys to commands, by the key table.
 //! - [`controls`]: the commands offered as buttons beside the map (one table).
 //! - [`widgets`]: clickable places and buttons: drawn in a frame, clicked in the next.
 //! - [`text_input`]: a one-line text field (chat, the lobby's questions).
+//! - [`touch`]: fingers as gestures (tap, hold, pinch, drag), and whether play is by touch.
+//! - [`touch_bar`]: a phone's bar of large command buttons.
 //! - [`audio`]: playing the sound effects.
 //! - [`frames`]: frame-time statistics.
 //! - [`screenshot`]: saving the window as a PNG.
@@ -33,6 +35,7 @@ pub mod banners;
 pub mod controls;
 pub mod ending;
 pub mod frames;
+pub mod glyphs;
 pub mod help;
 pub mod input;
 pub mod inventory;
@@ -49,6 +52,8 @@ pub mod sprites;
 pub mod text;
 pub mod text_input;
 pub mod theme;
+pub mod touch;
+pub mod touch_bar;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
 pub mod widgets;

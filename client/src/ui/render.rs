@@ -14,6 +14,10 @@ const MEMORY: Color = Color::new(0.36, 0.38, 0.52, 1.0);
 /// The dark floor needs more of it to stay apart from the unknown.
 const MEMORY_FLOOR: Color = Color::new(0.6, 0.62, 0.85, 1.0);
 
+/// The smallest and largest a cell is drawn, in window pixels, however far the map is zoomed.
+pub const MIN_TILE: f32 = 16.0;
+pub const MAX_TILE: f32 = 128.0;
+
 /// Where the map is drawn this frame.
 #[derive(Clone, Copy, Debug)]
 pub struct Camera {
@@ -25,10 +29,15 @@ pub struct Camera {
 }
 
 impl Camera {
-    /// Centres `focus` (in cells) in `area`, without showing more off-map space than needed.
-    pub fn new(area: Rect, focus: Vec2, map_w: usize, map_h: usize) -> Camera {
+    /// Centres `focus` (in cells) in `area`, without showing more off-map space than needed,
+    /// with cells `zoom` times their size for the area (the player's pinch or zoom buttons).
+    pub fn new(area: Rect, focus: Vec2, map_w: usize, map_h: usize, zoom: f32) -> Camera {
         // Whole multiples of half the sprite size keep pixels square and even.
-        let tile = ((area.h / 20.0) / 8.0).floor().clamp(2.0, 6.0) * 8.0;
+        let fit = ((area.h / 20.0) / 8.0).floor().clamp(2.0, 6.0) * 8.0;
+        let tile = ((fit * zoom) / 8.0)
+            .round()
+            .clamp(MIN_TILE / 8.0, MAX_TILE / 8.0)
+            * 8.0;
         let axis = |start: f32, len: f32, cells: usize, f: f32| {
             let full = cells as f32 * tile;
             if full <= len {
@@ -53,7 +62,7 @@ impl Camera {
 }
 
 /// Light level of a visible cell at squared distance `d2` from a character with `sight`.
-fn torch(d2: i32, sight: i32) -> Color {
+pub fn torch(d2: i32, sight: i32) -> Color {
     let r = (d2 as f32).sqrt() / (sight as f32 + 1.0);
     let b = 1.0 - 0.55 * r.powf(1.6);
     Color::new(b, b * 0.94, b * 0.84, 1.0)
@@ -236,7 +245,7 @@ pub fn draw_entities(view: &View, cam: &Camera, sprites: &Sprites, anims: &Anims
 
 /// Your status effects, over your head: stars circling for a stun, green bubbles rising for
 /// poison, a bobbing question mark for confusion.
-fn draw_ailments(view: &View, cam: &Camera, anims: &Anims, now: f64) {
+pub fn draw_ailments(view: &View, cam: &Camera, anims: &Anims, now: f64) {
     let me = &view.me;
     if me.effects.is_empty() || !me.alive {
         return;
@@ -318,7 +327,7 @@ fn draw_item(e: &EntityView, base: Vec2, tile: f32, sprites: &Sprites, tint: Col
 }
 
 /// Death puffs and floating damage numbers, over everything else on the map.
-fn draw_effects(cam: &Camera, anims: &Anims, now: f64) {
+pub fn draw_effects(cam: &Camera, anims: &Anims, now: f64) {
     for p in &anims.puffs {
         let t = ((now - p.start) / super::anim::FLOAT_TIME) as f32;
         let c = cam.to_screen(p.at) + vec2(cam.tile / 2.0, cam.tile / 2.0);

@@ -43,12 +43,20 @@ fn row(x: f32, y: f32, label: &str, value: &str) {
     draw_text(value, x + 210.0, y, 22.0, WHITE);
 }
 
-/// The character sheet: the numbers on the left, what is worn and what ails on the right.
+/// The character sheet: the numbers on the left, what is worn and what ails on the right (or,
+/// in a narrow window, below).
 pub fn character(view: &View, sprites: &Sprites) {
     let me = &view.me;
+    let (sw, sh) = screen_size();
+    let narrow = sw < 820.0;
+    let (w, h) = if narrow {
+        ((sw - 16.0).min(420.0), (sh - 16.0).min(860.0))
+    } else {
+        (800.0, (sh - 16.0).min(500.0))
+    };
     let (x, mut y) = frame(
-        800.0,
-        500.0,
+        w,
+        h,
         &format!("{}, level {}", me.name, me.level),
         GOLD,
         "c",
@@ -72,14 +80,19 @@ pub fn character(view: &View, sprites: &Sprites) {
         ("Score", me.score.to_string()),
     ];
     let top = y;
+    let line = if narrow || h < 500.0 { 26.0 } else { 30.0 };
     for (label, value) in rows {
         row(x, y, label, &value);
-        y += 30.0;
+        y += line;
     }
 
-    // The right column: equipment, what it adds up to, and status effects.
-    let rx = x + 390.0;
-    let mut ry = top;
+    // The right column (or, narrow, what follows): equipment, what it adds up to, and status
+    // effects.
+    let (rx, mut ry) = if narrow {
+        (x, y + 14.0)
+    } else {
+        (x + 390.0, top)
+    };
     draw_text("Equipment", rx, ry, 22.0, DIM);
     ry += 30.0;
     for slot in Slot::ALL {
@@ -193,36 +206,45 @@ pub fn level_up(model: &Model, me: &SelfView, selected: usize) {
     } else {
         "Level up! Raise a stat".to_string()
     };
+    // 560 units wide, or the window's width on a phone: the columns share what there is.
+    let w = (screen_size().0 - 16.0).min(560.0);
+    let k = (w - 48.0) / 512.0;
     let (x, mut y) = frame(
-        560.0,
+        w,
         100.0 + 40.0 * model.level_up.len() as f32 + 40.0,
         &title,
         GOLD,
         "Esc",
         Command::Cancel,
     );
-    for (k, g) in model.level_up.iter().enumerate() {
+    let line_w = w - 40.0;
+    for (n, g) in model.level_up.iter().enumerate() {
         let (now, then) = stat_values(me, g);
         // A click on a line raises that stat.
-        widgets::add(Rect::new(x - 10.0, y - 26.0, 520.0, 36.0), Tap::Row(k));
-        if k == selected {
+        let line = Rect::new(x - 10.0, y - 26.0, line_w, 36.0);
+        widgets::add(line, Tap::Row(n));
+        if n == selected {
             draw_rectangle(
-                x - 10.0,
-                y - 26.0,
-                520.0,
-                36.0,
+                line.x,
+                line.y,
+                line.w,
+                line.h,
                 Color::new(0.25, 0.2, 0.1, 0.8),
             );
         }
-        draw_text(format!("{}", k + 1), x, y, 24.0, GOLD);
-        draw_text(stat_label(g.stat), x + 36.0, y, 24.0, WHITE);
-        draw_text(&now, x + 250.0, y, 24.0, DIM);
-        draw_text("->", x + 350.0, y, 24.0, DIM);
-        draw_text(&then, x + 390.0, y, 24.0, GOOD);
+        draw_text(format!("{}", n + 1), x, y, 24.0, GOLD);
+        draw_text(stat_label(g.stat), x + 36.0 * k, y, 24.0, WHITE);
+        draw_text(&now, x + 250.0 * k, y, 24.0, DIM);
+        draw_text("->", x + 350.0 * k, y, 24.0, DIM);
+        draw_text(&then, x + 390.0 * k, y, 24.0, GOOD);
         y += 40.0;
     }
     draw_text(
-        "1-5, arrows + Enter, or a click: choose    Close: later",
+        fit(
+            "1-5, arrows + Enter, or a click: choose    Close: later",
+            line_w,
+            18,
+        ),
         x,
         y + 6.0,
         18.0,
@@ -233,7 +255,13 @@ pub fn level_up(model: &Model, me: &SelfView, selected: usize) {
 /// The whole message log, newest at the bottom; `scroll` lines up from the newest.
 pub fn messages(model: &Model, scroll: usize) {
     let (sw, sh) = screen_size();
-    let (w, h) = (sw - 160.0, sh - 120.0);
+    // Margins round the box, smaller in a small window (a phone).
+    let (mx, my) = if sw >= 960.0 {
+        (80.0, 60.0)
+    } else {
+        (8.0, 8.0)
+    };
+    let (w, h) = (sw - 2.0 * mx, sh - 2.0 * my);
     let (x, y) = frame(w, h, "Messages", GOLD, "m", Command::Messages);
     let rows = ((h - 110.0) / 22.0).floor().max(1.0) as usize;
     // Wrapped to the box, leaving the scroll bar its margin.
@@ -274,7 +302,7 @@ pub fn messages(model: &Model, scroll: usize) {
     draw_text(
         "The wheel, arrows or the bar: scroll",
         x,
-        sh - 80.0,
+        my + h - 20.0,
         18.0,
         DIM,
     );

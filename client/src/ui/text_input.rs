@@ -27,6 +27,16 @@ impl TextInput {
         }
     }
 
+    /// The most characters the field takes.
+    pub fn max(&self) -> usize {
+        self.max
+    }
+
+    /// Whether what is typed is shown as dots (a password).
+    pub fn is_secret(&self) -> bool {
+        self.secret
+    }
+
     /// Takes this frame's typed characters; control characters are ignored.
     pub fn feed(&mut self, chars: &[char]) {
         for &c in chars {

@@ -23,15 +23,29 @@ pub fn remember_name(name: &str) {
 /// `percent` of its size.
 pub async fn ask_name(percent: u16) -> String {
     let mut input = TextInput::new(delve_protocol::MAX_NAME_CHARS, false);
+    // On a phone the page's own text field takes the name, so its keyboard comes up.
+    let field = delve_web_js::touch_screen();
+    let mut field_shown = false;
     loop {
         input.feed(&super::text_input::typed());
-        let text = input.text.trim().to_owned();
-        if (is_key_pressed(KeyCode::Enter) || is_key_pressed(KeyCode::KpEnter)) && !text.is_empty()
-        {
+        let mut text = input.text.trim().to_owned();
+        let mut entered = is_key_pressed(KeyCode::Enter) || is_key_pressed(KeyCode::KpEnter);
+        match delve_web_js::field_next() {
+            Some(delve_web_js::FieldEvent::Sent(t)) => {
+                text = t.trim().to_owned();
+                entered = true;
+                field_shown = false;
+            }
+            // Left without a name: the field comes back (a name is needed to play).
+            Some(delve_web_js::FieldEvent::Cancelled) => field_shown = false,
+            None => {}
+        }
+        if entered && !text.is_empty() {
+            delve_web_js::field_close();
             remember_name(&text);
             return text;
         }
-        if layout::set_frame(percent) {
+        if layout::set_frame(percent, false) {
             super::text::warm(layout::scales());
         }
         clear_background(BG);
@@ -39,7 +53,23 @@ pub async fn ask_name(percent: u16) -> String {
         let (w, h) = layout::screen_size();
         let x = (w / 2.0 - 360.0).max(20.0);
         draw_text("DELVE", x, 90.0, 64.0, GOLD);
-        input.draw("Your name: ", x, h / 2.0, (w - 2.0 * x).min(720.0));
+        let field_w = (w - 2.0 * x).min(720.0);
+        if field && !field_shown {
+            let s = layout::scales().ui;
+            delve_web_js::field_open(
+                x * s,
+                (h / 2.0 - 26.0) * s,
+                field_w * s,
+                36.0 * s,
+                false,
+                delve_protocol::MAX_NAME_CHARS,
+                "Your name",
+            );
+            field_shown = true;
+        }
+        if !field {
+            input.draw("Your name: ", x, h / 2.0, field_w);
+        }
         draw_text(
             "Enter: continue (this browser remembers it)",
             x,
@@ -56,11 +86,12 @@ pub async fn ask_name(percent: u16) -> String {
     }
 }
 
-/// What the page shows, published as `window.delveStatus`.
-#[derive(Debug, Default)]
+/// What the page shows, published as `window.delveStatus` (for the page and the browser
+/// tests, which find there what to tap).
+#[derive(Debug, Default, serde::Serialize)]
 pub struct Status<'a> {
     /// `name`, `lobby` (or the lobby's question), `game` (or `chat`, `pack`, `scores`, `menu`,
-    /// `help` over it).
+    /// `help`, `level-up`, `character`, `messages` over it).
     pub screen: &'a str,
     /// A map is drawn.
     pub map: bool,
@@ -68,37 +99,45 @@ pub struct Status<'a> {
     pub online: bool,
     /// Where the player's character stands.
     pub me: Option<(i32, i32)>,
+    /// The character's floor (0 before there is one), hit points and their most.
+    pub depth: u8,
+    pub hp: Option<(i32, i32)>,
     /// Mean frame interval and the client's own work per frame, in ms.
-    pub frames: (f64, f64),
+    #[serde(rename = "frame_ms")]
+    pub frame_ms: f64,
+    #[serde(rename = "work_ms")]
+    pub work_ms: f64,
     /// Where the map's cell (0, 0) is drawn and how big a cell is, in canvas pixels: to point
-    /// the mouse at a cell.
+    /// the mouse (or a finger) at a cell.
     pub camera: Option<(f32, f32, f32)>,
+    /// The map's area on the page (x, y, width, height in canvas pixels).
+    pub map_area: Option<(f32, f32, f32, f32)>,
     /// The nearest monster in sight.
     pub monster: Option<(i32, i32)>,
+    /// The nearest known stairs down.
+    pub stairs: Option<(i32, i32)>,
     /// The menu's selected line, while the menu is open.
     pub menu: Option<usize>,
     /// The map cell under the mouse.
     pub hover: Option<(i32, i32)>,
     /// Sound effects the game has asked for so far.
     pub sounds: usize,
+    /// Played by touch (large buttons, no hover).
+    pub touch: bool,
+    /// The controls on screen, by what they do (as `--script`'s `tap` names them), with
+    /// their centres in canvas pixels.
+    pub buttons: Vec<(String, (f32, f32))>,
+    /// What is in the pack, by content key, in slot order.
+    pub pack: Vec<String>,
+    /// The last chat line heard, as `name: text`.
+    pub chat: Option<String>,
+    /// Something under way: a walk, an intent waiting for its turn, an animation.
+    pub busy: bool,
 }
 
 pub fn publish(st: &Status) {
-    let me = st
-        .me
-        .map_or("null".to_owned(), |(x, y)| format!("[{x},{y}]"));
-    let camera = st
-        .camera
-        .map_or("null".to_owned(), |(x, y, t)| format!("[{x},{y},{t}]"));
-    let monster = st
-        .monster
-        .map_or("null".to_owned(), |(x, y)| format!("[{x},{y}]"));
-    let menu = st.menu.map_or("null".to_owned(), |m| m.to_string());
-    let hover = st
-        .hover
-        .map_or("null".to_owned(), |(x, y)| format!("[{x},{y}]"));
-    delve_web_js::set_status(&format!(
-        "{{\"screen\":\"{}\",\"map\":{},\"online\":{},\"me\":{me},\"frame_ms\":{:.3},\"work_ms\":{:.3},\"camera\":{camera},\"monster\":{monster},\"hover\":{hover},\"menu\":{menu},\"sounds\":{}}}",
-        st.screen, st.map, st.online, st.frames.0, st.frames.1, st.sounds
-    ));
+    match serde_json::to_string(st) {
+        Ok(json) => delve_web_js::set_status(&json),
+        Err(e) => eprintln!("delve: the status could not be written: {e}"),
+    }
 }

@@ -33,11 +33,34 @@ pub enum Tap {
     Step(usize, bool),
     /// The open list scrolled to this share of its length (a scroll bar).
     ScrollTo(f32),
+    /// The map drawn larger (`true`) or smaller.
+    Zoom(bool),
     /// Nothing: a box that keeps clicks from falling through to what lies under it.
     Block,
 }
 
 impl Tap {
+    /// The word a script (or a test) names this control by, if it has one: see
+    /// [`Tap::is_named`].
+    pub fn name(&self) -> Option<String> {
+        Some(match self {
+            Tap::Command(c) => crate::keymap::TABLE
+                .iter()
+                .find(|e| e.command == *c)?
+                .name
+                .to_string(),
+            Tap::Row(k) => format!("row {k}"),
+            Tap::Pack(PackKey::Use) => "use".into(),
+            Tap::Pack(PackKey::Wear) => "wear".into(),
+            Tap::Pack(PackKey::Drop) => "drop".into(),
+            Tap::Pack(_) => return None,
+            Tap::Char(c) => c.to_string(),
+            Tap::Step(k, up) => format!("{} {k}", if *up { "more" } else { "less" }),
+            Tap::Zoom(larger) => (if *larger { "zoom in" } else { "zoom out" }).into(),
+            Tap::ScrollTo(_) | Tap::Block => return None,
+        })
+    }
+
     /// Whether a script's word names this control (`--script`'s `tap WORD`): a command by its
     /// name in the key file (`explore`, `inventory`), `row N`, a pack action (`use`, `wear`,
     /// `drop`), `more N` / `less N` for a setting.
@@ -53,6 +76,7 @@ impl Tap {
             ),
             Tap::Step(k, up) => word == format!("{} {k}", if *up { "more" } else { "less" }),
             Tap::Char(c) => word.len() == 1 && word.starts_with(*c),
+            Tap::Zoom(larger) => word == if *larger { "zoom in" } else { "zoom out" },
             Tap::ScrollTo(_) | Tap::Block => false,
         }
     }
@@ -113,6 +137,17 @@ pub fn find(word: &str) -> Option<Vec2> {
     })
 }
 
+/// The named controls of the frame just drawn (the ones the next frame's clicks are looked up
+/// in), topmost first, with their centres in window pixels.
+pub fn drawn_names() -> Vec<(String, (f32, f32))> {
+    DRAWN.with_borrow(|s| {
+        s.iter()
+            .rev()
+            .filter_map(|(r, t)| t.name().map(|n| (n, (r.center().x, r.center().y))))
+            .collect()
+    })
+}
+
 /// How a button looks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Look {
@@ -128,6 +163,8 @@ pub enum Look {
 /// there is none); a click on it is `tap`. Returns whether the pointer is over it.
 pub fn button(area: Rect, key: &str, label: &str, tap: Tap, look: Look) -> bool {
     add(area, tap);
+    // Keys mean nothing under a finger.
+    let key = if layout::touch() { "" } else { key };
     let hot = hovered(area);
     let (fill, edge) = match (hot, look) {
         (true, _) => (Color::new(0.32, 0.26, 0.1, 1.0), GOLD),
@@ -209,5 +246,17 @@ mod tests {
         assert!(Tap::Pack(PackKey::Use).is_named("use"));
         assert!(Tap::Step(3, true).is_named("more 3"));
         assert!(!Tap::Block.is_named("row 0"));
+        // Each name given is one that names it back.
+        for tap in [
+            Tap::Command(Command::Explore),
+            Tap::Row(3),
+            Tap::Pack(PackKey::Drop),
+            Tap::Step(1, false),
+            Tap::Zoom(true),
+            Tap::Char('n'),
+        ] {
+            let name = tap.name().expect("a name");
+            assert!(tap.is_named(&name), "{tap:?} {name}");
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! Safe wrappers over the functions the page's plugin (`client/web/delve.js`) adds to macroquad's
-//! JS loader: the browser's WebSocket, `localStorage`, the page's address, and a status object
-//! the page (and the browser test) can read.
+//! JS loader: the browser's WebSocket, `localStorage`, the page's address, a status object the
+//! page (and the browser test) can read, whether the screen is a touch screen, and a real text
+//! field laid over the canvas (so that a phone's keyboard comes up).
 //!
 //! Why a crate of its own: the workspace sets `unsafe_code = "forbid"`, which no `#[allow]` can
 //! lift, and every call into a wasm import is `unsafe`. Keeping the imports here lets the client
@@ -14,7 +15,7 @@
 
 /// The plugin version this crate expects; `delve.js` registers the same number, and macroquad's
 /// loader logs a mismatch in the browser console.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 mod ffi {
     unsafe extern "C" {
@@ -28,6 +29,19 @@ mod ffi {
         pub fn delve_storage_set(key: *const u8, key_len: usize, value: *const u8, len: usize);
         pub fn delve_set_status(json: *const u8, len: usize);
         pub fn delve_clock() -> f64;
+        pub fn delve_touch_screen() -> u32;
+        pub fn delve_field_open(
+            x: f32,
+            y: f32,
+            w: f32,
+            h: f32,
+            secret: u32,
+            max: u32,
+            placeholder: *const u8,
+            len: usize,
+        );
+        pub fn delve_field_next() -> i32;
+        pub fn delve_field_close();
     }
 }
 
@@ -154,6 +168,61 @@ pub fn storage_set(key: &str, value: &str) {
 pub fn set_status(json: &str) {
     // SAFETY: JS reads the bytes during the call only.
     unsafe { ffi::delve_set_status(json.as_ptr(), json.len()) };
+}
+
+/// Whether the page is on a phone or a tablet (a coarse pointer and no fine one).
+pub fn touch_screen() -> bool {
+    // SAFETY: a plain call without arguments.
+    unsafe { ffi::delve_touch_screen() != 0 }
+}
+
+/// What became of the text field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FieldEvent {
+    /// The player sent this text (Enter, or the keyboard's send key).
+    Sent(String),
+    /// The player gave up (Escape, or left the field).
+    Cancelled,
+}
+
+/// Lays a text field over the page at (`x`, `y`), `w` by `h` CSS pixels, and focuses it (a
+/// phone's keyboard comes up). `secret` hides what is typed; at most `max` characters.
+pub fn field_open(x: f32, y: f32, w: f32, h: f32, secret: bool, max: usize, placeholder: &str) {
+    // SAFETY: JS reads `placeholder`'s bytes during the call only.
+    unsafe {
+        ffi::delve_field_open(
+            x,
+            y,
+            w,
+            h,
+            u32::from(secret),
+            max as u32,
+            placeholder.as_ptr(),
+            placeholder.len(),
+        )
+    };
+}
+
+/// The field's outcome, once there is one.
+pub fn field_next() -> Option<FieldEvent> {
+    // SAFETY: a plain call; JS answers -1 for nothing, else the kind (0 sent, 1 cancelled) in
+    // the top bits and readies the text.
+    let head = unsafe { ffi::delve_field_next() };
+    if head < 0 {
+        return None;
+    }
+    let text = take((head & 0x1fff_ffff) as usize);
+    Some(if head >> 29 == 0 {
+        FieldEvent::Sent(text)
+    } else {
+        FieldEvent::Cancelled
+    })
+}
+
+/// Takes the field away (and gives the keys back to the game).
+pub fn field_close() {
+    // SAFETY: a plain call without arguments.
+    unsafe { ffi::delve_field_close() };
 }
 
 /// Milliseconds since the page started loading (`performance.now()`): finer than the clock

@@ -12,6 +12,11 @@ use crate::ui::widgets::{self, Tap};
 /// Two clicks on the same line within this many seconds choose it, as Enter would.
 const DOUBLE_CLICK: f64 = 0.4;
 
+/// How long keys and clicks are ignored once our own game ends: a key held to attack, or
+/// pressed as the killing blow lands, would otherwise act on the death screen (`h` opened the
+/// high scores over the summary; `n` started a new character before it was read).
+pub(super) const END_GRACE: f64 = 1.2;
+
 /// This frame's click: on a control, or on the map (a window point).
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Click {
@@ -23,10 +28,11 @@ impl App {
     /// Reads this frame's click (the mouse's, or a script's) and finds what it was on.
     pub(super) fn take_click(&mut self) -> Click {
         let scripted = std::mem::take(&mut self.click);
-        if !(scripted || is_mouse_button_pressed(MouseButton::Left)) {
-            return Click::default();
-        }
-        let p = self.pointer();
+        let p = match self.tapped.take() {
+            Some(p) => p,
+            None if scripted || is_mouse_button_pressed(MouseButton::Left) => self.pointer(),
+            None => return Click::default(),
+        };
         match widgets::at(p) {
             Some(Tap::Block) => Click::default(),
             Some(tap) => Click {
@@ -60,6 +66,7 @@ impl App {
                 *selected = k;
                 match MENU[k] {
                     MenuItem::Sound => self.audio.step(up),
+                    MenuItem::Look => self.toggle_glyphs(),
                     MenuItem::Scale => {
                         let r = if up { Resize::Larger } else { Resize::Smaller };
                         resize(&mut self.appearance, r);
@@ -68,6 +75,10 @@ impl App {
                 }
             }
             (Screen::LevelUp { .. }, Tap::Row(k)) => self.spend(k),
+            (_, Tap::Zoom(larger)) => {
+                let step = super::fingers::ZOOM_STEP;
+                self.zoom_by(if larger { step } else { 1.0 / step });
+            }
             (Screen::Messages { scroll }, Tap::ScrollTo(share)) => {
                 // The history counts lines up from the newest; the bar, down from the oldest.
                 let total = self.model.log.len() as f32;
@@ -101,7 +112,23 @@ impl App {
             playing: !spectating && me.is_some(),
             points: me.is_some_and(|m| m.points > 0),
             over: !self.watcher_only() && me.is_some_and(|m| !m.alive || m.victory),
+            touch: self.fingers.touch,
         }
+    }
+
+    /// Whether input is still ignored after our game ended: for [`END_GRACE`], and then until
+    /// no key or button is held down (a key held through the end would repeat into the
+    /// summary).
+    pub(super) fn end_guard_holds(&mut self, now: f64) -> bool {
+        let Some(since) = self.end_guard else {
+            return false;
+        };
+        let held = !get_keys_down().is_empty() || is_mouse_button_down(MouseButton::Left);
+        if now - since >= END_GRACE && !held {
+            self.end_guard = None;
+            return false;
+        }
+        true
     }
 
     /// Whether a click on pack line `k` at `now` is the second of a double click.

@@ -2,6 +2,9 @@
 
 use super::keys::{MENU, MenuItem};
 
+/// How remembered cells look in glyphs: dim and cold, like the tiles' memory.
+const GLYPH_MEMORY: Color = Color::new(0.42, 0.45, 0.68, 1.0);
+
 /// The time a still picture is drawn at: later than any animation's start.
 const STILL_TIME: f64 = 1.0e6;
 
@@ -33,9 +36,33 @@ impl App {
             self.anims.prune(view, now);
             let (focus, _) = self.anims.position(view.me.id, view.me.pos, now);
             let area = Space::Ui.rect_to(Space::Window, layout.map);
-            let cam = Camera::new(area, focus, view.map.width(), view.map.height());
-            render::draw_map(view, &cam, &self.sprites);
-            render::draw_entities(view, &cam, &self.sprites, &self.anims, now);
+            let (w, h) = (view.map.width(), view.map.height());
+            // Fingers need larger cells than a mouse does.
+            let zoom = if self.fingers.touch {
+                self.map_zoom * super::fingers::TOUCH_ZOOM
+            } else {
+                self.map_zoom
+            };
+            let cam = Camera::new(area, focus, w, h, zoom);
+            if self.appearance.glyphs {
+                let me = view.me.pos;
+                let sight = view.me.sight;
+                let light = |p: Pos, seen: bool, _| {
+                    if seen {
+                        render::torch(p.dist2(me), sight)
+                    } else {
+                        GLYPH_MEMORY
+                    }
+                };
+                crate::ui::glyphs::draw_map(view, &cam, light);
+                let light = |p: Pos| render::torch(p.dist2(me), sight);
+                crate::ui::glyphs::draw_entities(view, &cam, &self.anims, now, light);
+                render::draw_ailments(view, &cam, &self.anims, now);
+                render::draw_effects(&cam, &self.anims, now);
+            } else {
+                render::draw_map(view, &cam, &self.sprites);
+                render::draw_entities(view, &cam, &self.sprites, &self.anims, now);
+            }
             self.camera = Some(cam);
         }
         // The panel, the log and the hover box, in the interface's units.
@@ -48,20 +75,33 @@ impl App {
             .as_ref()
             .is_some_and(|v| (!v.me.alive || v.me.victory) && !self.end_hidden)
             && self.model.watching.is_none();
+        // On a touch screen, only what a finger holds: a tap leaves nothing behind.
+        let pointed = if self.fingers.touch {
+            self.held_cell()
+        } else if self.hover_off {
+            None
+        } else {
+            self.cell_under_mouse()
+        };
         if matches!(self.screen, Screen::Game)
             && !summary_shown
-            && let (Some(cell), Some(view), Some(cam)) =
-                (self.cell_under_mouse(), &self.model.view, &self.camera)
+            && let (Some(cell), Some(view), Some(cam)) = (pointed, &self.model.view, &self.camera)
             && view.map.get(cell) != Tile::Unknown
         {
             let what = describe(view, &self.model.descriptions, cell);
             let at = cam.to_screen(vec2(cell.x as f32, cell.y as f32));
             let cell = Rect::new(at.x, at.y, cam.tile, cam.tile);
+            // The player's own character, with what is drawn over its head and its health bar
+            // below: the box keeps off it.
+            let (me_at, _) = self.anims.position(view.me.id, view.me.pos, now);
+            let me = cam.to_screen(me_at);
+            let t = cam.tile;
+            let me = Rect::new(me.x, me.y - 0.35 * t, t, 1.35 * t + 4.0);
             help::draw_hover(
                 layout.map,
                 Space::Window.rect_to(Space::Ui, cell),
                 what.as_ref(),
-                Space::Ui.point(self.pointer()),
+                Space::Window.rect_to(Space::Ui, me),
             );
         }
         log::draw(layout.log, &self.model, self.log_scroll);
@@ -98,6 +138,9 @@ impl App {
             &controls,
             now,
         );
+        if layout.controls.w > 0.0 {
+            crate::ui::touch_bar::draw(layout.controls, &controls);
+        }
         layout::end();
         // Everything over the map from here on: scaled down as a whole in a small window.
         layout::begin(Space::Screens);
@@ -142,12 +185,16 @@ impl App {
                 // Drawn last, over any notice: they work with the connection down too.
                 Screen::Help | Screen::Menu { .. } => {}
                 // Just above the log, so no line of it is hidden.
+                // The page's own text field lies here instead (a touch screen).
+                #[cfg(target_arch = "wasm32")]
+                Screen::Chat(_) if self.field_open => {}
                 Screen::Chat(line) => {
-                    let y = over.y + over.h - 12.0;
+                    let r = Space::Ui.rect_to(Space::Screens, super::chat_line(&layout));
+                    let y = r.y + r.h - 10.0;
                     let buttons = 2.0 * 100.0 + 8.0;
-                    line.draw("Say: ", over.x + 10.0, y, over.w - 28.0 - buttons);
+                    line.draw("Say: ", r.x, y, r.w - 8.0 - buttons);
                     widgets::button_row(
-                        Rect::new(over.x + over.w - 10.0 - buttons, y - 22.0, buttons, 30.0),
+                        Rect::new(r.x + r.w - buttons, y - 22.0, buttons, 30.0),
                         8.0,
                         &[
                             ("Enter", "Send", Tap::Command(Command::Confirm)),
@@ -204,6 +251,7 @@ impl App {
                 let footer = match MENU[*selected % MENU.len()] {
                     MenuItem::Sound => "Left/Right: volume; Enter: sound on/off",
                     MenuItem::Scale => "Left/Right: smaller, larger; Enter: 100%",
+                    MenuItem::Look => "Enter: tiles or glyphs on the map",
                     _ => "Up/Down, Enter; Esc resumes",
                 };
                 let steps: Vec<bool> = MENU

@@ -14,6 +14,13 @@ impl App {
             let said = resize(&mut self.appearance, r);
             self.note(&said);
         }
+        if self.end_guard_holds(now) {
+            // The moment after a death or a victory: nothing pressed now counts.
+            self.input.reset();
+            self.take_click();
+            self.trip = None;
+            return;
+        }
         let click = self.take_click();
         // The high scores take every key while open, even while the connection is down.
         if let Screen::Scores(board) = &mut self.screen {
@@ -84,11 +91,27 @@ impl App {
             self.screen = Screen::Game;
         }
         // The chat line takes every key while it is open.
+        // The page's text field (a touch screen's keyboard): what the player sent, or gave up.
+        #[cfg(target_arch = "wasm32")]
+        if self.field_open && matches!(self.screen, Screen::Chat(_)) {
+            match delve_web_js::field_next() {
+                Some(delve_web_js::FieldEvent::Sent(text)) => {
+                    let text = text.trim().to_string();
+                    if !text.is_empty() {
+                        self.net.send(ClientMsg::Chat { text });
+                    }
+                    self.close_chat();
+                }
+                Some(delve_web_js::FieldEvent::Cancelled) => self.close_chat(),
+                None => {}
+            }
+            return;
+        }
         if let Screen::Chat(line) = &mut self.screen {
             line.feed(chars);
             let tapped = Self::tap_command(&click);
             if self.input.named_pressed(Named::Escape) || tapped == Some(Command::Cancel) {
-                self.screen = Screen::Game;
+                self.close_chat();
             } else if self.input.named_pressed(Named::Enter)
                 || self.input.named_pressed(Named::KpEnter)
                 || tapped == Some(Command::Confirm)
@@ -97,7 +120,7 @@ impl App {
                 if !text.is_empty() {
                     self.net.send(ClientMsg::Chat { text });
                 }
-                self.screen = Screen::Game;
+                self.close_chat();
             }
             return;
         }
@@ -111,12 +134,16 @@ impl App {
         let can_repeat = self.awaiting.is_none() && !self.anims.busy(now);
         let (mut commands, any_key) = self.input.poll(now, can_repeat, modal, chars);
         // Any key or button stops a walk under way (the key still does what it does), and a
-        // rest: one that does not act itself stops it with a wait.
+        // rest: one that does not act itself stops it with a wait. Playing by keys puts the
+        // hover box away until the mouse moves.
         if any_key || click.tap.is_some() {
             self.trip = None;
             if me.resting && !modal && !commands.iter().any(|c| c.takes_a_turn()) {
                 self.act(ClientMsg::Act(Action::Wait), turn);
             }
+        }
+        if any_key {
+            self.hover_off = true;
         }
         self.hover_select();
         self.scroll_keys();
@@ -403,6 +430,7 @@ impl App {
             self.input.named_pressed(Named::Down),
         );
         let options = self.model.level_up.len().max(1);
+        let game = matches!(self.screen, Screen::Game);
         match &mut self.screen {
             Screen::Menu { selected } => {
                 if up {
@@ -419,6 +447,7 @@ impl App {
                 if left != right {
                     match MENU[*selected % MENU.len()] {
                         MenuItem::Sound => self.audio.step(right),
+                        MenuItem::Look => self.toggle_glyphs(),
                         MenuItem::Scale => {
                             let r = if right {
                                 Resize::Larger
@@ -453,13 +482,17 @@ impl App {
             | Screen::Inventory(_)
             | Screen::Help
             | Screen::Scores(_) => {
-                let over_log = Layout::new()
-                    .log
-                    .contains(Space::Ui.point(mouse_position().into()));
+                let layout = Layout::new();
+                let at = Space::Ui.point(mouse_position().into());
+                let over_log = layout.log.contains(at);
                 if over_log && wheel > 0.0 {
                     self.log_scroll += 2;
                 } else if over_log && wheel < 0.0 {
                     self.log_scroll = self.log_scroll.saturating_sub(2);
+                } else if wheel != 0.0 && layout.map.contains(at) && game {
+                    // The wheel over the map zooms it, as a pinch does.
+                    let step = super::fingers::ZOOM_STEP;
+                    self.zoom_by(if wheel > 0.0 { step } else { 1.0 / step });
                 }
             }
         }
@@ -474,15 +507,18 @@ pub(super) enum MenuItem {
     Sound,
     /// The interface's size.
     Scale,
+    /// Tiles or glyphs on the map.
+    Look,
     Scores,
     Quit,
 }
 
-pub(super) const MENU: [MenuItem; 6] = [
+pub(super) const MENU: [MenuItem; 7] = [
     MenuItem::Resume,
     MenuItem::Help,
     MenuItem::Sound,
     MenuItem::Scale,
+    MenuItem::Look,
     MenuItem::Scores,
     MenuItem::Quit,
 ];
@@ -495,6 +531,8 @@ impl MenuItem {
             MenuItem::Sound if sound.muted => "Sound: off".into(),
             MenuItem::Sound => format!("Sound: {}%", sound.volume),
             MenuItem::Scale => format!("Interface size: {}%", look.scale),
+            MenuItem::Look if look.glyphs => "Map: glyphs".into(),
+            MenuItem::Look => "Map: tiles".into(),
             MenuItem::Scores => "High scores".into(),
             MenuItem::Quit => "Quit".into(),
         }
@@ -513,14 +551,32 @@ impl App {
                 let said = resize(&mut self.appearance, Resize::Reset);
                 self.note(&said);
             }
+            MenuItem::Look => self.toggle_glyphs(),
             MenuItem::Scores => self.open_scores(),
             // The character stays in the dungeon, as when the window is closed; the solo
             // server's journal already holds every turn.
             #[cfg(not(target_arch = "wasm32"))]
-            MenuItem::Quit => std::process::exit(0),
+            MenuItem::Quit => {
+                self.keep_recent_now(get_time());
+                std::process::exit(0)
+            }
             // A page cannot close its own tab.
             #[cfg(target_arch = "wasm32")]
             MenuItem::Quit => self.note("Close the browser tab to quit; your character waits."),
+        }
+    }
+
+    /// Tiles to glyphs on the map, or back, kept for the next game.
+    pub(super) fn toggle_glyphs(&mut self) {
+        self.appearance.glyphs = !self.appearance.glyphs;
+        let what = if self.appearance.glyphs {
+            "The map is drawn in glyphs."
+        } else {
+            "The map is drawn in tiles."
+        };
+        match self.appearance.save() {
+            Ok(()) => self.note(what),
+            Err(e) => self.note(&format!("{what} (Not kept: {e}.)")),
         }
     }
 

@@ -1,16 +1,21 @@
 //! The game's state between frames and the frame loop: drain the network, read the keys, draw.
 //! Its parts: `keys` (what each command does on each screen), `clicks` (what a click on a
 //! control does), `mouse` (hover, click to travel or attack on the map, and the trip under
-//! way), `draw` (one frame's drawing), `script` (`--script`), `bench` (`--bench-frames`: the
-//! cost of applying an update against drawing alone, natively).
+//! way), `draw` (one frame's drawing), `resume` (the log kept for taking a character back),
+//! `script` (`--script`), `bench` (`--bench-frames`: the cost of applying an update against
+//! drawing alone, natively).
 
 #[cfg(not(target_arch = "wasm32"))]
 mod bench;
 mod clicks;
 mod draw;
+mod fingers;
 mod keys;
 mod mouse;
+mod resume;
 mod script;
+#[cfg(target_arch = "wasm32")]
+mod status;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -77,6 +82,8 @@ pub struct Options {
     /// `--bench-frames N`: record a game, then measure N frames of each kind (see `bench`).
     #[cfg(not(target_arch = "wasm32"))]
     pub bench: Option<u32>,
+    /// Play by touch from the start (`--touch`; a browser finds out by itself).
+    pub touch: bool,
 }
 
 enum Connection {
@@ -172,6 +179,38 @@ struct App {
     last_pointer: Option<Vec2>,
     /// The pack line clicked last and when (two clicks on one line choose it).
     last_row_click: Option<(usize, f64)>,
+    /// When our own game ended, while the keys and clicks of the moment are still ignored.
+    end_guard: Option<f64>,
+    /// The hover box is put away: the player plays by keys, and the pointer has not moved
+    /// since.
+    hover_off: bool,
+    /// Where the pointer was at the start of the last frame.
+    pointer_was: Option<Vec2>,
+    /// The log's last lines are kept under this name (see [`crate::recent`]); `None` for a
+    /// watcher, or where nothing is kept.
+    recent_key: Option<String>,
+    /// The token this game took its character back with, until the welcome: if the welcome
+    /// names it, the character's kept lines come back (a refused token brings a new one).
+    resuming: Option<String>,
+    /// The log as last kept (its length and newest line) and when.
+    recent_kept: (usize, Option<(String, u32)>, f64),
+    /// The fingers on a touch screen, and whether play is by touch.
+    fingers: super::touch::Fingers,
+    /// Where a finger tapped this frame (a click there).
+    tapped: Option<Vec2>,
+    /// Where a finger holds (or held) to have the cell described, and until when.
+    held: Option<(Vec2, f64)>,
+    /// How much larger than its fit the map is drawn (pinch, zoom buttons, the wheel).
+    map_zoom: f32,
+    /// The page's text field is open for the chat line (a touch screen's keyboard).
+    #[cfg(target_arch = "wasm32")]
+    field_open: bool,
+}
+
+/// Where the chat line is typed, in interface units: along the foot of the map.
+fn chat_line(layout: &Layout) -> Rect {
+    let m = layout.map;
+    Rect::new(m.x + 10.0, m.y + m.h - 44.0, m.w - 20.0, 36.0)
 }
 
 impl App {
@@ -243,8 +282,13 @@ impl App {
         match self.model.handle(msg) {
             Ok(h) => {
                 self.note_end();
-                if playing_before && self.ended.is_some() && self.keep_ends {
-                    self.keep_end();
+                if playing_before && self.ended.is_some() {
+                    // Keys held to fight on, or pressed as the blow lands, must not sweep the
+                    // summary away: input waits a moment (see `end_guard_holds`).
+                    self.end_guard = Some(now);
+                    if self.keep_ends {
+                        self.keep_end();
+                    }
                 }
                 if let Screen::Scores(board) = &mut self.screen {
                     if let Some((_, message)) = &h.error {
@@ -258,6 +302,12 @@ impl App {
                 if h.snapshot {
                     self.anims.reset();
                     self.awaiting = None;
+                }
+                if welcome
+                    && let Some(sent) = self.resuming.take()
+                    && self.model.token.as_deref() == Some(sent.as_str())
+                {
+                    self.welcome_back();
                 }
                 if let (Some(view), Some(script)) = (&self.model.view, &mut self.script) {
                     script.on_view(view);
@@ -424,6 +474,23 @@ impl App {
 
     fn open_chat(&mut self) {
         self.screen = Screen::Chat(TextInput::new(MAX_CHAT_CHARS, false));
+        // On a touch screen the page's own text field takes the typing, so the phone's
+        // keyboard comes up; it lies where the chat line is drawn.
+        #[cfg(target_arch = "wasm32")]
+        if self.fingers.touch {
+            let r = Space::Ui.rect_to(Space::Window, chat_line(&Layout::new()));
+            delve_web_js::field_open(r.x, r.y, r.w, r.h, false, MAX_CHAT_CHARS, "Say...");
+            self.field_open = true;
+        }
+    }
+
+    /// Closes the chat line (and the page's text field, if it took the typing).
+    fn close_chat(&mut self) {
+        self.screen = Screen::Game;
+        #[cfg(target_arch = "wasm32")]
+        if std::mem::take(&mut self.field_open) {
+            delve_web_js::field_close();
+        }
     }
 
     fn act(&mut self, msg: ClientMsg, turn: u64) {
@@ -466,6 +533,7 @@ async fn lobby(
     linked: Option<&str>,
     screenshot: &Option<(PathBuf, u32)>,
     appearance: &mut Appearance,
+    fingers: &mut super::touch::Fingers,
 ) -> Choice {
     let started_lobby = match linked {
         Some(d) => Lobby::for_dungeon(url, name, d),
@@ -483,9 +551,14 @@ async fn lobby(
         if let Some(r) = super::input::resize_pressed() {
             resize(appearance, r);
         }
-        start_frame(appearance);
-        super::widgets::new_frame(Some(mouse_position().into()));
-        match lobby.frame(&typed()) {
+        let tapped = fingers.poll(get_time()).into_iter().find_map(|g| match g {
+            super::touch::Gesture::Tap(p) => Some(p),
+            _ => None,
+        });
+        start_frame(appearance, fingers.touch);
+        let pointer = (!fingers.touch).then(|| mouse_position().into());
+        super::widgets::new_frame(pointer);
+        match lobby.frame(&typed(), tapped, fingers.touch) {
             Step::Chosen(choice) => return choice,
             Step::Stay => {}
             // A page cannot quit: closing the tab does.
@@ -497,6 +570,8 @@ async fn lobby(
         #[cfg(target_arch = "wasm32")]
         super::web::publish(&super::web::Status {
             screen: lobby.showing(),
+            touch: fingers.touch,
+            buttons: super::widgets::drawn_names(),
             ..Default::default()
         });
         if let Some((path, after)) = screenshot {
@@ -511,8 +586,8 @@ async fn lobby(
 
 /// Works out this frame's scales (the window may have changed) and readies the text sizes
 /// they need.
-fn start_frame(appearance: &Appearance) {
-    if layout::set_frame(appearance.scale) {
+fn start_frame(appearance: &Appearance, touch: bool) {
+    if layout::set_frame(appearance.scale, touch) {
         super::text::warm(layout::scales());
     }
 }
@@ -534,8 +609,14 @@ fn resize(appearance: &mut Appearance, r: super::input::Resize) -> String {
 /// Runs the game until the window closes (or the screenshot is taken).
 pub async fn run(mut options: Options) {
     let mut appearance = Appearance::load();
+    // A phone or a tablet is played by touch from the start; elsewhere, from the first touch.
+    #[cfg(target_arch = "wasm32")]
+    let touch_screen = delve_web_js::touch_screen();
+    #[cfg(not(target_arch = "wasm32"))]
+    let touch_screen = options.touch;
+    let mut fingers = super::touch::Fingers::new(touch_screen);
     super::text::warm(layout::scales());
-    start_frame(&appearance);
+    start_frame(&appearance, fingers.touch);
     // The page asks a new player's name once; their tokens are kept per name.
     #[cfg(target_arch = "wasm32")]
     {
@@ -557,6 +638,7 @@ pub async fn run(mut options: Options) {
                 linked.as_deref(),
                 &options.screenshot,
                 &mut appearance,
+                &mut fingers,
             )
             .await
         }
@@ -566,6 +648,7 @@ pub async fn run(mut options: Options) {
         (None, Some(store)) => store.get(&options.token_server, &choice.dungeon, &options.name),
         _ => None,
     };
+    let token_sent = token.clone();
     let hello = ClientMsg::Hello {
         version: PROTOCOL_VERSION,
         name: options.name.clone(),
@@ -614,6 +697,22 @@ pub async fn run(mut options: Options) {
         appearance,
         last_pointer: None,
         last_row_click: None,
+        end_guard: None,
+        hover_off: false,
+        pointer_was: None,
+        recent_key: options
+            .tokens
+            .as_ref()
+            .filter(|_| choice.watch.is_none())
+            .map(|_| crate::recent::key(&options.token_server, &choice.dungeon, &options.name)),
+        resuming: token_sent,
+        recent_kept: (0, None, 0.0),
+        fingers,
+        tapped: None,
+        held: None,
+        map_zoom: 1.0,
+        #[cfg(target_arch = "wasm32")]
+        field_open: false,
         tokens: options
             .tokens
             .take()
@@ -631,9 +730,13 @@ pub async fn run(mut options: Options) {
     loop {
         let work = super::frames::clock_ms();
         let now = get_time();
-        start_frame(&app.appearance);
-        super::widgets::new_frame(Some(app.pointer()));
+        app.touch_input(now);
+        start_frame(&app.appearance, app.fingers.touch);
+        // Nothing hovers on a touch screen: a finger that lifted points at nothing.
+        super::widgets::new_frame((!app.fingers.touch).then(|| app.pointer()));
+        app.note_pointer();
         app.pump_network(now);
+        app.keep_recent(now);
         app.scores_tick(now);
         let mut chars = typed();
         chars.extend(app.input.injected_chars());
@@ -646,33 +749,7 @@ pub async fn run(mut options: Options) {
             super::frames::clock_ms() - work,
         );
         #[cfg(target_arch = "wasm32")]
-        super::web::publish(&super::web::Status {
-            screen: match app.screen {
-                Screen::Chat(_) => "chat",
-                Screen::Inventory(_) => "pack",
-                Screen::Scores(_) => "scores",
-                Screen::Menu { .. } => "menu",
-                Screen::Help => "help",
-                _ => "game",
-            },
-            map: app.model.view.is_some(),
-            online: matches!(app.connection, Connection::Joined),
-            me: app.model.view.as_ref().map(|v| (v.me.pos.x, v.me.pos.y)),
-            frames: stats.means(),
-            camera: app.camera.map(|c| (c.origin.x, c.origin.y, c.tile)),
-            monster: app
-                .model
-                .view
-                .as_ref()
-                .and_then(|v| crate::script::Target::Monster.cell(v))
-                .map(|p| (p.x, p.y)),
-            hover: app.cell_under_mouse().map(|p| (p.x, p.y)),
-            menu: match app.screen {
-                Screen::Menu { selected } => Some(selected),
-                _ => None,
-            },
-            sounds: app.audio.played().len(),
-        });
+        app.publish(&stats);
         if options.frame_stats && now - stats_at >= 5.0 {
             stats_at = now;
             let (interval, work) = stats.means();

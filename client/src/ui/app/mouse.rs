@@ -19,10 +19,23 @@ impl App {
         }
     }
 
+    /// Brings the hover box back when the pointer moves (keys put it away).
+    pub(super) fn note_pointer(&mut self) {
+        let p = self.pointer();
+        if self.pointer_was.is_some_and(|was| was != p) {
+            self.hover_off = false;
+        }
+        self.pointer_was = Some(p);
+    }
+
     /// The map cell under the mouse, if the mouse is over the drawn map.
     pub(super) fn cell_under_mouse(&self) -> Option<Pos> {
+        self.cell_at(self.pointer())
+    }
+
+    /// The map cell at a window point, if the point is on the drawn map.
+    pub(super) fn cell_at(&self, m: Vec2) -> Option<Pos> {
         let cam = self.camera?;
-        let m = self.pointer();
         if !cam.area.contains(m) {
             return None;
         }
@@ -38,10 +51,10 @@ impl App {
     /// A left click on the map (`at`, if this frame has one): attack an adjacent monster, or
     /// travel to a known cell.
     pub(super) fn mouse(&mut self, turn: u64, at: Option<Vec2>) {
-        if at.is_none() {
+        let Some(at) = at else {
             return;
-        }
-        let (Some(cell), Some(view)) = (self.cell_under_mouse(), &self.model.view) else {
+        };
+        let (Some(cell), Some(view)) = (self.cell_at(at), &self.model.view) else {
             return;
         };
         self.trip = None;

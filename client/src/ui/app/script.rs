@@ -111,8 +111,10 @@ impl App {
                 // A control waits until it is shown (and the game is ready for the click).
                 Action::Tap(word) | Action::Point(word) if frames == 0 => {
                     let shown = crate::ui::widgets::find(word);
-                    let busy =
-                        view.is_some() && matches!(self.screen, Screen::Game) && !self.settled(now);
+                    let busy = (view.is_some()
+                        && matches!(self.screen, Screen::Game)
+                        && !self.settled(now))
+                        || self.end_guard.is_some();
                     if let (Some(at), false) = (shown, busy) {
                         println!("tap {word}");
                         self.pointed = Some(at);
@@ -122,11 +124,19 @@ impl App {
                     false
                 }
                 Action::Tap(_) | Action::Point(_) => true,
+                Action::Rush(k) if frames == 0 => {
+                    self.input.injected.push(*k);
+                    player.since = Some((began, 1));
+                    false
+                }
+                Action::Rush(_) => true,
                 Action::Key(_) | Action::Hover(_) | Action::Click(_) if frames == 0 => {
                     let ready = view.is_some() || matches!(step, Action::Key(_));
                     // With the connection down nothing will settle: keys go in as they come.
                     let offline = view.is_some() && !matches!(self.connection, Connection::Joined);
+                    // After our game ends, keys wait out the moment in which they are ignored.
                     if ready
+                        && self.end_guard.is_none()
                         && (self.settled(now) || offline || !matches!(self.screen, Screen::Game))
                     {
                         match &step {
@@ -210,7 +220,10 @@ impl App {
                     println!("saved {path}");
                     true
                 }
-                Action::Quit => std::process::exit(0),
+                Action::Quit => {
+                    self.keep_recent_now(now);
+                    std::process::exit(0)
+                }
             };
             if done {
                 player.steps.pop_front();
@@ -222,6 +235,7 @@ impl App {
                 && !matches!(
                     step,
                     Action::Key(_)
+                        | Action::Rush(_)
                         | Action::Hover(_)
                         | Action::Click(_)
                         | Action::Tap(_)

@@ -33,9 +33,10 @@ use bars::{XP, bar, draw_effects, hp_color, xp_frac};
 
 /// The least "In sight" keeps: its title and two lines.
 const IN_SIGHT_MIN: f32 = 22.0 + 2.0 * 20.0;
-/// The command buttons at the foot: their height, the gap between them, and how many to a
-/// row.
+/// The command buttons at the foot: their height (larger for fingers), the gap between them,
+/// and how many to a row.
 const BUTTON_H: f32 = 26.0;
+const TOUCH_BUTTON_H: f32 = 40.0;
 const BUTTON_GAP: f32 = 6.0;
 const BUTTONS_PER_ROW: usize = 3;
 
@@ -99,22 +100,26 @@ pub fn draw(
 /// The command buttons, in rows of three, the last row's bottom at `bottom`. Returns the top
 /// of the first row.
 fn buttons(controls: &[(String, Control)], x: f32, bottom: f32, w: f32) -> f32 {
+    let touch = crate::ui::layout::touch();
+    let bh = if touch { TOUCH_BUTTON_H } else { BUTTON_H };
     let rows = controls.len().div_ceil(BUTTONS_PER_ROW);
-    let top = bottom - rows as f32 * (BUTTON_H + BUTTON_GAP) + BUTTON_GAP;
+    let top = bottom - rows as f32 * (bh + BUTTON_GAP) + BUTTON_GAP;
     let bw = (w - BUTTON_GAP * (BUTTONS_PER_ROW - 1) as f32) / BUTTONS_PER_ROW as f32;
     for (k, (key, c)) in controls.iter().enumerate() {
         let (col, row) = (k % BUTTONS_PER_ROW, k / BUTTONS_PER_ROW);
         let area = Rect::new(
             (x + col as f32 * (bw + BUTTON_GAP)).round(),
-            (top + row as f32 * (BUTTON_H + BUTTON_GAP)).round(),
+            (top + row as f32 * (bh + BUTTON_GAP)).round(),
             bw.floor(),
-            BUTTON_H,
+            bh,
         );
         let look = if c.command == Command::LevelUp {
             Look::Primary
         } else {
             Look::Plain
         };
+        // Keys mean nothing under a finger.
+        let key = if touch { "" } else { key.as_str() };
         widgets::button(area, key, c.label, Tap::Command(c.command), look);
     }
     top

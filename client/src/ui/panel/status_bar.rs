@@ -7,7 +7,7 @@ use super::bars::{XP, bar, draw_effects, hp_color, xp_frac};
 use super::turn::TurnLine;
 use crate::keymap::Command;
 use crate::model::Model;
-use crate::ui::text::{draw_text, measure_text};
+use crate::ui::text::{draw_text, fit, measure_text};
 use crate::ui::theme::{DIM, GOLD, PANEL, PANEL_EDGE, WARN, player_color};
 use crate::ui::widgets::{self, Tap};
 
@@ -31,16 +31,29 @@ pub fn draw(area: Rect, model: &Model, turn: &TurnLine, connection: &str, now: f
     let top = area.y + 22.0;
     draw_text(&me.name, x, top, 22.0, player_color(me.id));
     let name_w = measure_text(&me.name, None, 22, 1.0).width;
-    let place = format!("L{}  Floor {}  Turn {}", me.level, me.depth, view.turn);
-    draw_text(&place, x + name_w + 14.0, top, 18.0, DIM);
-    // Whose move it is, at the right; a connection problem instead while there is one.
+    // Whose move it is, at the right (at most half the bar); a connection problem instead
+    // while there is one.
     let (right, color) = if connection.is_empty() {
         (turn.text.as_str(), turn.color)
     } else {
         (connection, WARN)
     };
-    let d = measure_text(right, None, 18, 1.0);
-    draw_text(right, x + w - d.width, top, 18.0, color);
+    let right = fit(right, w * 0.5, 18);
+    let right_w = measure_text(&right, None, 18, 1.0).width;
+    draw_text(&right, x + w - right_w, top, 18.0, color);
+    // Where, in the room left between the name and that: shorter forms in a narrow bar (a
+    // phone), never over whose move it is.
+    let room = w - name_w - 14.0 - right_w - 12.0;
+    let (l, d, t) = (me.level, me.depth, view.turn);
+    let place = [
+        format!("L{l}  Floor {d}  Turn {t}"),
+        format!("L{l} F{d} T{t}"),
+        format!("L{l} F{d}"),
+    ]
+    .into_iter()
+    .find(|p| measure_text(p, None, 18, 1.0).width <= room)
+    .unwrap_or_default();
+    draw_text(&place, x + name_w + 14.0, top, 18.0, DIM);
     // HP wide, XP narrower, then the level-up reminder or the effects.
     let by = top + 10.0;
     let hp_w = (w * 0.45).round();

@@ -1,0 +1,61 @@
+//! What the page is told each frame (`window.delveStatus`, in a browser): what is shown, where
+//! the character and the nearest monster and stairs are, where each control is, what the pack
+//! holds. The page and the browser tests read it; nothing in the game does.
+
+use super::*;
+
+impl App {
+    /// Publishes this frame's status, with the frame times in `stats`.
+    pub(super) fn publish(&self, stats: &super::super::frames::FrameStats) {
+        let view = self.model.view.as_ref();
+        let (frame_ms, work_ms) = stats.means();
+        super::super::web::publish(&super::super::web::Status {
+            screen: match self.screen {
+                Screen::Chat(_) => "chat",
+                Screen::Inventory(_) => "pack",
+                Screen::Scores(_) => "scores",
+                Screen::Menu { .. } => "menu",
+                Screen::Help => "help",
+                Screen::LevelUp { .. } => "level-up",
+                Screen::Character => "character",
+                Screen::Messages { .. } => "messages",
+                Screen::Game => "game",
+            },
+            map: view.is_some(),
+            online: matches!(self.connection, Connection::Joined),
+            me: view.map(|v| (v.me.pos.x, v.me.pos.y)),
+            depth: view.map_or(0, |v| v.me.depth),
+            hp: view.map(|v| (v.me.hp, v.me.max_hp)),
+            frame_ms,
+            work_ms,
+            camera: self.camera.map(|c| (c.origin.x, c.origin.y, c.tile)),
+            map_area: self
+                .camera
+                .map(|c| (c.area.x, c.area.y, c.area.w, c.area.h)),
+            monster: view
+                .and_then(|v| crate::script::Target::Monster.cell(v))
+                .map(|p| (p.x, p.y)),
+            stairs: view
+                .and_then(|v| crate::script::Target::Stairs { down: true }.cell(v))
+                .map(|p| (p.x, p.y)),
+            hover: self.cell_under_mouse().map(|p| (p.x, p.y)),
+            menu: match self.screen {
+                Screen::Menu { selected } => Some(selected),
+                _ => None,
+            },
+            sounds: self.audio.played().len(),
+            touch: self.fingers.touch,
+            buttons: crate::ui::widgets::drawn_names(),
+            pack: view.map_or_else(Vec::new, |v| {
+                v.inventory.iter().map(|i| i.key.to_string()).collect()
+            }),
+            chat: self
+                .model
+                .log
+                .iter()
+                .rev()
+                .find_map(|l| l.from.as_ref().map(|f| format!("{f}: {}", l.text))),
+            busy: self.trip.is_some() || self.awaiting.is_some() || !self.anims.quiet(get_time()),
+        });
+    }
+}

@@ -45,8 +45,9 @@ pub fn test_config() -> ServerConfig {
         seed: Some(42),
         turn_timeout: Duration::ZERO,
         content: Arc::new(Content::builtin_without_monsters()),
-        // Every test connects from 127.0.0.1; the budget has its own tests (hello_flood.rs).
+        // Every test connects from 127.0.0.1; the budgets have their own tests (hello_flood.rs).
         new_characters_per_address: 1_000,
+        new_dungeons_per_address: 1_000,
         ..ServerConfig::default()
     }
 }

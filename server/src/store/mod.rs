@@ -322,19 +322,32 @@ impl Store {
         }
     }
 
-    /// Adds a character, or replaces its name and token hash.
+    /// Adds a character, or replaces its name, token hash and origin (the address it was made
+    /// from); either way its player is seen now.
     pub fn put_character(
         &self,
         dungeon: DungeonId,
         player_id: u32,
         name: String,
         token_hash: [u8; 32],
+        origin: Option<String>,
     ) -> Ack {
         self.write(Op::PutCharacter {
             dungeon,
             player_id,
             name,
             token_hash,
+            origin,
+            seen: now(),
+        })
+    }
+
+    /// Notes that a character's player is there now (joined, or just left).
+    pub fn touch_character(&self, dungeon: DungeonId, player_id: u32) -> Ack {
+        self.write(Op::TouchCharacter {
+            dungeon,
+            player_id,
+            seen: now(),
         })
     }
 
@@ -493,14 +506,16 @@ impl Store {
             &format!("read the characters of dungeon {dungeon}"),
             |conn| {
                 let mut stmt = conn.prepare(
-                    "SELECT player_id, name, token_hash FROM characters WHERE dungeon_id = ?1
-                 ORDER BY player_id",
+                    "SELECT player_id, name, token_hash, origin, last_seen FROM characters
+                     WHERE dungeon_id = ?1 ORDER BY player_id",
                 )?;
                 let rows = stmt.query_map([dungeon], |row| {
                     Ok(CharacterRow {
                         player_id: row.get(0)?,
                         name: row.get(1)?,
                         token_hash: row.get(2)?,
+                        origin: row.get(3)?,
+                        last_seen: row.get(4)?,
                     })
                 })?;
                 rows.collect()
@@ -614,7 +629,7 @@ fn get_u64(row: &Row<'_>, index: usize) -> rusqlite::Result<u64> {
 }
 
 /// Unix seconds now (0 if the clock is before 1970).
-fn now() -> i64 {
+pub fn now() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))

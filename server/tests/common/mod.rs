@@ -54,6 +54,9 @@ impl Proc {
                 "100000",
                 "--burst",
                 "100000",
+                // Every test connects from 127.0.0.1: the budget has its own test.
+                "--new-dungeons-per-address",
+                "1000",
             ])
             .args(extra)
             .env("RUST_LOG", "info")
@@ -136,13 +139,23 @@ impl Client {
         name: &str,
         token: Option<String>,
     ) -> Result<Client, (delve_protocol::ErrorCode, String)> {
+        Client::try_join_in(port, "crypt", name, token).await
+    }
+
+    /// Joins `dungeon`, or returns the error the server answered the hello with.
+    pub async fn try_join_in(
+        port: u16,
+        dungeon: &str,
+        name: &str,
+        token: Option<String>,
+    ) -> Result<Client, (delve_protocol::ErrorCode, String)> {
         let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}"))
             .await
             .expect("connects");
         let hello = ClientMsg::Hello {
             version: delve_protocol::PROTOCOL_VERSION,
             name: name.into(),
-            dungeon: "crypt".into(),
+            dungeon: dungeon.into(),
             token,
             password: None,
             watch: None,

@@ -513,6 +513,7 @@ async fn run(a: Args) -> anyhow::Result<()> {
         "--max-connections", &limit, "--max-connections-per-ip", &limit,
         "--max-dungeons", &limit, "--max-players", &(a.per_dungeon + 1).to_string(),
         "--max-characters", "1000", "--new-characters-per-address", "1000000",
+        "--new-dungeons-per-address", "1000000",
         "--rate", "1000", "--burst", "1000",
     ]
     .iter()

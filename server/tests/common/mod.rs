@@ -149,9 +149,30 @@ impl Client {
         name: &str,
         token: Option<String>,
     ) -> Result<Client, (delve_protocol::ErrorCode, String)> {
-        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}"))
+        Client::try_join_from(port, [127, 0, 0, 1].into(), dungeon, name, token).await
+    }
+
+    /// Joins `dungeon` from the local address `from` (any of 127.0.0.0/8), or returns the
+    /// error the server answered the hello with.
+    pub async fn try_join_from(
+        port: u16,
+        from: std::net::IpAddr,
+        dungeon: &str,
+        name: &str,
+        token: Option<String>,
+    ) -> Result<Client, (delve_protocol::ErrorCode, String)> {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(std::net::SocketAddr::new(from, 0)).unwrap();
+        let stream = socket
+            .connect(([127, 0, 0, 1], port).into())
             .await
             .expect("connects");
+        let (mut ws, _) = tokio_tungstenite::client_async(
+            format!("ws://127.0.0.1:{port}"),
+            MaybeTlsStream::Plain(stream),
+        )
+        .await
+        .expect("upgrades");
         let hello = ClientMsg::Hello {
             version: delve_protocol::PROTOCOL_VERSION,
             name: name.into(),

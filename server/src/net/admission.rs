@@ -6,12 +6,15 @@
 //! handshake (a `hello` that joined a dungeon), and *playing* after.
 //!
 //! **When the server is full, pending connections give way first.** A newcomer then takes the
-//! slot of a pending connection, the oldest of the address holding the most pending ones: a
-//! flood of handshakes that never finish (slowloris: HTTP headers trickled a byte at a time)
-//! takes places from itself, never from players, and a newcomer from a fresh address gets in,
-//! because its single pending connection is never the one of the address holding the most. The
-//! connection that gives way is told so (its [`Slot::evicted`] resolves) and closes at once.
-//! Only when every slot is a playing one is the newcomer refused (`server_full`).
+//! slot of a pending connection, the oldest of the address holding the most pending ones, if
+//! that address holds at least two more than the newcomer's: a flood of handshakes that never
+//! finish (slowloris: HTTP headers trickled a byte at a time) takes places from itself, never
+//! from players, and a newcomer from a fresh address gets in, because its single pending
+//! connection is never the one of the address holding the most. Addresses holding equal shares
+//! do not take from each other (they would only trade places, as fast as they reconnect): such a
+//! connection is refused. The connection that gives way is told so (its [`Slot::evicted`]
+//! resolves) and closes at once. When every slot is a playing one, or the flood's shares are
+//! even, the newcomer from a flooding address is refused (`server_full`).
 //!
 //! **Refusals are explained per address.** A refused connection is told why (error
 //! `server_full`, close 1013, or HTTP 503), for a few seconds at most; at most
@@ -95,7 +98,7 @@ impl Admission {
         }
         let mut gave_way = None;
         if t.total >= max_total {
-            gave_way = Some(t.evict_one().ok_or(SlotRefused::ServerFull)?);
+            gave_way = Some(t.evict_one(ip).ok_or(SlotRefused::ServerFull)?);
             // Another limit may still hold (max_total 0): never go over it.
             if t.total >= max_total {
                 return Err(SlotRefused::ServerFull);
@@ -158,15 +161,22 @@ impl Admission {
 }
 
 impl Table {
-    /// Takes the slot of the oldest pending connection of the address holding the most pending
-    /// ones and tells it to go; its address, or `None` if no connection is pending.
-    fn evict_one(&mut self) -> Option<GaveWay> {
+    /// For a newcomer from `for_ip`: takes the slot of the oldest pending connection of the
+    /// address holding the most pending ones and tells it to go; its address. `None` if no
+    /// address holds at least two pending connections more than `for_ip` does: taking from an
+    /// equal would only move the unfairness around (a flood whose addresses hold equal shares
+    /// would cut itself down as fast as it reconnects, thousands of times a second).
+    fn evict_one(&mut self, for_ip: IpAddr) -> Option<GaveWay> {
+        let mine = self.pending.get(&for_ip).copied().unwrap_or(0);
         loop {
-            let (&ip, _) = self
+            let (&ip, &most) = self
                 .pending
                 .iter()
                 .filter(|(_, n)| **n > 0)
                 .max_by_key(|(ip, n)| (**n, std::cmp::Reverse(**ip)))?;
+            if most < mine + 2 {
+                return None;
+            }
             let id = self.queues.get_mut(&ip)?.pop_front();
             let Some(id) = id else {
                 // The count said one was there; keep the books straight and look again.
@@ -349,6 +359,24 @@ mod tests {
         assert_eq!(gave, Some(GaveWay { from: ip(1) }));
         drop(second);
         assert_eq!(a.total(), 5);
+    }
+
+    #[test]
+    fn addresses_holding_equal_shares_do_not_take_from_each_other() {
+        let a = Arc::new(Admission::default());
+        let mut held = Vec::new();
+        for n in [1, 1, 2, 2] {
+            held.push(a.admit(ip(n), 4, 10).unwrap());
+        }
+        // Address 1 holds two pending, as does 2: a third from 1 would only trade places.
+        assert_eq!(a.admit(ip(1), 4, 10).unwrap_err(), SlotRefused::ServerFull);
+        // One more from an address holding one would leave it with two, and 2 with one: no.
+        drop(held.remove(0));
+        let _one = a.admit(ip(3), 4, 10).unwrap();
+        assert_eq!(a.admit(ip(3), 4, 10).unwrap_err(), SlotRefused::ServerFull);
+        // A fresh address takes from the address holding two.
+        let (_fresh, gave) = a.admit(ip(4), 4, 10).unwrap();
+        assert_eq!(gave, Some(GaveWay { from: ip(2) }));
     }
 
     #[test]

@@ -81,8 +81,10 @@ impl Proc {
         p
     }
 
-    /// Waits for a log line containing `what`, and returns it.
+    /// Waits for a log line containing `what`, and returns it. Gives up after a minute of other
+    /// lines, or `WAIT` without any.
     pub fn wait_for(&self, what: &str) -> String {
+        let give_up = std::time::Instant::now() + Duration::from_secs(60);
         loop {
             let line = self
                 .log
@@ -91,6 +93,10 @@ impl Proc {
             if line.contains(what) {
                 return line;
             }
+            assert!(
+                std::time::Instant::now() < give_up,
+                "the server logged other things for a minute, never {what:?}; the last: {line}"
+            );
         }
     }
 }

@@ -94,6 +94,11 @@ impl TestServer {
         self.server.dungeons()
     }
 
+    /// What the server's database has done so far (`None` without a data directory).
+    pub fn store_stats(&self) -> Option<delve_server::store::StoreStats> {
+        self.server.store_stats()
+    }
+
     pub fn addr(&self) -> std::net::SocketAddr {
         self.server.local_addr()
     }

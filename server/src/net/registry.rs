@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -60,6 +60,15 @@ pub struct Registry {
     /// New dungeons per address; taken under the lock of `dungeons`, once a dungeon is made.
     creations: AddressBudget,
     ops: Arc<Ops>,
+    /// The newest saved dungeons as the lobby lists them, read once and kept until a dungeon is
+    /// made or unloaded (`changes` moves on), so a flood of `list_dungeons` reads the database
+    /// once however many saved dungeons there are. Its lock is held while reading, so lobbies
+    /// asking at once wait for one read; the lock of `dungeons` never is.
+    saved: Mutex<Option<(u64, Vec<DungeonInfo>)>>,
+    /// Moves on whenever what `saved` holds may have changed.
+    changes: AtomicU64,
+    /// The most dungeons loaded at once (`--max-dungeons`).
+    max_dungeons: usize,
 }
 
 impl Registry {
@@ -74,6 +83,9 @@ impl Registry {
                 config.new_dungeon_refill,
             ),
             ops,
+            saved: Mutex::default(),
+            changes: AtomicU64::new(0),
+            max_dungeons: config.max_dungeons,
         }
     }
 }
@@ -128,7 +140,7 @@ impl Registry {
         if let Some(h) = map.get(&key).filter(|h| !h.tx.is_closed()) {
             return Ok((h.clone(), false));
         }
-        if loaded(&mut map) >= config.max_dungeons {
+        if self.loaded(&mut map) >= config.max_dungeons {
             return Err(OpenError::Full);
         }
         // The last refusal, so nothing else spends the address's budget. (A dungeon that then
@@ -165,6 +177,7 @@ impl Registry {
             None => None,
         };
         info!(dungeon = %name, seed, "dungeon created");
+        self.changes.fetch_add(1, Ordering::Relaxed);
         let world = World::new(Dungeon::new(seed, Arc::clone(&config.content)), journal);
         let handle = self.spawn(name, world, HashMap::new(), config, password);
         map.insert(key, handle.clone());
@@ -198,7 +211,7 @@ impl Registry {
         if let Some(h) = map.get(&key).filter(|h| !h.tx.is_closed()) {
             return Ok(Some(h.clone()));
         }
-        if loaded(&mut map) >= config.max_dungeons {
+        if self.loaded(&mut map) >= config.max_dungeons {
             return Err(OpenError::Full);
         }
         let Saved {
@@ -270,39 +283,66 @@ impl Registry {
             .cloned()
     }
 
-    /// Every dungeon as the lobby shows it, by name: the running ones, and those saved in
-    /// `store` but not loaded (nobody online).
+    /// Every dungeon as the lobby shows it, by name: the running ones, and the newest
+    /// [`MAX_LISTED_SAVED`] of those saved in `store` but not loaded (nobody online). The saved
+    /// ones come from [`Registry::saved`]: no database read while nothing changed.
     pub fn list(&self, store: Option<&Store>) -> Vec<DungeonInfo> {
-        let map = self.dungeons.lock().unwrap_or_else(|e| e.into_inner());
-        let mut all: Vec<DungeonInfo> = map
-            .values()
-            .filter(|h| !h.tx.is_closed())
-            .map(DungeonHandle::info)
-            .collect();
-        let running = |key: &str| map.get(key).is_some_and(|h| !h.tx.is_closed());
-        match store.map(Store::list_dungeons) {
-            // The newest saved ones, so the answer stays a sensible size.
-            Some(Ok(rows)) => all.extend(
-                rows.into_iter()
-                    .rev()
-                    .filter(|r| !running(&r.key))
-                    .take(MAX_LISTED_SAVED)
-                    .map(|r| {
-                        let private = r.password_hash.is_some();
-                        DungeonInfo {
-                            name: r.name,
-                            private,
-                            online: (!private).then_some(0),
-                            deepest: (!private)
-                                .then(|| u8::try_from(r.deepest).unwrap_or(u8::MAX).max(1)),
-                        }
-                    }),
-            ),
-            Some(Err(e)) => warn!(error = %e, "cannot list the saved dungeons"),
-            None => {}
+        let (mut all, running): (Vec<DungeonInfo>, Vec<String>) = {
+            let mut map = self.dungeons.lock().unwrap_or_else(|e| e.into_inner());
+            self.loaded(&mut map);
+            let infos = map.values().map(DungeonHandle::info).collect();
+            (infos, map.keys().cloned().collect())
+        };
+        if let Some(store) = store {
+            let saved = self.saved(store);
+            all.extend(
+                saved
+                    .into_iter()
+                    .filter(|d| !running.contains(&d.name.to_lowercase()))
+                    .take(MAX_LISTED_SAVED),
+            );
         }
         all.sort_by_key(|d| d.name.to_lowercase());
         all
+    }
+
+    /// The newest saved dungeons as the lobby shows a dungeon nobody is in, newest first: enough
+    /// of them that [`MAX_LISTED_SAVED`] remain once the loaded ones are left out.
+    fn saved(&self, store: &Store) -> Vec<DungeonInfo> {
+        let mut kept = self.saved.lock().unwrap_or_else(|e| e.into_inner());
+        let now = self.changes.load(Ordering::Relaxed);
+        if let Some((seen, list)) = kept.as_ref()
+            && *seen == now
+        {
+            return list.clone();
+        }
+        let most = MAX_LISTED_SAVED + self.len_limit();
+        let list: Vec<DungeonInfo> = match store.newest_dungeons(most) {
+            Ok(rows) => rows
+                .into_iter()
+                .map(|r| {
+                    let private = r.password_hash.is_some();
+                    DungeonInfo {
+                        name: r.name,
+                        private,
+                        online: (!private).then_some(0),
+                        deepest: (!private)
+                            .then(|| u8::try_from(r.deepest).unwrap_or(u8::MAX).max(1)),
+                    }
+                })
+                .collect(),
+            Err(e) => {
+                warn!(error = %e, "cannot list the saved dungeons");
+                return Vec::new();
+            }
+        };
+        *kept = Some((now, list.clone()));
+        list
+    }
+
+    /// How many dungeons may be loaded at once (what the lobby's read must look past).
+    fn len_limit(&self) -> usize {
+        self.max_dungeons
     }
 
     /// Drops every dungeon handle, so their tasks end once their connections are gone.
@@ -329,7 +369,7 @@ impl Registry {
 
     /// Dungeons loaded right now (those being saved and unloaded no longer count).
     pub fn len(&self) -> usize {
-        loaded(&mut self.dungeons.lock().unwrap_or_else(|e| e.into_inner()))
+        self.loaded(&mut self.dungeons.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -344,6 +384,19 @@ impl Registry {
 fn loaded(map: &mut HashMap<String, DungeonHandle>) -> usize {
     map.retain(|_, h| !h.tx.is_closed());
     map.len()
+}
+
+impl Registry {
+    /// [`loaded`], noting for the lobby's list when a dungeon was unloaded (its deepest floor,
+    /// as saved, may be news).
+    fn loaded(&self, map: &mut HashMap<String, DungeonHandle>) -> usize {
+        let before = map.len();
+        let now = loaded(map);
+        if now != before {
+            self.changes.fetch_add(1, Ordering::Relaxed);
+        }
+        now
+    }
 }
 
 /// A saved dungeon read back, ready to run.

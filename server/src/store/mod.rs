@@ -165,6 +165,8 @@ pub struct StoreStats {
     pub transactions: u64,
     /// Writes committed (not counting flushes or failed writes).
     pub commands: u64,
+    /// Reads done (each query of the read connection).
+    pub reads: u64,
 }
 
 /// A handle on the open database. Cheap to clone, `Send + Sync`. When the last handle is
@@ -181,6 +183,8 @@ struct Inner {
     tx: Option<mpsc::Sender<Command>>,
     writer: Option<JoinHandle<()>>,
     reader: Mutex<Connection>,
+    /// Reads done on `reader`, for tests and tools.
+    reads: std::sync::atomic::AtomicU64,
     counters: Arc<Counters>,
     /// Held while open (released when the file is closed, also if the process dies).
     _lock: Option<DirLock>,
@@ -264,6 +268,7 @@ impl Store {
                 tx: Some(tx),
                 writer: Some(writer),
                 reader: Mutex::new(reader),
+                reads: Default::default(),
                 counters,
                 _lock: lock,
             }),
@@ -280,6 +285,7 @@ impl Store {
         StoreStats {
             transactions: self.inner.counters.transactions.load(Ordering::Relaxed),
             commands: self.inner.counters.commands.load(Ordering::Relaxed),
+            reads: self.inner.reads.load(Ordering::Relaxed),
         }
     }
 
@@ -448,6 +454,17 @@ impl Store {
         })
     }
 
+    /// The `limit` most recently created dungeons, newest first: read through the primary key
+    /// alone, however many dungeons there are.
+    pub fn newest_dungeons(&self, limit: usize) -> Result<Vec<DungeonRow>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.read("list the newest dungeons", |conn| {
+            let mut stmt = conn.prepare(&format!("{SELECT_DUNGEON} ORDER BY id DESC LIMIT ?1"))?;
+            let rows = stmt.query_map([limit], dungeon_row)?;
+            rows.collect()
+        })
+    }
+
     /// The newest snapshot of a dungeon and every journal entry after it, in order, read in one
     /// transaction so that a concurrent compaction cannot tear them apart.
     pub fn load(&self, dungeon: DungeonId) -> Result<Saved, StoreError> {
@@ -555,6 +572,7 @@ impl Store {
         action: &str,
         f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
+        self.inner.reads.fetch_add(1, Ordering::Relaxed);
         // A panic while holding the lock leaves no half-done state in a read connection.
         let mut conn = self
             .inner

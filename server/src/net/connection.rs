@@ -18,8 +18,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use delve_protocol::{
-    ClientMsg, DecodeError, ErrorCode, MAX_PASSWORD_CHARS, PROTOCOL_VERSION, ServerMsg,
-    decode_client,
+    ClientMsg, ErrorCode, MAX_PASSWORD_CHARS, PROTOCOL_VERSION, ServerMsg, decode_client,
 };
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -648,14 +647,7 @@ impl Connection {
         match decode_client(text.as_str()) {
             Ok(m) => Incoming::Msg(m),
             Err(e) => {
-                let message = match &e {
-                    DecodeError::UnknownType(t) => format!(
-                        "Unknown message type {t:?}. Known types: {}.",
-                        ClientMsg::TYPES.join(", ")
-                    ),
-                    other => format!("{other}"),
-                };
-                let _ = send(&mut self.ws, &error(e.code(), &message)).await;
+                let _ = send(&mut self.ws, &error(e.code(), &e.sentence())).await;
                 Incoming::Skip
             }
         }

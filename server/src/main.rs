@@ -4,6 +4,7 @@
 /// every player after every turn, and under load glibc's malloc and free were a tenth of its
 /// CPU (docs/BENCHMARKS.md, "End to end"). Measured side by side, the server's CPU per update
 /// fell by about a tenth with it; its memory per idle connection did not grow.
+#[cfg(not(feature = "system-alloc"))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -1,10 +1,13 @@
 //! `delve-server`: the dedicated Delve server.
 
-/// mimalloc rather than the system's allocator: a server builds a view, a diff and a frame for
-/// every player after every turn, and under load glibc's malloc and free were a tenth of its
-/// CPU (docs/BENCHMARKS.md, "End to end"). Measured side by side, the server's CPU per update
-/// fell by about a tenth with it; its memory per idle connection did not grow.
-#[cfg(not(feature = "system-alloc"))]
+// The system's allocator (glibc's malloc on Linux), chosen on purpose over mimalloc, which the
+// server used before: measured side by side in one run (docs/BENCHMARKS.md, "Memory per dungeon
+// as its players make it, and the allocator"), a dungeon made and played by its players cost
+// 69–210 KB with it and 1.8–4.5 times that with mimalloc's defaults (which commit whole arena
+// chunks eagerly on Linux), while the server's CPU per update stayed within about 5% (2.1–2.3×
+// the echo's either way). A server that runs for months is sized by its memory; the cores it
+// has left over. `--features mimalloc` builds it with mimalloc again, for such comparisons.
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -27,6 +27,8 @@ pub enum Command {
     Rest,
     /// Use the pack's healing item at once, without opening the pack.
     QuickHeal,
+    /// Aim a shot of the weapon worn, or a throw of the first thing thrown.
+    Fire,
     /// Toggle the character screen.
     Character,
     /// Toggle the message history.
@@ -70,6 +72,7 @@ impl Command {
             | Command::Explore
             | Command::Rest
             | Command::QuickHeal
+            | Command::Fire
             | Command::PickUp => true,
             Command::Character
             | Command::Messages
@@ -300,6 +303,13 @@ pub const TABLE: &[Entry] = &[
         "rest until healed or disturbed",
         Play,
         &["r", "%"],
+    ),
+    entry(
+        Command::Fire,
+        "fire",
+        "shoot or throw at a monster",
+        Play,
+        &["f"],
     ),
     entry(
         Command::QuickHeal,

@@ -496,6 +496,7 @@ pub(crate) mod tests {
             bonus: Default::default(),
             use_: delve_protocol::ItemUse::Unlock,
             count: 1,
+            range: 0,
         });
         assert_eq!(first_step(&locked, Pos::new(5, 1)), Some(Dir::E));
     }

@@ -1,5 +1,6 @@
 //! The macroquad front end: draws the model and turns keys into intents.
 
+pub mod aim;
 pub mod anim;
 pub mod app;
 pub mod audio;

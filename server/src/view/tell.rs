@@ -44,7 +44,7 @@ pub fn cause_of_death(content: &Content, death: &Death) -> String {
     format!("killed by {who} on floor {depth}")
 }
 
-fn called(a: &Actor, start: bool) -> String {
+pub(super) fn called(a: &Actor, start: bool) -> String {
     match (a.player, start) {
         (true, _) => a.name.to_string(),
         (false, true) => format!("The {}", a.name),
@@ -140,13 +140,20 @@ pub fn own_lines(e: &Event, viewer: EntityId) -> Vec<(MessageKind, String)> {
         Event::EffectStarted { id, effect } if *id == viewer => {
             line(Warning, effect_words(*effect).0)
         }
-        Event::EffectEnded { id, effect, cured } if *id == viewer => {
-            if *cured {
+        Event::EffectEnded { id, effect, cured } if *id == viewer => match (cured, effect) {
+            (true, Effect::Poison) => {
                 line(Good, "You drink the antivenom. You are no longer poisoned.")
-            } else {
-                line(Good, effect_words(*effect).1)
             }
-        }
+            (true, Effect::Stun) => line(
+                Good,
+                "The smelling salts clear your head: you are no longer stunned.",
+            ),
+            (true, Effect::Confusion) => line(
+                Good,
+                "The smelling salts clear your head: you are no longer confused.",
+            ),
+            (false, _) => line(Good, effect_words(*effect).1),
+        },
         Event::RestEnded { id, why } if *id == viewer => match why {
             RestEnd::Rested => line(Good, "You are fully rested."),
             RestEnd::Monster(name) => line(
@@ -164,7 +171,7 @@ pub fn own_lines(e: &Event, viewer: EntityId) -> Vec<(MessageKind, String)> {
             Good,
             &format!("The {} is dead! You have won the game!", king.name),
         ),
-        _ => Vec::new(),
+        _ => super::far::own_line(e, viewer).into_iter().collect(),
     }
 }
 
@@ -324,6 +331,7 @@ pub fn events_for(
                 attacker,
                 target,
                 damage,
+                with,
             } => {
                 let mine = attacker.id == viewer || target.id == viewer;
                 let seen = sees(attacker.pos) && sees(target.pos);
@@ -335,6 +343,13 @@ pub fn events_for(
                     target: target.id,
                     damage: *damage,
                 });
+                hurt |= target.id == viewer && damage.is_some();
+                if let Some(with) = with {
+                    let (kind, text) =
+                        super::far::attacked_with(viewer, attacker, target, *damage, with);
+                    say(&mut out, kind, text);
+                    continue;
+                }
                 let (kind, text) = match (attacker.id == viewer, target.id == viewer, damage) {
                     (true, _, Some(d)) => (
                         MessageKind::Normal,
@@ -465,7 +480,14 @@ pub fn events_for(
             | Event::LeftBehind { .. }
             | Event::Chose { .. }
             | Event::RestEnded { .. }
+            | Event::Revealed { .. }
+            | Event::Spawned { .. }
             | Event::Planned { .. } => {}
+            Event::Flew { .. }
+            | Event::Exploded { .. }
+            | Event::Dazed { .. }
+            | Event::Called { .. }
+            | Event::Teleported { .. } => super::far::tell(dungeon, viewer, e, &sees, &mut out),
         }
     }
     if hurt && me.alive() {
@@ -647,6 +669,7 @@ mod tests {
             attacker: actor(mouse, "Tough Mouse", p.step(Dir::E), false),
             target: actor(ann, "Ann", p, true),
             damage: Some(3),
+            with: None,
         }];
         assert_eq!(
             messages(&events_for(&d, ann, 1, &hit)),

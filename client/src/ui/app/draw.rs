@@ -33,6 +33,9 @@ impl App {
             let cam = Camera::new(layout.map, focus, view.map.width(), view.map.height());
             render::draw_map(view, &cam, &self.sprites);
             render::draw_entities(view, &cam, &self.sprites, &self.anims, now);
+            if let Some(aim) = &self.aim {
+                crate::ui::aim::draw(aim, view, &cam);
+            }
             self.camera = Some(cam);
         }
         // What the mouse points at, while nothing is open over the map.

@@ -84,6 +84,11 @@ impl App {
             self.inventory_input(chars, spectating);
             return;
         }
+        // And aiming a throw or a shot.
+        if self.aim.is_some() {
+            self.aim_input(now, spectating, chars);
+            return;
+        }
         let modal = !matches!(self.screen, Screen::Game) || spectating;
         let can_repeat = self.awaiting.is_none() && !self.anims.busy(now);
         let (commands, any_key) = self.input.poll(now, can_repeat, modal, chars);
@@ -140,6 +145,7 @@ impl App {
                 }
                 (Screen::Game, Command::Wait) => self.act(ClientMsg::Act(Action::Wait), turn),
                 (Screen::Game, Command::Rest) => self.act(ClientMsg::Act(Action::Rest), turn),
+                (Screen::Game, Command::Fire) => self.start_aim(None),
                 (Screen::Game, Command::QuickHeal) => match heal {
                     Some(item) => self.act(ClientMsg::Act(Action::Use { item }), turn),
                     None => self.note("You have nothing that heals."),
@@ -272,6 +278,7 @@ impl App {
             st.compare = None;
         }
         let mut send = None;
+        let mut aim = None;
         if let Some(id) = st.compare {
             if enter || chars.iter().any(|c| matches!(c, 'y' | 'Y')) {
                 send = Some(ClientMsg::Act(Action::Equip { item: id }));
@@ -337,6 +344,7 @@ impl App {
                         }
                         match pack::pack_outcome(key, item) {
                             Some(PackOutcome::Send(msg)) => send = Some(msg),
+                            Some(PackOutcome::Aim(id)) => aim = Some(id),
                             Some(PackOutcome::Compare) => {
                                 st.compare = Some(item.id);
                                 st.note = None;
@@ -353,6 +361,65 @@ impl App {
             self.screen = Screen::Game;
             self.act(msg, turn);
         }
+        if let Some(item) = aim {
+            self.screen = Screen::Game;
+            self.start_aim(Some(item));
+        }
+    }
+
+    /// Starts aiming: item `item` of the pack thrown, or (`None`) what `f` aims.
+    fn start_aim(&mut self, item: Option<u32>) {
+        let Some(view) = &self.model.view else { return };
+        let chosen = match item {
+            Some(id) => crate::aim::item_missile(view, Some(id)),
+            None => crate::aim::default_missile(view),
+        };
+        match chosen {
+            Some((missile, range)) => {
+                self.trip = None;
+                self.aim = Some(crate::aim::Aim::new(view, missile, range));
+            }
+            None => self.note("You have nothing to shoot or throw."),
+        }
+    }
+
+    /// The aiming overlay's keys and clicks: move the aim, the next target, confirm, cancel.
+    fn aim_input(&mut self, now: f64, spectating: bool, chars: &[char]) {
+        let (commands, _) = self.input.poll(now, false, false, chars);
+        let (Some(view), Some(mut aim)) = (self.model.view.clone(), self.aim.take()) else {
+            return;
+        };
+        if spectating || !matches!(self.screen, Screen::Game) {
+            return;
+        }
+        let mut send = false;
+        if self.input.named_pressed(Named::Tab) {
+            aim.next(&view);
+        }
+        for cmd in commands {
+            match cmd {
+                Command::Move(dir) => aim.shift(dir),
+                Command::Fire | Command::Confirm => send = true,
+                Command::Cancel => return,
+                _ => {}
+            }
+        }
+        if is_mouse_button_pressed(MouseButton::Left)
+            && let Some(cell) = self.cell_under_mouse()
+        {
+            aim.at = cell;
+            send = aim.problem(&view).is_none();
+        }
+        if send {
+            match aim.problem(&view) {
+                Some(why) => self.note(why),
+                None => {
+                    self.act(ClientMsg::Act(aim.action()), view.turn);
+                    return;
+                }
+            }
+        }
+        self.aim = Some(aim);
     }
 
     /// Arrow keys and the mouse wheel move selections and scroll lists.

@@ -138,6 +138,8 @@ struct App {
     name: String,
     /// A walk under way (a click, `>`/`<` away from stairs, `x`), one move a turn.
     trip: Option<Trip>,
+    /// A throw or a shot being aimed (`f`; `t` in the pack).
+    aim: Option<crate::aim::Aim>,
     /// Where the map was drawn last frame, to find the cell under the mouse.
     camera: Option<Camera>,
     /// Where the key file is, or why it could not be read, for the help screen.
@@ -574,6 +576,7 @@ pub async fn run(mut options: Options) {
         solo: false,
         name: options.name.clone(),
         trip: None,
+        aim: None,
         camera: None,
         keys_note: options.keys_note.clone(),
         pointed: None,

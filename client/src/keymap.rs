@@ -29,6 +29,8 @@ pub enum Command {
     QuickHeal,
     /// Aim a shot of the weapon worn, or a throw of the first thing thrown.
     Fire,
+    /// Attack the nearest monster in view, or take a step towards it (Crawl's Tab).
+    Fight,
     /// Toggle the character screen.
     Character,
     /// Toggle the message history.
@@ -73,6 +75,7 @@ impl Command {
             | Command::Rest
             | Command::QuickHeal
             | Command::Fire
+            | Command::Fight
             | Command::PickUp => true,
             Command::Character
             | Command::Messages
@@ -305,6 +308,13 @@ pub const TABLE: &[Entry] = &[
         &["r", "%"],
     ),
     entry(
+        Command::Fight,
+        "fight",
+        "fight the nearest monster",
+        Play,
+        &["Tab"],
+    ),
+    entry(
         Command::Fire,
         "fire",
         "shoot or throw at a monster",
@@ -360,7 +370,13 @@ pub const TABLE: &[Entry] = &[
         Always,
         &["t"],
     ),
-    entry(Command::Scores, "scores", "high scores", Always, &["Tab"]),
+    entry(
+        Command::Scores,
+        "scores",
+        "high scores (after the end)",
+        Dialog,
+        &["Tab"],
+    ),
     entry(
         Command::Help,
         "help",

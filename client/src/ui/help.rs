@@ -16,7 +16,7 @@ const EDGE: Color = Color::new(0.35, 0.3, 0.45, 1.0);
 const MOUSE: [&str; 4] = [
     "Point at the map: what is there, in the box by the pointer.",
     "Left click a known place: walk there (a key stops the walk).",
-    "Left click a monster next to you: attack it.",
+    "Left click a monster: walk to it and fight it, following it.",
     "Wheel over the log: scroll it back.",
 ];
 

@@ -39,6 +39,7 @@ impl App {
         let wall = Dir::ALL.map(|d| view.map.get(me.pos.step(d)) == Tile::Wall);
         let here = view.map.get(me.pos);
         let heal = pack::quick_heal(&view.inventory).map(|i| i.id);
+        let fight = crate::travel::fight_step(view);
         let party: Vec<(String, bool)> = view
             .party
             .iter()
@@ -50,9 +51,11 @@ impl App {
         if !spectating {
             self.end_hidden = false;
         }
-        // A new stat point opens the level-up dialog once.
+        // A new stat point opens the level-up dialog once (and ends a walk or a fight under
+        // way: the player looks at the dialog now).
         if me.points > self.points_seen && !spectating && matches!(self.screen, Screen::Game) {
             self.screen = Screen::LevelUp { selected: 0 };
+            self.trip = None;
         }
         self.points_seen = if spectating {
             self.points_seen
@@ -146,6 +149,11 @@ impl App {
                 (Screen::Game, Command::Wait) => self.act(ClientMsg::Act(Action::Wait), turn),
                 (Screen::Game, Command::Rest) => self.act(ClientMsg::Act(Action::Rest), turn),
                 (Screen::Game, Command::Fire) => self.start_aim(None),
+                (Screen::Game, Command::Fight) => match fight.clone() {
+                    Ok(dir) => self.act(ClientMsg::Act(Action::Move { dir }), turn),
+                    Err(why) if why.is_empty() => {}
+                    Err(why) => self.note(&why),
+                },
                 (Screen::Game, Command::QuickHeal) => match heal {
                     Some(item) => self.act(ClientMsg::Act(Action::Use { item }), turn),
                     None => self.note("You have nothing that heals."),

@@ -140,6 +140,8 @@ struct App {
     trip: Option<Trip>,
     /// A throw or a shot being aimed (`f`; `t` in the pack).
     aim: Option<crate::aim::Aim>,
+    /// The monster explore was last refused for: said once, not at every press.
+    refused_for: Option<u32>,
     /// Where the map was drawn last frame, to find the cell under the mouse.
     camera: Option<Camera>,
     /// Where the key file is, or why it could not be read, for the help screen.
@@ -577,6 +579,7 @@ pub async fn run(mut options: Options) {
         name: options.name.clone(),
         trip: None,
         aim: None,
+        refused_for: None,
         camera: None,
         keys_note: options.keys_note.clone(),
         pointed: None,

@@ -323,6 +323,11 @@ impl App {
                 let lay = InvLayout::new(area, blocked.is_some());
                 let at = crate::ui::modal::point(mouse_position().into());
                 if let Some(k) = lay.slot_at(at).filter(|&k| k < len) {
+                    // A click on the item already chosen does what Enter does: use it,
+                    // put it on (or take it off), or aim it.
+                    if k == st.selected {
+                        keys.push(PackKey::Primary);
+                    }
                     st.selected = k;
                     st.note = None;
                 }

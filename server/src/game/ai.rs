@@ -29,7 +29,7 @@ use super::EntityId;
 use super::action::Action;
 use super::fov::within_radius;
 use super::line::line;
-use super::monster::{Ai, Monster};
+use super::monster::{Ai, Behaviour, Monster};
 use super::path::{Scratch, flow_field_into};
 use super::rng::GameRng;
 use super::sight::Sight;
@@ -107,17 +107,6 @@ impl Ctx<'_> {
 
 fn dir_to(from: Pos, to: Pos) -> Option<Dir> {
     Dir::from_delta(to.x - from.x, to.y - from.y)
-}
-
-/// How a kind of monster fights, from the content file (see [`Monster::behaviour`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Behaviour {
-    /// It shoots this far (0: it does not shoot).
-    pub range: i32,
-    /// It squeaks for help, heard this far (0: it does not).
-    pub calls: i32,
-    /// It is hurt enough to run.
-    pub fleeing: bool,
 }
 
 /// What a monster decided: its action, the plan it holds afterwards, and, if it squeaked for

@@ -30,6 +30,17 @@ pub enum Ai {
     Flee { from: Pos },
 }
 
+/// How a kind of monster fights, from the content file (see [`Monster::behaviour`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Behaviour {
+    /// It shoots this far (0: it does not shoot).
+    pub range: i32,
+    /// It squeaks for help, heard this far (0: it does not).
+    pub calls: i32,
+    /// It is hurt enough to run.
+    pub fleeing: bool,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Monster {
     pub(in crate::game) id: EntityId,
@@ -51,10 +62,10 @@ impl Monster {
     }
 
     /// How it fights now, for the AI: its kind's ways, and whether it is hurt enough to flee.
-    pub fn behaviour(&self, c: &Content) -> crate::game::ai::Behaviour {
+    pub fn behaviour(&self, c: &Content) -> Behaviour {
         let k = self.kind(c);
         let max = self.stats(c).max_hp.max(1);
-        crate::game::ai::Behaviour {
+        Behaviour {
             range: k.fires.map_or(0, |f| f.range),
             calls: k.calls,
             fleeing: self.hp * 100 < max * k.flees_below,

@@ -6,7 +6,7 @@
 use delve_protocol as proto;
 use delve_protocol::{MessageKind, Pos};
 
-use super::tell::{called, with_article};
+use super::words::{called, with_article};
 use crate::game::event::Actor;
 use crate::game::{Dungeon, EntityId, Event};
 

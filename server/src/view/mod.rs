@@ -9,6 +9,7 @@ mod far;
 mod party;
 mod refusal;
 mod tell;
+mod words;
 
 use delve_protocol as proto;
 use delve_protocol::{CellSet, EntityKind, EntityView, ItemView, SelfView, View};

@@ -33,7 +33,7 @@ pub fn refusal(why: &ActionError) -> String {
         ActionError::MonsterInSight(name) => {
             return format!(
                 "You cannot rest with {} in sight.",
-                super::tell::with_article(name)
+                super::words::with_article(name)
             );
         }
         ActionError::Rested => "You are already fully rested.",

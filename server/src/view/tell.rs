@@ -10,21 +10,12 @@
 use delve_protocol as proto;
 use delve_protocol::{Effect, MessageKind, Pos, Stat};
 
+use super::words::{called, with_article};
 use crate::game::ActionError;
 use crate::game::Content;
-use crate::game::event::{Actor, RestEnd};
+use crate::game::event::RestEnd;
 use crate::game::player::Death;
 use crate::game::{Dungeon, EntityId, Event};
-
-/// "the Micro Mouse" for monsters, the name for players; capitalised to start a sentence.
-/// "a Tough Mouse", "an Owl".
-pub(crate) fn with_article(name: &str) -> String {
-    let vowel = name
-        .chars()
-        .next()
-        .is_some_and(|c| "AEIOUaeiou".contains(c));
-    format!("{} {name}", if vowel { "an" } else { "a" })
-}
 
 /// How a character died, for its record, its death screen and the score table: "killed by a
 /// Rabid Mouse on floor 6", "killed by the Mouse King on floor 10" (the boss is the one of his
@@ -42,14 +33,6 @@ pub fn cause_of_death(content: &Content, death: &Death) -> String {
         with_article(name)
     };
     format!("killed by {who} on floor {depth}")
-}
-
-pub(super) fn called(a: &Actor, start: bool) -> String {
-    match (a.player, start) {
-        (true, _) => a.name.to_string(),
-        (false, true) => format!("The {}", a.name),
-        (false, false) => format!("the {}", a.name),
-    }
 }
 
 fn stat_name(s: Stat) -> &'static str {

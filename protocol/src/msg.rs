@@ -322,6 +322,18 @@ pub enum Reason {
     MonsterInSight,
     /// `rest` with full HP and no status effect: nothing to rest for.
     Rested,
+    /// `throw` of something that is not thrown.
+    NotThrowable,
+    /// `fire` without a weapon that shoots.
+    NoRangedWeapon,
+    /// `throw` or `fire` at your own cell.
+    OwnCell,
+    /// `throw` or `fire` at a cell you do not see.
+    OutOfSight,
+    /// `throw` or `fire` beyond the range of what flies.
+    OutOfRange,
+    /// `use` of something that clears the head (Smelling Salts) while not stunned or confused.
+    ClearHead,
 }
 
 /// One dungeon in the lobby. A private dungeon shows only its name.

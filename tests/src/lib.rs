@@ -15,7 +15,7 @@
 //! - `benches/`: the engine's hot paths and the cost of storage (docs/BENCHMARKS.md);
 //! - `tests/`: one file per story told through a real server: `bad_input`, `death`,
 //!   `protocol_violations`, `names_and_chat`,
-//!   `fight_and_descend`, `items`, `rest`, `junk_flood`, `reconnect`, `together` and `two_players` play
+//!   `fight_and_descend`, `items`, `rest`, `throw`, `junk_flood`, `reconnect`, `together` and `two_players` play
 //!   the game; `docs_json` decodes every JSON example of the docs, `docs_rules` holds
 //!   docs/RULES.md to the content file, and `python_bot` runs `examples/bot.py` against a server.
 

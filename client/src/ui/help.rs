@@ -17,7 +17,7 @@ const MOUSE: [&str; 5] = [
     "Left click a known place: walk there (a key stops the walk).",
     "Left click a monster next to you: attack it.",
     "The buttons beside the map and on every screen do what their keys do.",
-    "Wheel over the log or a list: scroll it.",
+    "Wheel over the log or a list: scroll it. Click the log: read it all.",
 ];
 
 /// Every key, in two columns when the window is wide enough, then the mouse and the key file.

@@ -300,7 +300,11 @@ pub fn messages(model: &Model, scroll: usize) {
         lines.len(),
     );
     draw_text(
-        "The wheel, arrows or the bar: scroll",
+        if super::layout::touch() {
+            "Drag or the bar: scroll"
+        } else {
+            "The wheel, arrows or the bar: scroll"
+        },
         x,
         my + h - 20.0,
         18.0,

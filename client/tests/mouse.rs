@@ -74,6 +74,24 @@ fn a_mouse_alone_plays_through_every_dialog() {
          wait log You are now level 2; tap row 1; wait log rises; quit",
     );
 
+    // Hurt in a fight, healed by the Heal button (a Health Pack that heals 1 HP, so the
+    // character is still hurt), then rested by the Rest button once no monster is in sight.
+    let biting = content_with(|m| {
+        m.replace("hp = [1, 4]", "hp = [1, 1]")
+            .replace("attack = [1, 3]", "attack = [3, 3]")
+    })
+    .replace("loose = [0, 2]", "loose = [6, 6]")
+    .replace("heal_percent = 50", "heal_percent = 1");
+    assert!(biting.contains("heal_percent = 1\n") && biting.contains("loose = [6, 6]"));
+    play_by_mouse(
+        &x,
+        "heal-rest",
+        &biting,
+        "idle; tap explore; idle; tap explore; idle; tap explore; idle; fight; fight; fight; \
+         tap quick_heal; wait log You use the Health Pack and heal 1 HP; idle; \
+         fight; fight; fight; tap rest; wait resting; quit",
+    );
+
     // Killed, then a new character by the death screen's button.
     let deadly = content_with(|m| {
         m.replace("hp = [1, 4]", "hp = [60, 60]")

@@ -86,6 +86,9 @@ pub async fn ask_name(percent: u16) -> String {
     }
 }
 
+/// How many of the log's newest lines the status carries.
+pub const LOG_LINES: usize = 8;
+
 /// What the page shows, published as `window.delveStatus` (for the page and the browser
 /// tests, which find there what to tap).
 #[derive(Debug, Default, serde::Serialize)]
@@ -127,8 +130,13 @@ pub struct Status<'a> {
     /// The controls on screen, by what they do (as `--script`'s `tap` names them), with
     /// their centres in canvas pixels.
     pub buttons: Vec<(String, (f32, f32))>,
-    /// What is in the pack, by content key, in slot order.
+    /// What is in the pack, by content key, in slot order, and how many each slot holds.
     pub pack: Vec<String>,
+    pub counts: Vec<u32>,
+    /// The log's newest lines (up to [`LOG_LINES`]), oldest first.
+    pub log: Vec<String>,
+    /// The character is resting.
+    pub resting: bool,
     /// The last chat line heard, as `name: text`.
     pub chat: Option<String>,
     /// Something under way: a walk, an intent waiting for its turn, an animation.

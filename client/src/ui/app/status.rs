@@ -49,6 +49,13 @@ impl App {
             pack: view.map_or_else(Vec::new, |v| {
                 v.inventory.iter().map(|i| i.key.to_string()).collect()
             }),
+            counts: view.map_or_else(Vec::new, |v| v.inventory.iter().map(|i| i.count).collect()),
+            log: {
+                let log = &self.model.log;
+                let skip = log.len().saturating_sub(super::super::web::LOG_LINES);
+                log.iter().skip(skip).map(|l| l.text.clone()).collect()
+            },
+            resting: view.is_some_and(|v| v.me.resting),
             chat: self
                 .model
                 .log

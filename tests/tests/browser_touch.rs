@@ -318,12 +318,7 @@ async fn a_phone_plays_to_floor_two_by_touch_upright_and_on_its_side() {
     }
     let config = delve_server::net::ServerConfig {
         content: std::sync::Arc::new(content()),
-        seed: Some(
-            std::env::var("SEEDX")
-                .ok()
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(SEED),
-        ),
+        seed: Some(SEED),
         ..test_config()
     };
     let server = TestServer::start(config).await;

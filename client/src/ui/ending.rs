@@ -8,7 +8,7 @@ use delve_protocol::SelfView;
 use macroquad::prelude::*;
 
 use super::sprites::Sprites;
-use super::text::{draw_text, measure_text, wrap};
+use super::text::{capitalise, draw_text, measure_text, wrap};
 use super::theme::{BOX_EDGE, DIM, GOLD, outline};
 use super::widgets::{self, Tap};
 use crate::keymap::Command;
@@ -136,13 +136,7 @@ fn column(
 
 /// The death cause, as a sentence.
 fn cause_line(me: &SelfView) -> String {
-    let cause = me.cause.clone().unwrap_or_else(|| "killed".into());
-    let mut first = cause.chars();
-    let cause: String = first
-        .next()
-        .map(|c| c.to_uppercase().chain(first).collect())
-        .unwrap_or_default();
-    format!("{cause}.")
+    format!("{}.", capitalise(me.cause.as_deref().unwrap_or("killed")))
 }
 
 /// The map dimmed under a summary, and kept from clicks.

@@ -7,7 +7,7 @@ use delve_protocol::{INVENTORY_SLOTS, ItemView, View};
 use macroquad::prelude::*;
 
 use super::sprites::Sprites;
-use super::text::{draw_text, fit, measure_text, wrap};
+use super::text::{capitalise, draw_text, fit, measure_text, wrap};
 use super::theme::{BOX_EDGE as EDGE, DIM, GOLD, WARN, outline};
 use super::widgets::{self, Look, Tap};
 use crate::keymap::Command;
@@ -379,13 +379,6 @@ fn kind_line(item: &ItemView) -> String {
     } else {
         kind
     }
-}
-
-fn capitalise(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
 }
 
 fn draw_detail(

@@ -412,13 +412,21 @@ fn draw_detail(
     let chars = chars_in(d.w, 20);
 
     if let Some(cmp) = cmp {
-        // Under a long list (a phone's full pack) the comparison takes the picture's place.
-        let top = if lay.stacked && d.h < 108.0 + 360.0 {
+        // Where the pane is short (under a phone's long list, or a phone on its side) the
+        // comparison takes the picture's place, and its lines close up a little.
+        let rows = cmp.rows.len() as f32;
+        let fixed = comparison_frame_h(cmp);
+        let top = if y - 26.0 + fixed + COMPARE_ROW * rows > d.y + d.h {
             d.y + 26.0
         } else {
             y
         };
-        draw_comparison(d, top, item, cmp);
+        let row = ((d.y + d.h - (top - 26.0) - fixed) / rows.max(1.0))
+            .clamp(COMPARE_ROW_TIGHT, COMPARE_ROW)
+            .floor();
+        // Still too tall: it rises over the list's foot rather than under the Close button.
+        let top = top.min(d.y + d.h + 26.0 - fixed - row * rows);
+        draw_comparison(d, top, row, item, cmp);
         return;
     }
     for line in wrap(&item.description, chars) {
@@ -476,10 +484,21 @@ fn draw_detail(
 }
 
 /// The stats now beside the stats with the item worn: better in green, worse in red.
-fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
-    let mut y = top;
+/// The comparison's height without its stat lines: the question, the column heads, the note,
+/// the buttons.
+fn comparison_frame_h(cmp: &Comparison) -> f32 {
     let note_h = if cmp.uncertain() { 28.0 } else { 6.0 };
-    let box_h = 104.0 + 30.0 * cmp.rows.len() as f32 + note_h + action_h() + 16.0;
+    104.0 + note_h + action_h() + 16.0
+}
+
+/// A stat line of the comparison, and the least it closes up to in a short pane.
+const COMPARE_ROW: f32 = 30.0;
+const COMPARE_ROW_TIGHT: f32 = 24.0;
+
+/// The comparison box, its question at `top`, a stat line every `row`.
+fn draw_comparison(d: Rect, top: f32, row: f32, item: &ItemView, cmp: &Comparison) {
+    let mut y = top;
+    let box_h = comparison_frame_h(cmp) + row * cmp.rows.len() as f32;
     draw_rectangle(
         d.x - 10.0,
         y - 26.0,
@@ -522,7 +541,7 @@ fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
         if diff != 0 && !r.uncertain {
             draw_text(format!("{diff:+}"), c_diff, y, 20.0, color);
         }
-        y += 30.0;
+        y += row;
     }
     if cmp.uncertain() {
         draw_text(

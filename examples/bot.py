@@ -297,10 +297,59 @@ def pack_action(view, urgent):
     return None
 
 
+def line(a, b):
+    """The cells a thrown thing flies from a to b, both included (the server's line, PROTOCOL.md
+    throw and fire)."""
+    (x, y), (tx, ty) = a, b
+    dx, dy = abs(tx - x), -abs(ty - y)
+    sx, sy = (tx > x) - (tx < x), (ty > y) - (ty < y)
+    err, out = dx + dy, []
+    while True:
+        out.append((x, y))
+        if (x, y) == (tx, ty):
+            return out
+        e2 = 2 * err
+        if e2 >= dy:
+            err, x = err + dy, x + sx
+        if e2 <= dx:
+            err, y = err + dx, y + sy
+
+
+def throw_action(view, creatures):
+    """Something thrown (its `use` says so) at the nearest monster in its range, three cells away
+    or more (out of any blast), along a line no wall, door or creature blocks; or None."""
+    me = view.me
+    effects = me.get("effects", [])
+    if "stun" in effects or "confusion" in effects:
+        return None                                      # the pack is locked
+    thrown = next((i for i in view.inventory if i.get("use") == "throw"), None)
+    if thrown is None:
+        return None
+    here = (me["pos"]["x"], me["pos"]["y"])
+    taken = {(e["pos"]["x"], e["pos"]["y"]) for e in creatures}
+    r = thrown.get("range", 0)
+    best = None
+    for e in creatures:
+        if e["kind"] != "monster":
+            continue
+        at = (e["pos"]["x"], e["pos"]["y"])
+        dx, dy = at[0] - here[0], at[1] - here[1]
+        if max(abs(dx), abs(dy)) < 3 or dx * dx + dy * dy > r * (r + 1):
+            continue
+        cells = line(here, at)[1:-1]
+        if all(view.tile(*c) in WALKABLE and c not in taken for c in cells):
+            if best is None or dx * dx + dy * dy < best[0]:
+                best = (dx * dx + dy * dy, at)
+    if best is None:
+        return None
+    return {"type": "throw", "item": thrown["id"], "at": list(best[1])}
+
+
 def pick_action(view, refused):
     """Heal or cure if we must; else attack a monster next to us; else put on better gear; else
-    take the stairs down if we stand on them; else head for an item in sight, a known `>` or the
-    nearest unexplored edge; else a random step; else wait."""
+    throw something at a monster a few cells off; else take the stairs down if we stand on them;
+    else rest if hurt with no monster in sight; else head for an item in sight, a known `>` or
+    the nearest unexplored edge; else a random step; else wait."""
     me = view.me
     x, y = me["pos"]["x"], me["pos"]["y"]
     others = [e for e in view.entities.values() if e["id"] != me["id"]]
@@ -318,10 +367,14 @@ def pick_action(view, refused):
     act = pack_action(view, urgent=False)
     if act and describe(act) not in refused:
         return act
+    act = throw_action(view, creatures)
+    if act and describe(act) not in refused:
+        return act
     if view.tile(x, y) == ">" and "descend" not in refused:
         return {"type": "descend"}
-    if me["hp"] * 3 < me["max_hp"]:
-        return {"type": "wait"}                           # rest: HP comes back slowly
+    monsters_in_sight = any(e["kind"] == "monster" for e in creatures)
+    if me["hp"] * 2 < me["max_hp"] and not monsters_in_sight and "rest" not in refused:
+        return {"type": "rest"}                           # the server rests on by itself
     loot = {(e["pos"]["x"], e["pos"]["y"]) for e in others if e["kind"] == "item"}
     goals = []
     if loot and len(view.inventory) < PACK_SIZE:
@@ -422,6 +475,8 @@ def run(url, dungeon, name, turns, check_every=20):
                 next_check = played + check_every
                 checking = True
                 send({"type": "resync"})
+            elif view.me.get("resting"):
+                pass                            # the server rests on for us; any action ends it
             elif not view.me["alive"] or view.me.get("victory"):
                 if view.me["alive"]:
                     wins += 1

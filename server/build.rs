@@ -8,7 +8,8 @@
 //! written to OUT_DIR with gzip copies and content hashes; `src/net/web.rs` includes them.
 //!
 //! Without the wasm target (or with `DELVE_SKIP_WEB=1`, for builds that never serve a page), the
-//! server still builds; its page then says how to get the browser client.
+//! server still builds; its page then says how to get the browser client, and the script runs
+//! again by itself once the target is installed (it watches the toolchain's list of targets).
 
 use std::env;
 use std::fmt::Write as _;
@@ -38,6 +39,12 @@ fn main() {
         println!("cargo:rerun-if-changed={}", root.join(watched).display());
     }
     println!("cargo:rerun-if-env-changed=DELVE_SKIP_WEB");
+    // Installing the wasm target later must bring the browser client in at the next build
+    // (the page tells its reader to do exactly that), so the script also runs again when the
+    // toolchain's targets change.
+    if let Some(watched) = targets_watch() {
+        println!("cargo:rerun-if-changed={}", watched.display());
+    }
     let rust = match build(&root, &out) {
         Ok(assets) => assets,
         Err(why) => {
@@ -54,22 +61,37 @@ fn write(path: &Path, bytes: &[u8]) {
     }
 }
 
+/// The toolchain's sysroot, as the compiler building this says.
+fn sysroot() -> Result<PathBuf, String> {
+    let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let out = Command::new(&rustc)
+        .args(["--print", "sysroot"])
+        .output()
+        .map_err(|e| format!("cannot run rustc: {e}"))?;
+    Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+}
+
+/// What changes when a target is added to the toolchain: rustup's list of installed components
+/// (`lib/rustlib/components`, rewritten by `rustup target add`), or, for a toolchain rustup
+/// does not manage, the `lib/rustlib` folder that gets the new target's folder. Both exist
+/// whether or not the wasm target is there (cargo runs a script again on every build while a
+/// watched path is missing).
+fn targets_watch() -> Option<PathBuf> {
+    let rustlib = sysroot().ok()?.join("lib/rustlib");
+    let components = rustlib.join("components");
+    if components.is_file() {
+        Some(components)
+    } else {
+        rustlib.is_dir().then_some(rustlib)
+    }
+}
+
 /// Builds the client and writes the assets; returns the Rust that includes them.
 fn build(root: &Path, out: &Path) -> Result<String, String> {
     if env::var_os("DELVE_SKIP_WEB").is_some_and(|v| !v.is_empty() && v != "0") {
         return Err("the server was built with DELVE_SKIP_WEB set.".into());
     }
-    let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let sysroot = Command::new(&rustc)
-        .args(["--print", "sysroot"])
-        .output()
-        .map_err(|e| format!("cannot run rustc: {e}"))?;
-    let sysroot = String::from_utf8_lossy(&sysroot.stdout).trim().to_owned();
-    if !Path::new(&sysroot)
-        .join("lib/rustlib")
-        .join(TARGET)
-        .exists()
-    {
+    if !sysroot()?.join("lib/rustlib").join(TARGET).exists() {
         return Err(format!(
             "the {TARGET} target is not installed (rustup target add {TARGET})."
         ));

@@ -27,6 +27,10 @@ pub enum Command {
     Rest,
     /// Use the pack's healing item at once, without opening the pack.
     QuickHeal,
+    /// Aim a shot of the weapon worn, or a throw of the first thing thrown.
+    Fire,
+    /// Attack the nearest monster in view, or take a step towards it (Crawl's Tab).
+    Fight,
     /// Toggle the character screen.
     Character,
     /// Toggle the message history.
@@ -70,6 +74,8 @@ impl Command {
             | Command::Explore
             | Command::Rest
             | Command::QuickHeal
+            | Command::Fire
+            | Command::Fight
             | Command::PickUp => true,
             Command::Character
             | Command::Messages
@@ -302,6 +308,20 @@ pub const TABLE: &[Entry] = &[
         &["r", "%"],
     ),
     entry(
+        Command::Fight,
+        "fight",
+        "fight the nearest monster",
+        Play,
+        &["Tab"],
+    ),
+    entry(
+        Command::Fire,
+        "fire",
+        "shoot or throw at a monster",
+        Play,
+        &["f"],
+    ),
+    entry(
         Command::QuickHeal,
         "quick_heal",
         "use a healing item",
@@ -350,7 +370,13 @@ pub const TABLE: &[Entry] = &[
         Always,
         &["t"],
     ),
-    entry(Command::Scores, "scores", "high scores", Always, &["Tab"]),
+    entry(
+        Command::Scores,
+        "scores",
+        "high scores (after the end)",
+        Dialog,
+        &["Tab"],
+    ),
     entry(
         Command::Help,
         "help",

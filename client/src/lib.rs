@@ -3,6 +3,7 @@
 //! have (the solo server, threads, tokio, files) sits behind `cfg(target_arch = "wasm32")`. Its
 //! modules:
 //!
+//! - [`aim`]: aiming a throw or a shot: what, at which target, along which line.
 //! - [`appearance`]: how the game looks as the player set it: interface size, tiles or glyphs.
 //! - [`describe`]: what the mouse points at on the map, in words.
 //! - [`display`]: whether a window can be opened at all (natively), checked before anything.
@@ -27,6 +28,7 @@
 //! - [`travel`]: click-to-travel, stairs travel and explore, as one ordinary move a turn.
 //! - [`ui`]: the macroquad front end: drawing, input, the lobby and the screens.
 
+pub mod aim;
 pub mod appearance;
 pub mod describe;
 pub mod display;

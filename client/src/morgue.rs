@@ -155,6 +155,7 @@ mod tests {
                 },
                 use_: delve_protocol::ItemUse::None,
                 count: 1,
+                range: 0,
             },
             ItemView {
                 id: 2,
@@ -167,6 +168,7 @@ mod tests {
                 bonus: Bonus::default(),
                 use_: delve_protocol::ItemUse::Heal,
                 count: 1,
+                range: 0,
             },
         ];
         m.view = Some(v);

@@ -245,6 +245,8 @@ pub enum PackKey {
     Wear,
     /// `d`: drop the selected item.
     Drop,
+    /// `t`: throw the selected item (aiming first).
+    Throw,
     /// Enter: whatever suits the item (use it, equip it or take it off).
     Primary,
     /// `A`-`Z`: select that slot.
@@ -260,6 +262,7 @@ pub fn pack_key(c: char) -> Option<PackKey> {
         'u' => PackKey::Use,
         'e' | 'w' => PackKey::Wear,
         'd' => PackKey::Drop,
+        't' => PackKey::Throw,
         'i' => PackKey::Close,
         'A'..='Z' => PackKey::Select(usize::from(c as u8 - b'A')),
         _ => return None,
@@ -273,6 +276,8 @@ pub enum PackOutcome {
     Send(ClientMsg),
     /// Show the equip comparison first.
     Compare,
+    /// Aim a throw of this item (the pack closes for the aiming).
+    Aim(u32),
     /// Nothing to send: say why on the screen.
     Note(String),
 }
@@ -291,6 +296,9 @@ pub fn pack_outcome(key: PackKey, item: &ItemView) -> Option<PackOutcome> {
         PackKey::Use if item.slot.is_some() => {
             PackOutcome::Note(format!("The {name} is worn, not used: press e."))
         }
+        PackKey::Use if item.use_ == ItemUse::Throw => {
+            PackOutcome::Note(format!("The {name} is thrown: press t to aim it."))
+        }
         PackKey::Use => PackOutcome::Note(format!("The {name} cannot be used.")),
         PackKey::Wear if item.slot.is_none() => {
             PackOutcome::Note(format!("The {name} is not something you can wear."))
@@ -300,7 +308,10 @@ pub fn pack_outcome(key: PackKey, item: &ItemView) -> Option<PackOutcome> {
         }
         PackKey::Wear => PackOutcome::Compare,
         PackKey::Drop => PackOutcome::Send(ClientMsg::Act(Action::Drop { item: id })),
+        PackKey::Throw if item.use_ == ItemUse::Throw => PackOutcome::Aim(id),
+        PackKey::Throw => PackOutcome::Note(format!("The {name} is not something to throw.")),
         PackKey::Primary if item.slot.is_some() => return pack_outcome(PackKey::Wear, item),
+        PackKey::Primary if item.use_ == ItemUse::Throw => PackOutcome::Aim(id),
         PackKey::Primary => return pack_outcome(PackKey::Use, item),
         PackKey::Select(_) | PackKey::Close => return None,
     })
@@ -327,6 +338,9 @@ pub fn item_actions(item: &ItemView) -> Vec<(&'static str, &'static str)> {
     let mut out = Vec::new();
     if item.usable {
         out.push(("u/Enter", "use"));
+    }
+    if item.use_ == ItemUse::Throw {
+        out.push(("t/Enter", "throw"));
     }
     if item.slot.is_some() {
         out.push(if item.equipped {
@@ -391,6 +405,7 @@ mod tests {
                 _ => ItemUse::None,
             },
             count: 1,
+            range: 0,
         }
     }
 

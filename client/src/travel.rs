@@ -6,6 +6,11 @@
 //! A trip stops on its own when something deserves the player's eyes: a monster comes into
 //! view, the character is attacked, a new item comes into view (exploring), or there is nowhere
 //! left to go. Any key stops it too (the UI's part).
+//!
+//! Getting to a fight is travel too: a click on a monster anywhere in view walks to it and
+//! attacks it, following it as it moves ([`Goal::Monster`]), until it dies or is out of sight;
+//! and the fight key (Crawl's Tab) takes one step of it towards the nearest monster in view, or
+//! attacks it ([`fight_step`]).
 
 use std::collections::{BTreeSet, VecDeque};
 
@@ -20,6 +25,8 @@ pub enum Goal {
     Stairs { down: bool },
     /// The nearest unexplored place, again and again.
     Explore,
+    /// The monster with this id, followed as it moves and attacked once next to it.
+    Monster(u32),
 }
 
 /// What to do this turn.
@@ -27,6 +34,8 @@ pub enum Goal {
 pub enum Step {
     /// Send this move.
     Move(Dir),
+    /// Send this move, into the monster the trip went for: an attack.
+    Attack(Dir),
     /// Standing on the stairs the trip went to: take them.
     TakeStairs { down: bool },
     /// The trip is over; the sentence says why (for the log).
@@ -198,40 +207,62 @@ pub struct Trip {
     /// stop it.
     seen_monsters: BTreeSet<u32>,
     seen_items: BTreeSet<u32>,
-    /// The character was attacked since the last step.
+    /// The character was attacked since the last step (by something other than the monster
+    /// the trip goes for).
     attacked: bool,
     depth: u8,
+    /// For a trip to a monster: its name, and whether it died.
+    target: Option<(String, bool)>,
 }
 
 impl Trip {
     /// Why a trip should not start at all: exploring with a monster in sight walks into
     /// trouble (Crawl refuses too). Walking somewhere chosen, or to the stairs, is allowed:
     /// it may be the way out.
-    pub fn refuse(goal: Goal, view: &View) -> Option<String> {
+    /// The refusal names the monster (its id) with the sentence, so the UI can say it once.
+    pub fn refuse(goal: Goal, view: &View) -> Option<(u32, String)> {
         let monster = view
             .entities
             .iter()
             .find(|e| e.kind == EntityKind::Monster)?;
-        (goal == Goal::Explore).then(|| format!("Not with a {} in sight.", monster.name))
+        let why = format!("Not with a {} in sight.", monster.name);
+        (goal == Goal::Explore).then_some((monster.id, why))
     }
 
     pub fn new(goal: Goal, view: &View) -> Trip {
+        let target = match goal {
+            Goal::Monster(id) => view.entity(id).map(|e| (e.name.to_string(), false)),
+            _ => None,
+        };
         Trip {
             goal,
             seen_monsters: monsters(view),
             seen_items: items(view),
             attacked: false,
             depth: view.depth,
+            target,
         }
     }
 
-    /// Takes in a turn's events: an attack on the character (hit or miss) ends the trip.
+    /// Takes in a turn's events: an attack on the character (hit or miss) ends the trip, unless
+    /// it came from the monster the trip goes for; that monster's death ends it too.
     pub fn on_events(&mut self, events: &[Event], me: u32) {
-        if events
-            .iter()
-            .any(|e| matches!(e, Event::Attacked { target, .. } if *target == me))
-        {
-            self.attacked = true;
+        let going_for = match self.goal {
+            Goal::Monster(id) => Some(id),
+            _ => None,
+        };
+        for e in events {
+            match e {
+                Event::Attacked {
+                    attacker, target, ..
+                } if *target == me && Some(*attacker) != going_for => self.attacked = true,
+                Event::Died { id, .. } if Some(*id) == going_for => {
+                    if let Some((_, dead)) = &mut self.target {
+                        *dead = true;
+                    }
+                }
+                _ => {}
+            }
         }
     }
 
@@ -245,6 +276,9 @@ impl Trip {
         }
         if self.attacked {
             return Step::Stop("You are attacked!".into());
+        }
+        if let Goal::Monster(id) = self.goal {
+            return self.chase(view, id);
         }
         let now = monsters(view);
         if let Some(e) = now
@@ -289,6 +323,7 @@ impl Trip {
                 Some(p) => p,
                 None => return Step::Stop("Explored all you can reach.".into()),
             },
+            Goal::Monster(id) => return self.chase(view, id),
         };
         match first_step(view, target) {
             Some(dir) => Step::Move(dir),
@@ -298,6 +333,67 @@ impl Trip {
             }),
         }
     }
+}
+
+impl Trip {
+    /// The next step towards monster `id`, or the attack once next to it; the trip ends when it
+    /// died or is out of sight. Other monsters coming into view do not end it: the player chose
+    /// this fight.
+    fn chase(&self, view: &View, id: u32) -> Step {
+        let name = self.target.as_ref().map_or("monster", |(n, _)| n.as_str());
+        if self.target.as_ref().is_some_and(|(_, dead)| *dead) {
+            return Step::Stop(String::new());
+        }
+        let Some(m) = view.entity(id).filter(|e| e.kind == EntityKind::Monster) else {
+            return Step::Stop(format!("The {name} is out of sight."));
+        };
+        let me = view.me.pos;
+        if m.pos.chebyshev(me) == 1 {
+            return Dir::from_delta(m.pos.x - me.x, m.pos.y - me.y)
+                .map_or(Step::Stop(String::new()), Step::Attack);
+        }
+        match first_step(view, m.pos) {
+            Some(dir) => Step::Move(dir),
+            None => Step::Stop(match blocker(view, m.pos) {
+                Some(other) if other != name => format!("A {other} is in the way."),
+                _ => format!("There is no known way to the {name}."),
+            }),
+        }
+    }
+}
+
+/// One step of the fight key (Crawl's Tab): the attack on the nearest monster in view if it is
+/// next to the character, else a step towards it (the nearest by the way there, then by
+/// distance). `Err` says why there is nothing to do.
+pub fn fight_step(view: &View) -> Result<Dir, String> {
+    let me = view.me.pos;
+    let seen: Vec<&delve_protocol::EntityView> = (view.entities.iter())
+        .filter(|e| e.kind == EntityKind::Monster && view.is_visible(e.pos))
+        .collect();
+    if seen.is_empty() {
+        return Err("No monster in sight.".into());
+    }
+    if let Some(m) = (seen.iter())
+        .filter(|m| m.pos.chebyshev(me) == 1)
+        .min_by_key(|m| (m.hp, m.id))
+    {
+        return Dir::from_delta(m.pos.x - me.x, m.pos.y - me.y).ok_or_else(String::new);
+    }
+    let dist = distances(view, None);
+    let steps = |p: Pos| {
+        // A monster's own cell is not crossed: the way to it ends next to it.
+        Dir::ALL
+            .iter()
+            .filter_map(|d| view.map.index(p.step(*d)).map(|i| dist[i]))
+            .min()
+            .unwrap_or(u32::MAX)
+    };
+    let nearest = (seen.iter())
+        .map(|m| (steps(m.pos), m.pos.dist2(me), m.id, m.pos, &m.name))
+        .min()
+        .expect("a monster in sight");
+    let (_, _, _, at, name) = nearest;
+    first_step(view, at).ok_or_else(|| format!("There is no known way to the {name}."))
 }
 
 #[cfg(test)]
@@ -496,6 +592,7 @@ pub(crate) mod tests {
             bonus: Default::default(),
             use_: delve_protocol::ItemUse::Unlock,
             count: 1,
+            range: 0,
         });
         assert_eq!(first_step(&locked, Pos::new(5, 1)), Some(Dir::E));
     }
@@ -555,7 +652,7 @@ pub(crate) mod tests {
         let v = view_of(&["######", "#@..m#", "######"]);
         assert_eq!(
             Trip::refuse(Goal::Explore, &v),
-            Some("Not with a Micro Mouse in sight.".into())
+            Some((10, "Not with a Micro Mouse in sight.".into()))
         );
         assert_eq!(Trip::refuse(Goal::Cell(Pos::new(2, 1)), &v), None);
         let calm = view_of(&["######", "#@..$#", "######"]);
@@ -620,5 +717,59 @@ pub(crate) mod tests {
             Step::Stop("You see a Crowbar.".into())
         );
         assert_eq!(trip.next(&with_item), Step::Move(Dir::E));
+    }
+
+    #[test]
+    fn a_trip_to_a_monster_follows_it_and_ends_with_the_attack() {
+        let mut v = view_of(&["##########", "#@.......#", "#......m.#", "##########"]);
+        let id = 10;
+        let mut trip = Trip::new(Goal::Monster(id), &v);
+        // A step towards it, though a monster is in sight (it is the one chosen).
+        let Step::Move(d) = trip.next(&v) else {
+            panic!("a step towards the mouse");
+        };
+        v.me.pos = v.me.pos.step(d);
+        // It moves: the trip follows it where it went.
+        let k = v.entities.iter().position(|e| e.id == id).unwrap();
+        let there = v.me.pos.step(Dir::E);
+        v.entities[k].pos = there;
+        assert_eq!(
+            trip.next(&v),
+            Step::Attack(Dir::E),
+            "next to it: the attack"
+        );
+        // Its attack does not stop the trip; another's does.
+        trip.on_events(
+            &[Event::Attacked {
+                attacker: id,
+                target: 1,
+                damage: Some(1),
+            }],
+            1,
+        );
+        assert_eq!(trip.next(&v), Step::Attack(Dir::E));
+        // Dead: the trip is over, quietly.
+        trip.on_events(&[Event::Died { id, pos: there }], 1);
+        assert_eq!(trip.next(&v), Step::Stop(String::new()));
+        // Out of sight: over, and said so.
+        let mut gone = Trip::new(Goal::Monster(id), &v);
+        v.entities.retain(|e| e.id != id);
+        assert_eq!(
+            gone.next(&v),
+            Step::Stop("The Micro Mouse is out of sight.".into())
+        );
+    }
+
+    #[test]
+    fn the_fight_key_attacks_a_neighbour_else_steps_to_the_nearest_monster() {
+        let v = view_of(&["#########", "#@....m.#", "#########"]);
+        assert_eq!(fight_step(&v), Ok(Dir::E));
+        let next_to = view_of(&["#####", "#m@.#", "#####"]);
+        assert_eq!(fight_step(&next_to), Ok(Dir::W));
+        let calm = view_of(&["#####", "#@..#", "#####"]);
+        assert_eq!(fight_step(&calm), Err("No monster in sight.".into()));
+        // Two: the nearer one (by the way there) is gone for, a step at a time.
+        let two = view_of(&["#########", "#m....@.m", "#########"]);
+        assert_eq!(fight_step(&two), Ok(Dir::E));
     }
 }

@@ -20,7 +20,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::geom::Dir;
+use crate::geom::{Dir, Pos};
 
 /// Declares every action once: `"tag" => Variant { field: Type = example, ... };`, with the
 /// variant's doc comment and, for a field whose wire form is not its serde form, a
@@ -122,6 +122,29 @@ actions! {
     /// up its floor: the server chooses its next turn of rest by itself. Any other action ends
     /// the rest.
     "rest" => Rest;
+    /// Throw item `item` of your pack (a Dart, a Pipe Bomb, ...) at the cell `at`, `[x, y]`, in
+    /// sight and within its range: it flies in a line and stops at the first creature, wall or
+    /// shut door on the way.
+    "throw" => Throw { item: u32 = 7, #[wire(with = "pos_pair")] at: Pos = Pos::new(3, 4) };
+    /// Shoot the ranged weapon you wield (a Slingshot) at the cell `at`, `[x, y]`, as a throw
+    /// flies. Monsters that shoot choose this too.
+    "fire" => Fire { #[wire(with = "pos_pair")] at: Pos = Pos::new(5, 6) };
+}
+
+/// `[x, y]`: how a cell is written in the fields of actions that aim (`throw`, `fire`).
+mod pos_pair {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use crate::geom::Pos;
+
+    pub fn serialize<S: Serializer>(p: &Pos, s: S) -> Result<S::Ok, S::Error> {
+        [p.x, p.y].serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Pos, D::Error> {
+        let [x, y] = <[i32; 2]>::deserialize(d)?;
+        Ok(Pos::new(x, y))
+    }
 }
 
 #[cfg(test)]
@@ -151,6 +174,17 @@ mod tests {
             encode(&ClientMsg::Act(Action::Use { item: 3 })),
             r#"{"type":"use","item":3}"#
         );
+        // A cell to aim at is written [x, y], as the issue asks.
+        let throw = Action::Throw {
+            item: 9,
+            at: Pos::new(12, -1),
+        };
+        assert_eq!(
+            encode(&ClientMsg::Act(throw)),
+            r#"{"type":"throw","item":9,"at":[12,-1]}"#
+        );
+        assert!(decode_client(r#"{"type":"fire","at":{"x":1,"y":2}}"#).is_err());
+        assert!(decode_client(r#"{"type":"fire","at":[1]}"#).is_err());
     }
 
     #[test]

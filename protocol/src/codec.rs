@@ -29,6 +29,18 @@ pub enum DecodeError {
 }
 
 impl DecodeError {
+    /// The sentence the server answers this with, in its `error` frame (the doc's transcripts
+    /// are held to it).
+    pub fn sentence(&self) -> String {
+        match self {
+            DecodeError::UnknownType(t) => format!(
+                "Unknown message type {t:?}. Known types: {}.",
+                ClientMsg::TYPES.join(", ")
+            ),
+            other => other.to_string(),
+        }
+    }
+
     pub fn code(&self) -> ErrorCode {
         match self {
             DecodeError::TooLarge { .. } => ErrorCode::TooLarge,
@@ -63,7 +75,8 @@ pub fn decode_client_the_general_way(text: &str) -> Result<ClientMsg, DecodeErro
                 detail: e.to_string(),
             });
     }
-    value.decode()
+    // The other messages by their own shapes too, for the same precise errors.
+    value.decode::<crate::msg::Control>().map(ClientMsg::from)
 }
 
 /// The common case, an action that decodes, read straight from the text: what the server reads
@@ -216,6 +229,41 @@ mod tests {
             );
             assert!(ClientMsg::TYPES.contains(&m.type_name()));
             assert_eq!(decode_client(&json).unwrap(), m);
+        }
+    }
+
+    #[test]
+    fn a_bad_field_of_any_message_is_named_not_the_untagged_enum() {
+        for (text, detail) in [
+            (
+                r#"{"type":"level_up","stat":"luck"}"#,
+                "unknown variant `luck`, expected one of `max_hp`, `attack`, `defence`, `sight`, `save`",
+            ),
+            (r#"{"type":"level_up"}"#, "missing field `stat`"),
+            (r#"{"type":"chat"}"#, "missing field `text`"),
+            (
+                r#"{"type":"watch","name":5}"#,
+                "invalid type: integer `5`, expected a string",
+            ),
+            (
+                r#"{"type":"scores","limit":-1}"#,
+                "invalid value: integer `-1`, expected u32",
+            ),
+            (
+                r#"{"type":"hello","version":3,"dungeon":"d"}"#,
+                "missing field `name`",
+            ),
+        ] {
+            let e = decode_client(text).expect_err(text);
+            let ty = text.split('"').nth(3).unwrap_or_default().to_owned();
+            assert_eq!(
+                e,
+                DecodeError::BadFields {
+                    ty,
+                    detail: detail.into()
+                },
+                "{text}"
+            );
         }
     }
 

@@ -354,6 +354,7 @@ mod tests {
                 },
                 use_: crate::view::ItemUse::None,
                 count: 1,
+                range: 0,
             })
             .collect();
         View {

@@ -41,6 +41,17 @@ pub enum Event {
     },
     /// Entity `id` died at `pos`.
     Died { id: u32, pos: Pos },
+    /// Something flew from `from` to `to`, where it stopped: a thrown item of kind `item`
+    /// (`"dart"`), or a monster's shot (`item` absent). Sent to those who see both cells.
+    Missile {
+        from: Pos,
+        to: Pos,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        item: Option<String>,
+    },
+    /// A blast of `radius` tiles went off at `at` (a Pipe Bomb, a Flashbang): every creature in
+    /// it that the blast reached was struck. Sent to those who see `at`.
+    Blast { at: Pos, radius: u32 },
     /// A line for the message log.
     Message { kind: MessageKind, text: String },
     /// A chat line from a player (or watcher) in the dungeon.

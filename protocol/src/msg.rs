@@ -57,6 +57,74 @@ pub enum ClientMsg {
     Act(#[serde(with = "crate::action::Wire")] Action),
 }
 
+/// The messages of [`ClientMsg`] that are not actions, as they are read off the wire. The
+/// derived reading of `ClientMsg` tries its untagged action variant after a failed tagged one,
+/// so a bad field of, say, `level_up` would come out as "data did not match any variant of
+/// untagged enum ClientMsg"; read through this enum it says which field and why ("unknown
+/// variant `luck`, expected one of ..."). The fields mirror `ClientMsg`'s (a test holds the two
+/// to the same messages).
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum Control {
+    Hello {
+        version: u32,
+        name: String,
+        dungeon: String,
+        #[serde(default)]
+        token: Option<String>,
+        #[serde(default)]
+        password: Option<String>,
+        #[serde(default)]
+        watch: Option<String>,
+    },
+    ListDungeons,
+    Scores {
+        #[serde(default)]
+        limit: Option<u32>,
+    },
+    LevelUp {
+        stat: Stat,
+    },
+    NewCharacter,
+    Chat {
+        text: String,
+    },
+    Watch {
+        #[serde(default)]
+        name: Option<String>,
+    },
+    Resync,
+}
+
+impl From<Control> for ClientMsg {
+    fn from(c: Control) -> ClientMsg {
+        match c {
+            Control::Hello {
+                version,
+                name,
+                dungeon,
+                token,
+                password,
+                watch,
+            } => ClientMsg::Hello {
+                version,
+                name,
+                dungeon,
+                token,
+                password,
+                watch,
+            },
+            Control::ListDungeons => ClientMsg::ListDungeons,
+            Control::Scores { limit } => ClientMsg::Scores { limit },
+            Control::LevelUp { stat } => ClientMsg::LevelUp { stat },
+            Control::NewCharacter => ClientMsg::NewCharacter,
+            Control::Chat { text } => ClientMsg::Chat { text },
+            Control::Watch { name } => ClientMsg::Watch { name },
+            Control::Resync => ClientMsg::Resync,
+        }
+    }
+}
+
 impl ClientMsg {
     /// The `type` tags of the messages that are not actions, `hello` first.
     const OWN_TYPES: [&'static str; 8] = [
@@ -254,6 +322,18 @@ pub enum Reason {
     MonsterInSight,
     /// `rest` with full HP and no status effect: nothing to rest for.
     Rested,
+    /// `throw` of something that is not thrown.
+    NotThrowable,
+    /// `fire` without a weapon that shoots.
+    NoRangedWeapon,
+    /// `throw` or `fire` at your own cell.
+    OwnCell,
+    /// `throw` or `fire` at a cell you do not see.
+    OutOfSight,
+    /// `throw` or `fire` beyond the range of what flies.
+    OutOfRange,
+    /// `use` of something that clears the head (Smelling Salts) while not stunned or confused.
+    ClearHead,
 }
 
 /// One dungeon in the lobby. A private dungeon shows only its name.

@@ -651,6 +651,10 @@ pub struct ItemView {
     /// means 1.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub count: u32,
+    /// For what is thrown (`use` `throw`) or a weapon that shoots (`fire`): how far, in tiles
+    /// (the same round measure as sight). Absent (0) for the rest.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub range: u32,
 }
 
 fn one() -> u32 {
@@ -675,6 +679,15 @@ pub enum ItemUse {
     CurePoison,
     /// Opens a locked door when you walk into it (a Key); never `use`d.
     Unlock,
+    /// Thrown at a cell with `throw` (a Dart, a Pipe Bomb); `range` says how far.
+    Throw,
+    /// `use` carries you to another part of the floor (a Pocket Teleporter).
+    Teleport,
+    /// `use` shows you the whole floor's map (a Floor Plan).
+    Reveal,
+    /// `use` clears stun and confusion, and can be used while stunned or confused (Smelling
+    /// Salts).
+    Clear,
 }
 
 impl ItemUse {

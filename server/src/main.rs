@@ -1,9 +1,13 @@
 //! `delve-server`: the dedicated Delve server.
 
-/// mimalloc rather than the system's allocator: a server builds a view, a diff and a frame for
-/// every player after every turn, and under load glibc's malloc and free were a tenth of its
-/// CPU (docs/BENCHMARKS.md, "End to end"). Measured side by side, the server's CPU per update
-/// fell by about a tenth with it; its memory per idle connection did not grow.
+// The system's allocator (glibc's malloc on Linux), chosen on purpose over mimalloc, which the
+// server used before: measured side by side in one run (docs/BENCHMARKS.md, "Memory per dungeon
+// as its players make it, and the allocator"), a dungeon made and played by its players cost
+// 69–210 KB with it and 1.8–4.5 times that with mimalloc's defaults (which commit whole arena
+// chunks eagerly on Linux), while the server's CPU per update stayed within about 5% (2.1–2.3×
+// the echo's either way). A server that runs for months is sized by its memory; the cores it
+// has left over. `--features mimalloc` builds it with mimalloc again, for such comparisons.
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -174,6 +178,31 @@ struct Args {
     #[arg(long, default_value_t = ServerConfig::default().max_dungeons)]
     max_dungeons: usize,
 
+    /// New dungeons one address (an IPv6 /64 counts as one) may make in a row; it earns one
+    /// back every 10 minutes.
+    #[arg(long, default_value_t = ServerConfig::default().new_dungeons_per_address)]
+    new_dungeons_per_address: u32,
+
+    /// When a dungeon is full, the characters of an address holding more than this many are
+    /// the first to give way to a newcomer (the one whose player has been away longest).
+    #[arg(long, default_value_t = ServerConfig::default().characters_per_address)]
+    characters_per_address: usize,
+
+    /// Days after which a character whose player has been away gives way to a newcomer when
+    /// its dungeon is full (fractions allowed).
+    #[arg(long, default_value_t = 30.0, value_parser = parse_days)]
+    retire_after: f64,
+
+    /// Seconds between two WebSocket pings to a joined connection; one that answers nothing
+    /// for two of them is taken for a dead link and dropped, and its character's grace period
+    /// starts.
+    #[arg(long, default_value_t = 10.0, value_parser = parse_ping)]
+    ping_interval: f64,
+
+    /// Serve `GET /metrics` (Prometheus) on this address only, instead of on the game port.
+    #[arg(long)]
+    metrics_bind: Option<SocketAddr>,
+
     /// Messages per second one connection may send.
     #[arg(long, default_value_t = ServerConfig::default().msgs_per_sec)]
     rate: u32,
@@ -191,6 +220,22 @@ fn parse_seconds(s: &str) -> Result<f64, String> {
     let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
     if !(0.0..=3600.0).contains(&v) {
         return Err("must be between 0 and 3600 seconds".into());
+    }
+    Ok(v)
+}
+
+fn parse_days(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if !(0.0..=3650.0).contains(&v) {
+        return Err("must be between 0 and 3650 days".into());
+    }
+    Ok(v)
+}
+
+fn parse_ping(s: &str) -> Result<f64, String> {
+    let v: f64 = s.parse().map_err(|e| format!("{e}"))?;
+    if !(0.01..=600.0).contains(&v) {
+        return Err("must be between 0.01 and 600 seconds".into());
     }
     Ok(v)
 }
@@ -413,6 +458,11 @@ fn run(args: Args, content: Arc<Content>) -> anyhow::Result<()> {
         max_characters_per_dungeon: args.max_characters,
         new_characters_per_address: args.new_characters_per_address,
         max_dungeons: args.max_dungeons,
+        new_dungeons_per_address: args.new_dungeons_per_address,
+        characters_per_address: args.characters_per_address,
+        retire_after: Duration::from_secs_f64(args.retire_after * 86_400.0),
+        ping_interval: Duration::from_secs_f64(args.ping_interval),
+        metrics_bind: args.metrics_bind,
         msgs_per_sec: args.rate,
         msg_burst: args.burst,
         handshake_timeout: Duration::from_secs_f64(args.handshake_timeout),

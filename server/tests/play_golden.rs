@@ -1,6 +1,6 @@
 //! Pins the engine's behaviour: a seeded dungeon played by four scripted players for 4,000 rounds
-//! (every floor with someone on it resolves once a round) that fight, pick up, equip and use
-//! items, open doors, suffer effects, take the stairs, die and start again, join late, drop
+//! (every floor with someone on it resolves once a round) that fight, pick up, equip, use and
+//! throw items, rest, open doors, suffer effects, take the stairs, die and start again, join late, drop
 //! their connection, are lifted out and come back. Everything the players were shown (each one's
 //! full view at checkpoints, and every turn's events as told to each of them) and the state of
 //! every floor (monsters, items, clocks) feeds one running hash; the hash at each checkpoint is
@@ -59,6 +59,8 @@ struct Coverage {
     refusals: u32,
     points: u32,
     evictions: u32,
+    throws: u32,
+    rests: u32,
 }
 
 impl Coverage {
@@ -77,6 +79,8 @@ impl Coverage {
             Event::DoorOpened { .. } => self.doors += 1,
             Event::EffectStarted { .. } => self.effects += 1,
             Event::ChangedFloor { .. } => self.stairs += 1,
+            Event::Flew { .. } => self.throws += 1,
+            Event::RestEnded { .. } => self.rests += 1,
             _ => {}
         }
     }
@@ -218,6 +222,8 @@ fn pinned_name(action: Action) -> String {
         Action::Equip { item } => format!("Equip({item})"),
         Action::Unequip { item } => format!("Unequip({item})"),
         Action::Drop { item } => format!("Drop({item})"),
+        Action::Throw { item, at } => format!("Throw({item},{},{})", at.x, at.y),
+        Action::Fire { at } => format!("Fire({},{})", at.x, at.y),
         Action::Wait | Action::Descend | Action::Ascend | Action::PickUp | Action::Rest => {
             format!("{action:?}")
         }
@@ -239,6 +245,20 @@ fn play(seed: u64) -> (Vec<(u32, String)>, Coverage, String, String) {
         }
     }
     content.effects.chance = [1, 4];
+    // Fewer mice to start with, and wanderers now and then, so the players live long enough
+    // to use what they find.
+    content.spawn.count = 6;
+    content.spawn.wander_every = 60;
+    // Equipment is common, so the players put things on (the thrown things and tools share the
+    // alcoves with it).
+    for kind in &mut content.items {
+        if kind.slot.is_some() {
+            kind.weight *= 4;
+        }
+        // Darts lie about too, to be thrown.
+        kind.loose |= &*kind.key == "dart";
+    }
+    content.placement.loose = [2, 4];
     let content = Arc::new(content);
     let mut run = Run {
         d: Dungeon::new(seed, Arc::clone(&content)),
@@ -448,6 +468,7 @@ fn check(seed: u64) {
     );
     assert!(cov.lifts > 0 && cov.returns > 0, "away: {cov:?}");
     assert!(cov.refusals > 0 && cov.points > 0, "choices: {cov:?}");
+    assert!(cov.throws > 5 && cov.rests > 2, "throws and rests: {cov:?}");
 
     assert_eq!(
         live, replayed,

@@ -9,12 +9,13 @@
 //! - this library: [`TestServer`], [`Bot`] (a scripted player) and the configurations tests
 //!   start servers with; [`docs`]: the string literals of the sources, for the doc tests;
 //!   [`raw_ws`]: a hand-written WebSocket client for frames that break the protocol; [`walk`]:
-//!   walking a bot about by its own view (to an item, to the unknown);
+//!   walking a bot about by its own view (to an item, to the unknown); [`proxy`]: a TCP proxy
+//!   that can go silent, for links that die without a word;
 //! - `src/bin/delve-load.rs`: the load generator; `src/bin/png-check.rs`: CI's screenshot check;
 //! - `benches/`: the engine's hot paths and the cost of storage (docs/BENCHMARKS.md);
 //! - `tests/`: one file per story told through a real server: `bad_input`, `death`,
 //!   `protocol_violations`, `names_and_chat`,
-//!   `fight_and_descend`, `items`, `rest`, `junk_flood`, `reconnect`, `together` and `two_players` play
+//!   `fight_and_descend`, `items`, `rest`, `throw`, `junk_flood`, `reconnect`, `together` and `two_players` play
 //!   the game; `docs_json` decodes every JSON example of the docs, `docs_rules` holds
 //!   docs/RULES.md to the content file, and `python_bot` runs `examples/bot.py` against a server.
 
@@ -22,6 +23,7 @@ pub mod docs;
 
 pub mod browser;
 pub mod load;
+pub mod proxy;
 pub mod raw_ws;
 pub mod walk;
 
@@ -47,8 +49,9 @@ pub fn test_config() -> ServerConfig {
         seed: Some(42),
         turn_timeout: Duration::ZERO,
         content: Arc::new(Content::builtin_without_monsters()),
-        // Every test connects from 127.0.0.1; the budget has its own tests (hello_flood.rs).
+        // Every test connects from 127.0.0.1; the budgets have their own tests (hello_flood.rs).
         new_characters_per_address: 1_000,
+        new_dungeons_per_address: 1_000,
         ..ServerConfig::default()
     }
 }
@@ -92,6 +95,34 @@ impl TestServer {
     pub fn dungeons(&self) -> usize {
         self.server.dungeons()
     }
+
+    /// What the server's database has done so far (`None` without a data directory).
+    pub fn store_stats(&self) -> Option<delve_server::store::StoreStats> {
+        self.server.store_stats()
+    }
+
+    pub fn addr(&self) -> std::net::SocketAddr {
+        self.server.local_addr()
+    }
+
+    /// What `GET /metrics` would answer now.
+    pub fn metrics(&self) -> String {
+        self.server.metrics()
+    }
+
+    /// One number of [`TestServer::metrics`]: the value on the line that starts with `series`
+    /// and a space (`delve_refusals_total{reason="dead_link"}`), 0 if there is none.
+    pub fn metric(&self, series: &str) -> f64 {
+        metric(&self.metrics(), series)
+    }
+}
+
+/// The value of `series` in a Prometheus text answer, 0 if it is not there.
+pub fn metric(text: &str, series: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0.0)
 }
 
 /// A scripted player: a session plus the client model it keeps up to date.
@@ -166,6 +197,39 @@ impl Bot {
             hello_with(name, dungeon, None, None, Some(target)),
         )
         .await
+    }
+
+    /// Connects from the local address `from` (any of 127.0.0.0/8), so one test stands in for
+    /// players at different addresses, and says `hello`: the bot once welcomed, or the
+    /// server's refusal.
+    pub async fn hello_from(
+        url: &str,
+        from: std::net::IpAddr,
+        name: &str,
+        hello: ClientMsg,
+    ) -> Result<Bot, (ErrorCode, String)> {
+        let mut session = within(Session::connect_from(url, from))
+            .await
+            .unwrap_or_else(|e| panic!("{name} cannot connect from {from}: {e}"));
+        within(session.send(&hello))
+            .await
+            .unwrap_or_else(|e| panic!("{name} cannot send hello: {e}"));
+        let first = within(session.recv())
+            .await
+            .unwrap_or_else(|e| panic!("{name} got no answer to hello: {e}"));
+        let mut bot = Bot {
+            name: name.to_owned(),
+            session,
+            model: Model::new(),
+        };
+        match first {
+            msg @ ServerMsg::Welcome { .. } => {
+                bot.model.handle(msg).expect("welcome applies");
+                Ok(bot)
+            }
+            ServerMsg::Error { code, message, .. } => Err((code, message)),
+            other => panic!("{name} expected a welcome or an error, got {other:?}"),
+        }
     }
 
     /// Connects and says hello, returning as soon as the welcome is in (a resumed character gets

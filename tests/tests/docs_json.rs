@@ -10,12 +10,19 @@
 //!   against that field's type; ```` ```json EntityView ```` (or `ItemView`, `SelfView`,
 //!   `PartyMember`, `Watcher`, `View`, `ViewDiff`, `Event`) holds one value of that type;
 //! - a ```` ```json bad ```` block holds a message that must *not* decode;
+//! - an untagged block that starts with `{` holds whole messages as JSON, one after another,
+//!   possibly shortened in the ways [`unshorten`] fills back in; each must decode;
 //! - in the other fenced blocks (transcripts), each line `→ {...}` or `← {...}` whose JSON is not
 //!   shortened (no `...` or `…`) must decode as a client or server message. A `→` line answered on
 //!   the next line by an error `malformed`, `unknown_type`, `bad_fields` or `too_large` must fail
-//!   to decode with that very code;
+//!   to decode with that very code and that very sentence (and the real server answers it so:
+//!   `the_servers_answers_to_bad_frames_are_the_docs`); every message type that has fields has
+//!   such an example of a bad one;
+//! - every `hello` says version 3 and every `welcome` protocol version 3, except a `→` hello
+//!   answered by `bad_version`;
 //! - an error frame's `message` must fit a string literal of `server/src` or `protocol/src`
-//!   (except the library-made texts of `bad_fields`, `malformed` and `too_large`);
+//!   (except the library-made texts of `bad_fields`, `malformed` and `too_large`, which are held
+//!   to the decoder's own sentences as above);
 //! - every relative link leads to a file, and every `#anchor` to one of its headings.
 //!
 //! A failure names the file and line of each example that does not hold.
@@ -26,7 +33,7 @@ use delve_protocol::{
     ClientMsg, EntityView, Event, ItemView, PartyMember, SelfView, ServerMsg, View, ViewDiff,
     Watcher, decode_client, decode_server, encode,
 };
-use delve_tests::docs::{fits, literals};
+use delve_tests::docs::{fits, literals, unshorten};
 use serde_json::Value;
 
 /// An error frame's `message` must be a sentence the server can say (the string literals of
@@ -245,13 +252,33 @@ fn leading_json(rest: &str) -> Option<Result<String, String>> {
 
 /// The error code of a `← {"type":"error",...}` line, if it is one.
 fn error_code(line: &str) -> Option<String> {
+    error_of(line).map(|(code, _)| code)
+}
+
+/// The code and message of a `← {"type":"error",...}` line, if it is one.
+fn error_of(line: &str) -> Option<(String, String)> {
     let rest = line.trim_start().strip_prefix('←')?.trim_start();
     let json = leading_json(rest)?.ok()?;
     let v: Value = serde_json::from_str(&json).ok()?;
-    (v["type"] == "error").then(|| v["code"].as_str().map(str::to_owned))?
+    if v["type"] != "error" {
+        return None;
+    }
+    Some((
+        v["code"].as_str()?.to_owned(),
+        v["message"].as_str()?.to_owned(),
+    ))
 }
 
-fn transcript(block: &Block, file: &str, code: &[String], failures: &mut Vec<String>) -> usize {
+/// The codes the decoder itself answers with, whose sentences are the decoder's.
+const DECODER_CODES: [&str; 4] = ["malformed", "unknown_type", "bad_fields", "too_large"];
+
+fn transcript(
+    block: &Block,
+    file: &str,
+    code: &[String],
+    failures: &mut Vec<String>,
+    bad_fields: &mut std::collections::BTreeSet<String>,
+) -> usize {
     let mut checked = 0;
     for (k, line) in block.lines.iter().enumerate() {
         let at = block.line + k;
@@ -273,20 +300,31 @@ fn transcript(block: &Block, file: &str, code: &[String], failures: &mut Vec<Str
         };
         checked += 1;
         if client {
-            let answer = block.lines.get(k + 1).and_then(|l| error_code(l));
-            let refused = answer.filter(|c| {
-                ["malformed", "unknown_type", "bad_fields", "too_large"].contains(&c.as_str())
-            });
+            let answer = block.lines.get(k + 1).and_then(|l| error_of(l));
+            let wrong_version = answer.as_ref().is_some_and(|(c, _)| c == "bad_version");
+            if let (false, Err(e)) = (wrong_version, says_version_3(&json)) {
+                failures.push(format!("{file}:{at}: {e}"));
+            }
+            let refused = answer.filter(|(c, _)| DECODER_CODES.contains(&c.as_str()));
             match (refused, decode_client(&json)) {
-                (Some(code), Ok(msg)) => failures.push(format!(
+                (Some((code, _)), Ok(msg)) => failures.push(format!(
                     "{file}:{at}: the doc says the server answers `{code}`, but it decodes as {msg:?}"
                 )),
-                (Some(code), Err(e)) => {
+                (Some((code, said)), Err(e)) => {
                     let got = serde_json::to_value(e.code()).unwrap_or_default();
                     if got != Value::String(code.clone()) {
                         failures.push(format!(
                             "{file}:{at}: the doc says `{code}`, the decoder says {got} ({e})"
                         ));
+                    } else if said != e.sentence() {
+                        failures.push(format!(
+                            "{file}:{}: the doc says {said:?}, the server says {:?}",
+                            at + 1,
+                            e.sentence()
+                        ));
+                    }
+                    if let delve_protocol::DecodeError::BadFields { ty, .. } = e {
+                        bad_fields.insert(ty);
                     }
                 }
                 (None, Ok(_)) => {
@@ -302,13 +340,65 @@ fn transcript(block: &Block, file: &str, code: &[String], failures: &mut Vec<Str
             let checked = decode_server(&json)
                 .map_err(|e| format!("does not decode as a server message: {e}"))
                 .and_then(|_| round_trip!(ServerMsg, &json))
-                .and_then(|()| error_text_is_real(&json, code));
+                .and_then(|()| error_text_is_real(&json, code))
+                .and_then(|()| says_version_3(&json));
             if let Err(e) = checked {
                 failures.push(format!("{file}:{at}: {e}"));
             }
         }
     }
     checked
+}
+
+/// A `hello` must say version 3, and a `welcome` protocol version 3.
+fn says_version_3(json: &str) -> Result<(), String> {
+    let v: Value = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    let (field, said) = match v["type"].as_str() {
+        Some("hello") => ("version", &v["version"]),
+        Some("welcome") => ("protocol_version", &v["protocol_version"]),
+        _ => return Ok(()),
+    };
+    if said.as_u64() == Some(u64::from(delve_protocol::PROTOCOL_VERSION)) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{field} is {said}: this document is about version {}",
+            delve_protocol::PROTOCOL_VERSION
+        ))
+    }
+}
+
+/// An untagged block of JSON messages (see the module's docs). `first_room` is kept from the
+/// first welcome, for the shortening that refers to it.
+fn untagged(
+    block: &Block,
+    file: &str,
+    code: &[String],
+    first_room: &mut Option<Vec<String>>,
+) -> Result<usize, String> {
+    let text = unshorten(&block.lines, first_room.as_deref())?;
+    let mut checked = 0;
+    let values = serde_json::Deserializer::from_str(&text).into_iter::<Value>();
+    for value in values {
+        let value = value.map_err(|e| format!("{file}: not JSON once filled in: {e}"))?;
+        let json = value.to_string();
+        message(&json)
+            .and_then(|()| error_text_is_real(&json, code))
+            .and_then(|()| says_version_3(&json))?;
+        if value["type"] == "welcome" && first_room.is_none() {
+            let rows = value["view"]["map"]["rows"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            *first_room = Some(
+                rows.iter()
+                    .filter_map(|r| r.as_str().map(str::to_owned))
+                    .collect(),
+            );
+        }
+        checked += 1;
+    }
+    Ok(checked)
 }
 
 fn doc_files() -> Vec<PathBuf> {
@@ -329,6 +419,8 @@ fn every_json_example_in_the_docs_decodes_with_the_real_types() {
     let mut failures = Vec::new();
     let (mut json_blocks, mut transcript_lines) = (0, 0);
     let mut protocol_blocks = 0;
+    let mut untagged_messages = 0;
+    let mut bad_fields = std::collections::BTreeSet::new();
     let code = code_literals();
     for path in doc_files() {
         let text = std::fs::read_to_string(&path)
@@ -338,10 +430,21 @@ fn every_json_example_in_the_docs_decodes_with_the_real_types() {
             .unwrap_or(&path)
             .display()
             .to_string();
+        let mut first_room = None;
         for block in blocks(&text) {
             let mut words = block.info.split_whitespace();
+            let starts_with_json = (block.lines.iter().find(|l| !l.trim().is_empty()))
+                .is_some_and(|l| l.starts_with('{'));
+            if block.info.is_empty() && starts_with_json {
+                match untagged(&block, &file, &code, &mut first_room) {
+                    Ok(n) => untagged_messages += n,
+                    Err(e) => failures.push(format!("{file}:{}: untagged block: {e}", block.line)),
+                }
+                continue;
+            }
             if words.next() != Some("json") {
-                transcript_lines += transcript(&block, &file, &code, &mut failures);
+                transcript_lines +=
+                    transcript(&block, &file, &code, &mut failures, &mut bad_fields);
                 continue;
             }
             json_blocks += 1;
@@ -350,7 +453,9 @@ fn every_json_example_in_the_docs_decodes_with_the_real_types() {
             }
             let body = block.lines.join("\n");
             let result = match words.next() {
-                None => message(&body).and_then(|()| error_text_is_real(&body, &code)),
+                None => message(&body)
+                    .and_then(|()| error_text_is_real(&body, &code))
+                    .and_then(|()| says_version_3(&body)),
                 Some("fragment") => fragment(&body),
                 Some("bad") => match message(&body) {
                     Ok(()) => Err("marked `json bad`, but it decodes".into()),
@@ -380,7 +485,30 @@ fn every_json_example_in_the_docs_decodes_with_the_real_types() {
         transcript_lines >= 40,
         "only {transcript_lines} transcript lines checked: is the parser still finding them?"
     );
-    eprintln!("{json_blocks} json blocks and {transcript_lines} transcript lines checked");
+    assert!(
+        untagged_messages >= 10,
+        "only {untagged_messages} messages in untagged blocks: is the parser still finding them?"
+    );
+    // Every message type with fields has a bad one in the docs, answered as the server does.
+    let with_fields: Vec<&str> = ClientMsg::TYPES
+        .iter()
+        .copied()
+        .filter(|t| {
+            ["scores", "watch"].contains(t)
+                || decode_client(&format!(r#"{{"type":"{t}"}}"#)).is_err()
+        })
+        .collect();
+    let missing: Vec<&&str> = with_fields
+        .iter()
+        .filter(|t| !bad_fields.contains(**t))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "no example of a bad field in PROTOCOL.md's transcripts for {missing:?}"
+    );
+    eprintln!(
+        "{json_blocks} json blocks, {untagged_messages} untagged messages and {transcript_lines} transcript lines checked"
+    );
 }
 
 /// Every message a client may send, each action included, has an example in PROTOCOL.md that
@@ -432,16 +560,29 @@ fn the_checker_catches_a_broken_example() {
     );
     assert!(fragment(r#""party":[{"id":1}]"#).is_err());
     assert!(typed("Watcher", r#"{"name":"Wes","watching":"Ann"}"#).is_ok());
-    let doc = "text\n```json\n{\"type\":\"wait\"}\n```\n  ```\n  → {\"type\":\"dance\"}\n  ← {\"type\":\"error\",\"code\":\"unknown_type\",\"message\":\"Unknown message type dance. Known types: wait.\"}\n  ```\n";
+    let said = serde_json::to_string(
+        &decode_client(r#"{"type":"dance"}"#)
+            .expect_err("no such type")
+            .sentence(),
+    )
+    .expect("a string");
+    let doc = format!(
+        "text\n```json\n{{\"type\":\"wait\"}}\n```\n  ```\n  → {{\"type\":\"dance\"}}\n  ← {{\"type\":\"error\",\"code\":\"unknown_type\",\"message\":{said}}}\n  ```\n"
+    );
+    let doc = doc.as_str();
     let found = blocks(doc);
     assert_eq!(found.len(), 2);
     assert_eq!((found[0].line, found[0].info.as_str()), (3, "json"));
     let mut failures = Vec::new();
     let code = vec!["Unknown message type \0. Known types: \0.".to_owned()];
-    assert_eq!(transcript(&found[1], "x.md", &code, &mut failures), 2);
+    let mut bad = std::collections::BTreeSet::new();
+    assert_eq!(
+        transcript(&found[1], "x.md", &code, &mut failures, &mut bad),
+        2
+    );
     assert!(failures.is_empty(), "{failures:?}");
     let wrong = "```\n→ {\"type\":\"dance\"}\n← {\"type\":\"error\",\"code\":\"bad_fields\",\"message\":\"x\"}\n```\n";
-    transcript(&blocks(wrong)[0], "x.md", &code, &mut failures);
+    transcript(&blocks(wrong)[0], "x.md", &code, &mut failures, &mut bad);
     assert_eq!(failures.len(), 1, "{failures:?}");
     assert!(failures[0].starts_with("x.md:2:"), "{failures:?}");
     let said = r#"{"type":"error","code":"rejected","message":"There is a wall in the way."}"#;
@@ -450,6 +591,24 @@ fn the_checker_catches_a_broken_example() {
         "a sentence the code lacks is caught"
     );
     assert!(error_text_is_real(said, &["There is a \0 in the way.".to_owned()]).is_ok());
+    // A sentence the decoder does not say, a version other than 3, and a shortening the check
+    // cannot fill in are caught too.
+    let mut failures = Vec::new();
+    let other = "```\n→ {\"type\":\"chat\"}\n← {\"type\":\"error\",\"code\":\"bad_fields\",\"message\":\"text is missing\"}\n```\n";
+    transcript(&blocks(other)[0], "x.md", &code, &mut failures, &mut bad);
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert!(says_version_3(r#"{"type":"hello","version":2,"name":"a","dungeon":"d"}"#).is_err());
+    let shortened = |text: &str| {
+        let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        unshorten(&lines, None)
+    };
+    let rows =
+        shortened("[\n  … rows 0 to 1: 2 strings of 3 spaces …\n  \"#.#\"\n]").expect("filled in");
+    assert_eq!(
+        serde_json::from_str::<Vec<String>>(&rows).expect("JSON"),
+        ["   ", "   ", "#.#"]
+    );
+    assert!(shortened("{\"view\": … Ann's view … }").is_err());
 }
 
 /// The anchors GitHub makes of a Markdown file's headings (outside fenced blocks).
@@ -537,4 +696,56 @@ fn every_link_in_the_docs_leads_somewhere() {
         ),
         ["7-turns-on-the-wire", "pick_up-use-the-pack"]
     );
+}
+
+/// Every bad frame of PROTOCOL.md's transcripts (a `→` line answered by one of the decoder's
+/// codes), sent to a real server before `hello`, gets exactly the documented answer.
+#[tokio::test]
+async fn the_servers_answers_to_bad_frames_are_the_docs() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let text = std::fs::read_to_string(root.join("docs/PROTOCOL.md")).expect("readable");
+    let mut pairs = Vec::new();
+    for block in blocks(&text).iter().filter(|b| b.info.is_empty()) {
+        for (k, line) in block.lines.iter().enumerate() {
+            let Some(rest) = line.trim_start().strip_prefix('→') else {
+                continue;
+            };
+            let Some(Ok(json)) = leading_json(rest.trim_start()) else {
+                continue;
+            };
+            let Some(answer) = block.lines.get(k + 1) else {
+                continue;
+            };
+            if error_code(answer).is_some_and(|c| DECODER_CODES.contains(&c.as_str())) {
+                let said = answer.trim_start().trim_start_matches('←').trim_start();
+                let said = leading_json(said)
+                    .and_then(Result::ok)
+                    .expect("a whole error frame");
+                pairs.push((json, said));
+            }
+        }
+    }
+    assert!(pairs.len() >= 15, "only {} bad frames found", pairs.len());
+    let server = delve_tests::TestServer::start(delve_server::net::ServerConfig {
+        msgs_per_sec: 1000,
+        msg_burst: 1000,
+        ..delve_tests::test_config()
+    })
+    .await;
+    let mut session = delve_client::net::Session::connect(&server.url)
+        .await
+        .expect("connects");
+    for (sent, said) in &pairs {
+        session
+            .send_raw(tokio_tungstenite::tungstenite::Message::text(sent.clone()))
+            .await
+            .expect("sent");
+        let got = delve_tests::within(session.recv())
+            .await
+            .expect("an answer");
+        let said = decode_server(said).expect("the doc's answer decodes");
+        assert_eq!(got, said, "the server's answer to {sent}");
+    }
+    drop(session);
+    server.stop().await;
 }

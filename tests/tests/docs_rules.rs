@@ -194,6 +194,106 @@ fn monsters(all: &[Table], c: &Content) -> Check {
 }
 
 #[test]
+fn the_ways_of_monsters_what_flies_and_what_is_found_are_the_content_file_s() {
+    let (all, c) = rules();
+    let mut check = Check {
+        failures: Vec::new(),
+    };
+    let dash = |v: String, none: bool| if none { "—".to_owned() } else { v };
+    // Monsters with ways of their own.
+    let ways = find(&all, &["Key", "Shoots", "Calls for help", "Flees below"]);
+    let special: Vec<_> = (c.monsters.iter())
+        .filter(|m| m.fires.is_some() || m.calls > 0 || m.flees_below > 0)
+        .collect();
+    for m in &special {
+        let key = format!("`{}`", m.key);
+        let Some((line, got)) = ways.rows.iter().find(|(_, r)| r[0] == key) else {
+            check.missing(ways, &format!("monster {key}"));
+            continue;
+        };
+        let shoots = m.fires.map_or("—".to_owned(), |f| {
+            format!(
+                "{} damage, range {}",
+                range(f.damage[0], f.damage[1]),
+                f.range
+            )
+        });
+        let want = [
+            key.clone(),
+            shoots,
+            dash(format!("{} tiles", m.calls), m.calls == 0),
+            dash(format!("{}% HP", m.flees_below), m.flees_below == 0),
+        ];
+        check.row(ways, *line, &format!("monster {key}"), got, &want);
+    }
+    if ways.rows.len() != special.len() {
+        check.failures.push(format!(
+            "{FILE}:{}: {} rows for {} monsters with ways of their own",
+            ways.line,
+            ways.rows.len(),
+            special.len()
+        ));
+    }
+    // Everything that flies: thrown items, weapons that shoot, monsters that shoot.
+    let flies = find(&all, &["Key", "Flies", "Damage", "Range", "Blast"]);
+    let mut flying: Vec<(String, &str, delve_server::game::content::Missile)> = Vec::new();
+    for it in &c.items {
+        if let Some(m) = it.thrown {
+            flying.push((it.key.to_string(), "thrown", m));
+        }
+        if let Some(m) = it.fires {
+            flying.push((it.key.to_string(), "shot", m));
+        }
+    }
+    for m in &c.monsters {
+        if let Some(f) = m.fires {
+            flying.push((m.key.to_string(), "shot", f));
+        }
+    }
+    for (key, how, m) in &flying {
+        let key = format!("`{key}`");
+        let Some((line, got)) = flies.rows.iter().find(|(_, r)| r[0] == key) else {
+            check.missing(flies, &format!("{key}, which flies"));
+            continue;
+        };
+        let want = [
+            key.clone(),
+            (*how).to_owned(),
+            dash(range(m.damage[0], m.damage[1]), m.damage[1] == 0),
+            m.range.to_string(),
+            dash(m.blast.to_string(), m.blast == 0),
+            dash(m.daze.to_string(), m.daze == 0),
+            if m.lands { "yes" } else { "no" }.to_owned(),
+        ];
+        check.row(flies, *line, &key, got, &want);
+    }
+    if flies.rows.len() != flying.len() {
+        check.failures.push(format!(
+            "{FILE}:{}: {} rows for {} things that fly",
+            flies.line,
+            flies.rows.len(),
+            flying.len()
+        ));
+    }
+    // How many are found together, and how often behind a locked door.
+    let found = find(&all, &["Key", "Found together", "Vault weight"]);
+    for it in &c.items {
+        let key = format!("`{}`", it.key);
+        let Some((line, got)) = found.rows.iter().find(|(_, r)| r[0] == key) else {
+            check.missing(found, &format!("item {key}"));
+            continue;
+        };
+        let want = [
+            key.clone(),
+            range(it.found[0], it.found[1]),
+            it.vault_weight.to_string(),
+        ];
+        check.row(found, *line, &format!("item {key}"), got, &want);
+    }
+    finish(check);
+}
+
+#[test]
 fn the_item_table_is_the_content_file_s() {
     let (all, c) = rules();
     finish(items(&all, &c));
@@ -221,6 +321,10 @@ fn items(all: &[Table], c: &Content) -> Check {
             ItemUse::Heal => format!("heal {}% of max HP", it.heal_percent),
             ItemUse::CurePoison => "cure poison".to_owned(),
             ItemUse::Unlock => "unlock a door by walking into it".to_owned(),
+            ItemUse::Throw => "throw".to_owned(),
+            ItemUse::Teleport => format!("teleport at least {} tiles away", it.distance),
+            ItemUse::Reveal => "reveal the floor's map".to_owned(),
+            ItemUse::Clear => "clear stun and confusion".to_owned(),
         };
         let b = it.bonus;
         let parts: Vec<String> = [
@@ -291,6 +395,7 @@ fn numbers(c: &Content) -> Vec<(&'static str, String)> {
         ("player.save_per_level", p.save_per_level.to_string()),
         ("player.sight", p.sight.to_string()),
         ("player.regen_turns", p.regen_turns.to_string()),
+        ("player.regen_percent", p.regen_percent.to_string()),
         ("levels.step", c.levels.step.to_string()),
         ("levels.growth", c.levels.growth.to_string()),
         ("levels.max_level", c.levels.max_level.to_string()),
@@ -317,6 +422,8 @@ fn numbers(c: &Content) -> Vec<(&'static str, String)> {
         ("spawn.count", c.spawn.count.to_string()),
         ("spawn.count_per_floor", c.spawn.count_per_floor.to_string()),
         ("spawn.safe_distance", c.spawn.safe_distance.to_string()),
+        ("spawn.wander_every", c.spawn.wander_every.to_string()),
+        ("spawn.wander_distance", c.spawn.wander_distance.to_string()),
         ("effects.chance", odds(c.effects.chance)),
         ("score.per_floor", c.score.per_floor.to_string()),
         ("score.per_kill", c.score.per_kill.to_string()),
@@ -331,6 +438,10 @@ fn numbers(c: &Content) -> Vec<(&'static str, String)> {
             c.placement.door_corridor.to_string(),
         ),
         ("placement.locked", odds(c.placement.locked)),
+        (
+            "placement.vault",
+            range(c.placement.vault[0], c.placement.vault[1]),
+        ),
         (
             "placement.chip_tweaks_per_floor",
             c.placement.chip_tweaks_per_floor.to_string(),

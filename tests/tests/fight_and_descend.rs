@@ -87,9 +87,10 @@ async fn a_scripted_client_fights_gains_xp_descends_and_returns() {
     let me = ann.view().me.clone();
     assert!(me.kills >= 2, "kills: {}", me.kills);
     assert_eq!(kills_seen, me.kills as usize);
+    // A Micro Mouse is worth 10 XP, half that to a character a level above it.
     assert!(
-        me.xp >= 10 * me.kills,
-        "each kill is worth at least the Micro Mouse's 10 XP: {}",
+        me.xp >= 5 * me.kills,
+        "each kill is worth at least half the Micro Mouse's 10 XP: {}",
         me.xp
     );
     assert!(log.iter().any(|(k, t)| *k == MessageKind::Good

@@ -154,3 +154,71 @@ async fn a_connection_that_never_finishes_a_request_is_closed() {
     }
     server.stop().await;
 }
+
+#[tokio::test]
+async fn metrics_are_scraped_from_the_game_port_and_count_what_happens() {
+    let server = TestServer::start(test_config()).await;
+    let scrape = || async { get(&server, "/metrics", &[]).await };
+    let (empty, _) = scrape().await;
+    assert_eq!(empty.status(), StatusCode::OK);
+    assert_eq!(
+        header(&empty, "content-type"),
+        "application/openmetrics-text; version=1.0.0; charset=utf-8"
+    );
+    // Two players, one turn each: every number an operator watches moves.
+    let mut ann = Bot::join(&server.url, "Ann", "crypt").await;
+    let mut bob = Bot::join(&server.url, "Bob", "crypt").await;
+    ann.send(delve_protocol::ClientMsg::Act(delve_protocol::Action::Wait))
+        .await;
+    bob.send(delve_protocol::ClientMsg::Act(delve_protocol::Action::Wait))
+        .await;
+    ann.until_turn(1).await;
+    bob.until_turn(1).await;
+    let (_, body) = scrape().await;
+    let text = String::from_utf8(body).expect("text");
+    let value = |series: &str| delve_tests::metric(&text, series);
+    assert_eq!(value("delve_players_online"), 2.0, "{text}");
+    assert_eq!(value("delve_dungeons_loaded"), 1.0);
+    assert_eq!(value("delve_connections{state=\"playing\"}"), 2.0);
+    assert_eq!(value("delve_turns_total"), 1.0);
+    assert!(
+        value("delve_updates_total") >= 4.0,
+        "the arrival updates and the turn's: {text}"
+    );
+    assert!(value("delve_resident_memory_bytes") > 1e6, "{text}");
+    for series in [
+        "delve_refusals_total{reason=\"server_full\"}",
+        "delve_journal_write_seconds_count",
+        "delve_event_loop_stall_seconds_count",
+    ] {
+        assert!(text.lines().any(|l| l.starts_with(series)), "no {series}");
+    }
+    drop((ann, bob));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn with_metrics_bind_the_game_port_keeps_the_metrics_to_itself() {
+    let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let at = probe.local_addr().expect("an address");
+    drop(probe);
+    let server = TestServer::start(ServerConfig {
+        metrics_bind: Some(at),
+        ..test_config()
+    })
+    .await;
+    let (on_game_port, _) = get(&server, "/metrics", &[]).await;
+    assert_ne!(on_game_port.status(), StatusCode::OK);
+    let mut s = tokio::net::TcpStream::connect(at)
+        .await
+        .expect("metrics listen");
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .expect("asked");
+    let mut text = String::new();
+    s.read_to_string(&mut text).await.expect("answered");
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    assert!(text.contains("delve_players_online 0"), "{text}");
+    server.stop().await;
+}

@@ -105,7 +105,12 @@ impl Anims {
                     at: cell(*pos),
                     start: now,
                 }),
-                Event::Message { .. } | Event::Chat { .. } => {}
+                // A blast puffs like a death; a missile's flight is not drawn yet.
+                Event::Blast { at, .. } => self.puffs.push(Puff {
+                    at: cell(*at),
+                    start: now,
+                }),
+                Event::Missile { .. } | Event::Message { .. } | Event::Chat { .. } => {}
             }
         }
     }

@@ -15,7 +15,7 @@ use crate::keymap::KeyMap;
 const MOUSE: [&str; 5] = [
     "Point at the map: what is there, in the box by the pointer.",
     "Left click a known place: walk there (a key stops the walk).",
-    "Left click a monster next to you: attack it.",
+    "Left click a monster: walk to it and fight it, following it.",
     "The buttons beside the map and on every screen do what their keys do.",
     "Wheel over the log or a list: scroll it. Click the log: read it all.",
 ];

@@ -28,6 +28,7 @@
 //! - Leaves every drawing module may use: [`layout`] (the window's areas and the screens'
 //!   drawing space), [`theme`] (the palette) and [`text`] (wrapping and fitting text).
 
+pub mod aim;
 pub mod anim;
 pub mod app;
 pub mod audio;

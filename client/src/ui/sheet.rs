@@ -53,8 +53,18 @@ pub const CELLS: &[&str] = &[
     "biker_jacket",
     "bulletproof_vest",
     "microchip",
-    // Row 4: what an unknown item looks like.
+    // Row 4: what an unknown item looks like, then the later items by content key.
     "sack",
+    "dart",
+    "pipe_bomb",
+    "flashbang",
+    "slingshot",
+    "teleporter",
+    "floor_plan",
+    "smelling_salts",
+    // Row 5: the later monsters by content key.
+    "sling_mouse",
+    "scout_mouse",
 ];
 
 /// How large each monster is drawn, as a fraction of a cell (a Micro Mouse is small, the King
@@ -66,6 +76,8 @@ pub const MONSTER_SCALE: &[(&str, f32)] = &[
     ("rabid_mouse", 0.9),
     ("meta_mouse", 0.95),
     ("mouse_king", 1.15),
+    ("sling_mouse", 0.8),
+    ("scout_mouse", 0.75),
 ];
 
 /// The minimap's colours, by their pixel in the `minimap` cell's top row.

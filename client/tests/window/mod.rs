@@ -166,8 +166,21 @@ pub fn builtin() -> String {
     content_with(str::to_string)
 }
 
-/// The built-in content with a floor strewn with things: every kind of item may lie loose, and
-/// many do; no monsters come to interrupt the gathering.
+/// The first eight kinds of item, which the pictures of the pack were made with.
+const FIRST_ITEMS: [&str; 8] = [
+    "health_pack",
+    "key",
+    "antivenom",
+    "crowbar",
+    "stun_baton",
+    "biker_jacket",
+    "bulletproof_vest",
+    "microchip",
+];
+
+/// The built-in content with a floor strewn with things: every kind of item of the first eight
+/// may lie loose, and many do (the later kinds are not found at all, so the pack's picture
+/// stays the same game); no monsters come to interrupt the gathering.
 pub fn strewn() -> String {
     let text = builtin();
     let (head, items) = text.split_at(text.find("[[item]]").expect("items"));
@@ -175,7 +188,20 @@ pub fn strewn() -> String {
         .split("[[item]]")
         .filter(|b| !b.trim().is_empty())
         .map(|b| {
-            if b.contains("loose = true") {
+            let first = FIRST_ITEMS
+                .iter()
+                .any(|k| b.contains(&format!("key = \"{k}\"")));
+            if !first {
+                let unfound: Vec<String> = (b.lines())
+                    .map(|l| match l.split_once(" = ") {
+                        Some(("weight" | "vault_weight", _)) => {
+                            format!("{} = 0", l.split(' ').next().unwrap_or(""))
+                        }
+                        _ => l.to_string(),
+                    })
+                    .collect();
+                format!("[[item]]{}\n\n", unfound.join("\n").trim_end())
+            } else if b.contains("loose = true") {
                 format!("[[item]]{b}")
             } else {
                 format!("[[item]]{}\nloose = true\n\n", b.trim_end())
@@ -184,7 +210,7 @@ pub fn strewn() -> String {
         .collect();
     let head = head
         .replace("loose = [0, 2]", "loose = [24, 24]")
-        .replace("\ncount = 6\n", "\ncount = 0\n")
+        .replace("\ncount = 10\n", "\ncount = 0\n")
         .replace("\ncount_per_floor = 2\n", "\ncount_per_floor = 0\n");
     assert!(head.contains("loose = [24, 24]") && head.contains("\ncount = 0\n"));
     head + &items

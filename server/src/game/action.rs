@@ -5,15 +5,18 @@ use delve_protocol::{ErrorCode, Reason};
 pub use delve_protocol::Action;
 pub use delve_protocol::action::ActionKind;
 
-/// Whether the action handles the pack, which the stunned and the confused cannot do. Every
-/// kind is named, so a new action does not compile until it is sorted.
+/// Whether the action handles the pack (aiming a throw or a shot counts), which the stunned and
+/// the confused cannot do. Every kind is named, so a new action does not compile until it is
+/// sorted.
 pub fn uses_pack(action: Action) -> bool {
     match action.kind() {
         ActionKind::PickUp
         | ActionKind::Use
         | ActionKind::Equip
         | ActionKind::Unequip
-        | ActionKind::Drop => true,
+        | ActionKind::Drop
+        | ActionKind::Throw
+        | ActionKind::Fire => true,
         ActionKind::Move
         | ActionKind::Wait
         | ActionKind::Descend
@@ -54,6 +57,18 @@ pub enum ActionError {
     MonsterInSight(String),
     /// `rest` with nothing to rest for.
     Rested,
+    /// `throw` of something that is not thrown (its name).
+    NotThrowable(String),
+    /// `fire` without a weapon that shoots.
+    NoRangedWeapon,
+    /// `throw` or `fire` at the thrower's own cell.
+    OwnCell,
+    /// `throw` or `fire` at a cell out of sight.
+    OutOfSight,
+    /// `throw` or `fire` beyond the range (the range).
+    OutOfRange(i32),
+    /// `use` of Smelling Salts with a clear head.
+    ClearHead,
 }
 
 impl ActionError {
@@ -83,7 +98,13 @@ impl ActionError {
             | ActionError::NotPoisoned
             | ActionError::StairsBlocked
             | ActionError::MonsterInSight(_)
-            | ActionError::Rested => ErrorCode::Rejected,
+            | ActionError::Rested
+            | ActionError::NotThrowable(_)
+            | ActionError::NoRangedWeapon
+            | ActionError::OwnCell
+            | ActionError::OutOfSight
+            | ActionError::OutOfRange(_)
+            | ActionError::ClearHead => ErrorCode::Rejected,
         }
     }
 
@@ -114,6 +135,12 @@ impl ActionError {
             ActionError::StairsBlocked => Reason::StairsBlocked,
             ActionError::MonsterInSight(_) => Reason::MonsterInSight,
             ActionError::Rested => Reason::Rested,
+            ActionError::NotThrowable(_) => Reason::NotThrowable,
+            ActionError::NoRangedWeapon => Reason::NoRangedWeapon,
+            ActionError::OwnCell => Reason::OwnCell,
+            ActionError::OutOfSight => Reason::OutOfSight,
+            ActionError::OutOfRange(_) => Reason::OutOfRange,
+            ActionError::ClearHead => Reason::ClearHead,
         }
     }
 }

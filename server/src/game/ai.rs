@@ -9,6 +9,13 @@
 //! - Otherwise it patrols: it walks an A* route to a random cell, and picks another on arrival
 //!   or when blocked for a few turns.
 //!
+//! - Kinds with ways of their own (the content file's `fires`, `calls`, `flees_below`): one that
+//!   shoots keeps out of reach (a step back when a player is next to it) and shoots when its
+//!   line is clear, else closes in; one that calls squeaks when it first sees a player, and the
+//!   monsters within earshot come for that place (the dungeon hears the call); one that is hurt
+//!   runs from the player it sees (and calls again as it starts to run).
+//! - A dazed monster (a Flashbang) does nothing until the daze is over.
+//!
 //! Monsters never step into each other, so they never attack another monster or themselves.
 //!
 //! Line of sight uses the symmetry of the field of view: a monster sees a player exactly when
@@ -21,7 +28,8 @@ use rand::RngExt;
 use super::EntityId;
 use super::action::Action;
 use super::fov::within_radius;
-use super::monster::{Ai, Monster};
+use super::line::line;
+use super::monster::{Ai, Behaviour, Monster};
 use super::path::{Scratch, flow_field_into};
 use super::rng::GameRng;
 use super::sight::Sight;
@@ -101,35 +109,120 @@ fn dir_to(from: Pos, to: Pos) -> Option<Dir> {
     Dir::from_delta(to.x - from.x, to.y - from.y)
 }
 
+/// What a monster decided: its action, the plan it holds afterwards, and, if it squeaked for
+/// help, the place it calls the others to.
+#[derive(Debug)]
+pub struct Thought {
+    pub action: Action,
+    pub plan: Ai,
+    pub call: Option<Pos>,
+}
+
+impl Thought {
+    fn quiet(action: Action, plan: Ai) -> Thought {
+        Thought {
+            action,
+            plan,
+            call: None,
+        }
+    }
+}
+
 /// Decides `m`'s action for this turn and the plan it holds afterwards, from `plan`, the one it
 /// held (the dungeon hands it over rather than a copy of its route, and applies the new plan as
-/// an event; the AI changes nothing itself). `paths` is shared by the floor's monsters this turn.
+/// an event; the AI changes nothing itself). `how` is its kind's way of fighting. `paths` is
+/// shared by the floor's monsters this turn.
 pub fn think(
     m: &Monster,
     plan: Ai,
+    how: Behaviour,
     sight: i32,
     ctx: &Ctx,
     paths: &mut Paths,
     rng: &mut GameRng,
-) -> (Action, Ai) {
-    // Next to a living player: attack it (the weakest first would need HP; the nearest will do).
-    if let Some(&(_, p)) = ctx.players.iter().find(|(_, p)| p.chebyshev(m.pos) == 1) {
-        let plan = Ai::Hunt {
-            target: p,
-            route: Vec::new(),
-            stuck: 0,
+) -> Thought {
+    if let Ai::Dazed { turns, then } = plan {
+        let plan = if turns > 1 {
+            Ai::Dazed {
+                turns: turns - 1,
+                then,
+            }
+        } else {
+            *then
         };
-        let action = dir_to(m.pos, p).map_or(Action::Wait, |dir| Action::Move { dir });
-        return (action, plan);
+        return Thought::quiet(Action::Wait, plan);
     }
-    if let Some((_, target)) = ctx.seen_player(m, sight) {
+    let alert = matches!(plan, Ai::Hunt { .. } | Ai::Flee { .. });
+    // Next to a living player: that one (the weakest first would need HP; the nearest will do).
+    let adjacent = (ctx.players.iter())
+        .find(|(_, p)| p.chebyshev(m.pos) == 1)
+        .map(|(_, p)| *p);
+    let seen = adjacent.or_else(|| ctx.seen_player(m, sight).map(|(_, p)| p));
+    if let Some(target) = seen {
+        let hit = |p: Pos| dir_to(m.pos, p).map(|dir| Action::Move { dir });
+        if how.fleeing {
+            // Running calls the others again.
+            let call = (how.calls > 0 && !matches!(plan, Ai::Flee { .. })).then_some(target);
+            let action = away(m.pos, ctx, paths.flow(ctx))
+                .or_else(|| adjacent.and_then(hit))
+                .unwrap_or(Action::Wait);
+            let plan = Ai::Flee { from: target };
+            return Thought { action, plan, call };
+        }
+        let call = (how.calls > 0 && !alert).then_some(target);
         let plan = Ai::Hunt {
             target,
             route: Vec::new(),
             stuck: 0,
         };
-        return (chase(m.pos, ctx, paths.flow(ctx), rng), plan);
+        let action = if how.range > 0 {
+            // A shooter keeps out of reach, and shoots along a clear line.
+            let near = within_radius(target.x - m.pos.x, target.y - m.pos.y, how.range);
+            match adjacent {
+                Some(p) => away(m.pos, ctx, paths.flow(ctx))
+                    .or_else(|| hit(p))
+                    .unwrap_or(Action::Wait),
+                None if near && clear_shot(m.pos, target, ctx) => Action::Fire { at: target },
+                None => chase(m.pos, ctx, paths.flow(ctx), rng),
+            }
+        } else {
+            match adjacent {
+                Some(p) => hit(p).unwrap_or(Action::Wait),
+                None => chase(m.pos, ctx, paths.flow(ctx), rng),
+            }
+        };
+        return Thought { action, plan, call };
     }
+    let (action, plan) = roam(m, plan, ctx, paths, rng);
+    Thought::quiet(action, plan)
+}
+
+/// A step to the free neighbouring cell farthest from the players (up the flow field), if one
+/// is farther than here.
+fn away(from: Pos, ctx: &Ctx, field: &[u32]) -> Option<Action> {
+    let here = ctx.map.index(from).map_or(u32::MAX, |i| field[i]);
+    Dir::ALL
+        .into_iter()
+        .filter_map(|d| {
+            let q = from.step(d);
+            let i = ctx.map.index(q)?;
+            (ctx.free(q) && field[i] != u32::MAX && field[i] > here).then_some((field[i], d))
+        })
+        .max_by_key(|(f, _)| *f)
+        .map(|(_, dir)| Action::Move { dir })
+}
+
+/// Whether a shot from `from` would fly to `to`: no wall, shut door or creature on the cells
+/// between (the line a missile flies, [`line`]).
+pub fn clear_shot(from: Pos, to: Pos, ctx: &Ctx) -> bool {
+    let cells = line(from, to);
+    cells[1..cells.len() - 1]
+        .iter()
+        .all(|&p| !ctx.map.get(p).blocks_sight() && ctx.free(p))
+}
+
+/// A monster that sees nobody: it follows its hunt, its route, or picks a place to patrol.
+fn roam(m: &Monster, plan: Ai, ctx: &Ctx, paths: &mut Paths, rng: &mut GameRng) -> (Action, Ai) {
     match plan {
         Ai::Hunt {
             target,
@@ -158,7 +251,8 @@ pub fn think(
             let (action, route, stuck) = follow(m.pos, goal, route, stuck, ctx, &mut paths.scratch);
             (action, Ai::Wander { route, stuck })
         }
-        Ai::Patrol | Ai::Wander { .. } => {
+        // Nobody in sight to run from, or a daze already over: calm again.
+        Ai::Patrol | Ai::Wander { .. } | Ai::Flee { .. } | Ai::Dazed { .. } => {
             // Pick somewhere to go; the walk starts next turn.
             let plan = if let Some(&goal) = pick(ctx.open_cells, rng)
                 && let Some(mut route) =

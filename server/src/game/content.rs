@@ -77,12 +77,39 @@ pub struct PlacementRules {
     pub alcove: Odds,
     pub door_corridor: u32,
     pub locked: Odds,
+    /// Items in every alcove behind a locked door, drawn by `vault_weight`.
+    pub vault: [u32; 2],
     pub chip_tweaks_per_floor: u32,
 }
 
 /// What `use` does with an item: the protocol's own type, so the content file's words
 /// (`use = "heal"`) are the ones each item's view carries to clients.
 pub use delve_protocol::ItemUse;
+
+/// Something that flies, as the content file writes it (`thrown = { damage = [2, 5], range = 6 }`
+/// for an item thrown, `fires = { ... }` for a weapon or a monster that shoots): it goes in a
+/// line from its thrower to the cell aimed at, and stops at the first creature, wall or shut
+/// door on the way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Missile {
+    /// The damage of a hit, a roll between the two (both included); `[0, 0]` for none.
+    #[serde(default)]
+    pub damage: [i32; 2],
+    /// How far it goes, in tiles, measured as sight is.
+    pub range: i32,
+    /// Where it stops, a blast of this radius strikes every creature it reaches (walls and shut
+    /// doors shelter), with no roll to hit; 0 for a missile that strikes the creature it hits.
+    #[serde(default)]
+    pub blast: i32,
+    /// Monsters it strikes lose this many turns, dazed; players it strikes are stunned.
+    #[serde(default)]
+    pub daze: u32,
+    /// The thrown item lies where it stopped, to be picked up again (a Dart); otherwise it is
+    /// used up.
+    #[serde(default)]
+    pub lands: bool,
+}
 
 /// What an item adds while worn, as written in the content file.
 #[derive(Debug, Clone, Copy, Default, Deserialize)]
@@ -142,6 +169,25 @@ pub struct ItemKind {
     pub inflicts: Inflicts,
     #[serde(default)]
     pub inflict_chance: Odds,
+    /// For what is thrown (`use = "throw"`): what it does when it flies.
+    #[serde(default)]
+    pub thrown: Option<Missile>,
+    /// For a weapon that shoots (a Slingshot): its shot, with `fire`.
+    #[serde(default)]
+    pub fires: Option<Missile>,
+    /// How many are found together, a roll between the two (Darts come in handfuls).
+    #[serde(default = "one_each")]
+    pub found: [u32; 2],
+    /// How often it is the loot behind a locked door, compared with the others (0: never).
+    #[serde(default)]
+    pub vault_weight: u32,
+    /// For a teleporter: the least distance, in tiles, it carries you.
+    #[serde(default)]
+    pub distance: i32,
+}
+
+fn one_each() -> [u32; 2] {
+    [1, 1]
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -165,6 +211,9 @@ pub struct PlayerRules {
     pub save_per_level: f64,
     pub sight: i32,
     pub regen_turns: u32,
+    /// HP natural healing brings back each time, in percent of the maximum (at least 1).
+    #[serde(default)]
+    pub regen_percent: u32,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -210,6 +259,13 @@ pub struct SpawnRules {
     pub count: u32,
     pub count_per_floor: u32,
     pub safe_distance: u32,
+    /// A wandering monster arrives on a floor every this many of its turns (0: never), while
+    /// the floor holds fewer monsters than it was made with.
+    #[serde(default)]
+    pub wander_every: u32,
+    /// A wanderer arrives out of every player's sight, at least this many tiles from each.
+    #[serde(default)]
+    pub wander_distance: u32,
 }
 
 /// The status effect a monster's hits (or a weapon's) can inflict.
@@ -243,6 +299,16 @@ pub struct MonsterKind {
     pub boss: bool,
     /// One line saying what it is, shown when the mouse is over one.
     pub description: Arc<str>,
+    /// A monster that shoots: its shot. It keeps its distance and shoots when its line is clear.
+    #[serde(default)]
+    pub fires: Option<Missile>,
+    /// A monster that calls for help: when it first sees a player, and again when it flees, the
+    /// monsters within this radius (walls do not stop a squeak) hunt where it saw the player.
+    #[serde(default)]
+    pub calls: i32,
+    /// Below this share of its HP, in percent, it flees from the player it sees.
+    #[serde(default)]
+    pub flees_below: i32,
 }
 
 impl Content {
@@ -422,6 +488,24 @@ impl Content {
                 ));
             }
             at_least(&entry, "weight", m.weight.into(), 1)?;
+            if let Some(shot) = m.fires {
+                self.check_missile(file, &entry, "fires", shot)?;
+                if shot.blast > 0 || shot.lands {
+                    return Err(bad(
+                        &entry,
+                        "fires",
+                        "a monster's shot has no blast and leaves nothing lying".into(),
+                    ));
+                }
+            }
+            at_least(&entry, "calls", m.calls.into(), 0)?;
+            if !(0..=100).contains(&m.flees_below) {
+                return Err(bad(
+                    &entry,
+                    "flees_below",
+                    format!("{} is not a percentage", m.flees_below),
+                ));
+            }
         }
         self.validate_items(file)?;
         let bosses: Vec<&MonsterKind> = self.monsters.iter().filter(|m| m.boss).collect();
@@ -472,6 +556,20 @@ impl Content {
                 format!("{:?} must be [min, max] with min <= max <= 50", pl.loose),
             ));
         }
+        if pl.vault[0] > pl.vault[1] || pl.vault[1] > 10 {
+            return Err(bad(
+                "[placement]",
+                "vault",
+                format!("{:?} must be [min, max] with min <= max <= 10", pl.vault),
+            ));
+        }
+        if pl.vault[1] > 0 && self.items.iter().all(|i| i.vault_weight == 0) {
+            return Err(bad(
+                "[[item]]",
+                "vault_weight",
+                "[placement] asks for vault items but every vault_weight is 0".into(),
+            ));
+        }
         if pl.door_corridor < 2 {
             return Err(bad(
                 "[placement]",
@@ -516,6 +614,57 @@ impl Content {
                     ));
                 }
             }
+            match (it.use_, it.thrown) {
+                (ItemUse::Throw, Some(m)) => self.check_missile(file, &entry, "thrown", m)?,
+                (ItemUse::Throw, None) => {
+                    return Err(bad(&entry, "thrown", "a thrown item needs `thrown`".into()));
+                }
+                (_, Some(_)) => {
+                    return Err(bad(
+                        &entry,
+                        "thrown",
+                        "only an item with `use = \"throw\"` is thrown".into(),
+                    ));
+                }
+                (_, None) => {}
+            }
+            if let Some(shot) = it.fires {
+                if it.slot != Some(Slot::Weapon) {
+                    return Err(bad(&entry, "fires", "only a weapon shoots".into()));
+                }
+                self.check_missile(file, &entry, "fires", shot)?;
+                if shot.blast > 0 || shot.lands {
+                    return Err(bad(
+                        &entry,
+                        "fires",
+                        "a weapon's shot has no blast and leaves nothing lying".into(),
+                    ));
+                }
+            }
+            if it.found[0] < 1 || it.found[0] > it.found[1] || it.found[1] > 20 {
+                return Err(bad(
+                    &entry,
+                    "found",
+                    format!(
+                        "{:?} must be [min, max] with 1 <= min <= max <= 20",
+                        it.found
+                    ),
+                ));
+            }
+            if it.found[1] > 1 && it.slot.is_some() {
+                return Err(bad(
+                    &entry,
+                    "found",
+                    "equipment is found one at a time".into(),
+                ));
+            }
+            if it.use_ == ItemUse::Teleport && it.distance < 1 {
+                return Err(bad(
+                    &entry,
+                    "distance",
+                    "a teleporter needs a distance of at least 1".into(),
+                ));
+            }
             if it.use_ == ItemUse::Heal && !(1..=100).contains(&it.heal_percent) {
                 return Err(bad(
                     &entry,
@@ -539,6 +688,37 @@ impl Content {
             ));
         }
         Ok(())
+    }
+}
+
+impl Content {
+    /// A missile's numbers: damage a range from 0 up, a range from 1 to the player's sight (so
+    /// nothing shoots from out of a player's sight), a blast of at most 3, a daze of at most 10.
+    fn check_missile(
+        &self,
+        file: &str,
+        entry: &str,
+        field: &str,
+        m: Missile,
+    ) -> Result<(), ContentError> {
+        let problem = if m.damage[0] < 0 || m.damage[0] > m.damage[1] {
+            format!(
+                "damage {:?} must be [min, max] with 0 <= min <= max",
+                m.damage
+            )
+        } else if !(1..=self.player.sight).contains(&m.range) {
+            format!(
+                "range {} must be between 1 and the player's sight, {}",
+                m.range, self.player.sight
+            )
+        } else if !(0..=3).contains(&m.blast) {
+            format!("blast {} must be between 0 and 3", m.blast)
+        } else if m.daze > 10 {
+            format!("daze {} must be at most 10", m.daze)
+        } else {
+            return Ok(());
+        };
+        Err(invalid(file, entry, field, problem))
     }
 }
 

@@ -10,7 +10,7 @@ use delve_protocol::{Effect, Pos};
 
 use super::EntityId;
 use super::action::{Action, ActionError};
-use super::monster::Ai;
+use super::monster::{Ai, Monster};
 use super::stats::Stat;
 
 /// Who took part in an event, as they were at that moment (names and places are kept so the
@@ -88,11 +88,60 @@ pub enum Event {
         from_pos: Pos,
         pos: Pos,
     },
-    /// An attack: `damage` is `None` for a miss.
+    /// An attack: `damage` is `None` for a miss. `with` names what struck when it was not a
+    /// blow: a thrown Dart, a Slingshot's shot, a Pipe Bomb's blast.
     Attacked {
         attacker: Actor,
         target: Actor,
         damage: Option<i32>,
+        with: Option<Arc<str>>,
+    },
+    /// `id` threw or shot: what (`what`, named) flew from `from` and stopped at `to`. `key` is
+    /// the content key of a thrown item (for its picture); `item` the thrown item itself, and
+    /// whether it lies where it stopped (else it is used up).
+    Flew {
+        depth: u8,
+        id: EntityId,
+        from: Pos,
+        to: Pos,
+        what: Arc<str>,
+        key: Option<Arc<str>>,
+        item: Option<(EntityId, bool)>,
+    },
+    /// A blast of `radius` went off at `at` (a thrown `what`).
+    Exploded {
+        depth: u8,
+        at: Pos,
+        radius: i32,
+        what: Arc<str>,
+    },
+    /// Monster `id` is dazed: it loses its next `turns` actions.
+    Dazed {
+        depth: u8,
+        id: EntityId,
+        turns: u8,
+    },
+    /// Monster `id` squeaked for help: the monsters within earshot come for `at`.
+    Called {
+        depth: u8,
+        id: EntityId,
+        at: Pos,
+    },
+    /// A wandering monster arrived on floor `depth` (out of every player's sight).
+    Spawned {
+        depth: u8,
+        monster: Box<Monster>,
+    },
+    /// A character was carried from `from` to `to` on its floor (a Pocket Teleporter).
+    Teleported {
+        id: EntityId,
+        from: Pos,
+        to: Pos,
+    },
+    /// A character learned the whole map of floor `depth` (a Floor Plan).
+    Revealed {
+        id: EntityId,
+        depth: u8,
     },
     /// Something died, at `killer`'s hand if anyone's.
     Died {

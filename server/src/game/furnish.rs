@@ -8,7 +8,7 @@ use delve_protocol::{Dir, Pos, Tile, TileGrid};
 use rand::RngExt;
 
 use super::content::Content;
-use super::item::{Item, item_id, random_kind};
+use super::item::{Item, item_id, random_kind, weighted_kind};
 use super::rng::GameRng;
 
 /// How many of the 8 neighbours of `p` are walls (cells off the map count as walls).
@@ -81,15 +81,21 @@ pub fn furnish(
     let pl = &c.placement;
     let mut out = Furnishings::default();
     let tips = alcoves(map);
+    // The alcoves behind a locked door, whose loot is worth the Key.
+    let mut vaults = Vec::new();
     for &tip in &tips {
         let Some(door) = door_for(map, tip, pl.door_corridor as usize) else {
             continue;
         };
-        if out.doors.iter().any(|(p, _)| *p == door) {
+        if let Some((_, tile)) = out.doors.iter().find(|(p, _)| *p == door) {
+            if *tile == Tile::DoorLocked {
+                vaults.push(tip);
+            }
             continue;
         }
         let locked = rng.random_range(0..pl.locked[1]) < pl.locked[0];
         let tile = if locked {
+            vaults.push(tip);
             Tile::DoorLocked
         } else {
             Tile::DoorClosed
@@ -104,11 +110,31 @@ pub fn furnish(
         next_id += 1;
         Item::make(c, kind, item_id(depth, next_id), depth, rng)
     };
+    // A kind found in handfuls (Darts) comes as several items on one cell.
+    let mut lay = |kind: usize, at: Pos, rng: &mut GameRng, items: &mut Vec<(Pos, Item)>| {
+        let [low, high] = c.items[kind].found;
+        let n = if high > low {
+            rng.random_range(low..=high)
+        } else {
+            low
+        };
+        for _ in 0..n {
+            items.push((at, make(kind, rng)));
+        }
+    };
     for &tip in &tips {
-        if map.get(tip) == Tile::Floor && rng.random_range(0..pl.alcove[1]) < pl.alcove[0] {
+        if map.get(tip) != Tile::Floor {
+            continue;
+        }
+        if vaults.contains(&tip) {
+            let n = rng.random_range(pl.vault[0]..=pl.vault[1]);
+            for _ in 0..n {
+                let kind = weighted_kind(c, rng, |k| k.vault_weight);
+                lay(kind, tip, rng, &mut out.items);
+            }
+        } else if rng.random_range(0..pl.alcove[1]) < pl.alcove[0] {
             let kind = random_kind(c, rng);
-            let item = make(kind, rng);
-            out.items.push((tip, item));
+            lay(kind, tip, rng, &mut out.items);
         }
     }
     let loose: Vec<usize> = (0..c.items.len()).filter(|&i| c.items[i].loose).collect();
@@ -127,8 +153,7 @@ pub fn furnish(
         }
         let kind = loose[rng.random_range(0..loose.len())];
         let pos = cells.swap_remove(rng.random_range(0..cells.len()));
-        let item = make(kind, rng);
-        out.items.push((pos, item));
+        lay(kind, pos, rng, &mut out.items);
     }
     out
 }
@@ -223,6 +248,7 @@ mod tests {
     fn generated_floors_get_doors_loot_and_about_a_third_locked() {
         let c = Content::builtin();
         let (mut doors, mut locked, mut alcove_count, mut alcove_items) = (0, 0, 0, 0);
+        let mut vault_count = 0;
         let mut loose_counts = Vec::new();
         for seed in 0..60u64 {
             let layout = crate::game::mapgen::generate(seed, 1, true, &Default::default());
@@ -244,8 +270,28 @@ mod tests {
                 doors += 1;
                 locked += usize::from(t == Tile::DoorLocked);
             }
-            alcove_count += tips.len();
-            alcove_items += tips
+            // The alcoves behind a locked door always hold the vault's items (by the dice,
+            // between `vault` items); the others hold an item two times in three.
+            let locked_door = |tip: Pos| {
+                door_for(&layout.map, tip, c.placement.door_corridor as usize)
+                    .is_some_and(|d| map.get(d) == Tile::DoorLocked)
+            };
+            let (vaults, open): (Vec<Pos>, Vec<Pos>) = tips.iter().partition(|t| locked_door(**t));
+            for v in &vaults {
+                let n = f.items.iter().filter(|(p, _)| p == v).count();
+                let [low, high] = c.placement.vault;
+                assert!(n >= low as usize, "a vault holds {n} items");
+                let most = high as usize
+                    * c.items
+                        .iter()
+                        .map(|k| k.found[1] as usize)
+                        .max()
+                        .unwrap_or(1);
+                assert!(n <= most, "a vault holds {n} items");
+                vault_count += 1;
+            }
+            alcove_count += open.len();
+            alcove_items += open
                 .iter()
                 .filter(|t| f.items.iter().any(|(p, _)| p == *t))
                 .count();
@@ -268,6 +314,7 @@ mod tests {
             (0.55..0.78).contains(&share),
             "{alcove_items}/{alcove_count}"
         );
+        assert!(vault_count >= 10, "{vault_count} vaults on 60 floors");
         assert!(loose_counts.iter().all(|&n| n <= 2));
         for n in 0..=2 {
             assert!(loose_counts.contains(&n), "{n} loose items happens");

@@ -134,13 +134,19 @@ pub fn chip_bonus(tweaks: u32, rng: &mut GameRng) -> Bonus {
 
 /// Picks an item kind by the content's weights.
 pub fn random_kind(c: &Content, rng: &mut GameRng) -> usize {
-    let total: u32 = c.items.iter().map(|k| k.weight).sum();
+    weighted_kind(c, rng, |k| k.weight)
+}
+
+/// Picks an item kind by the weight `weight` gives each kind.
+pub fn weighted_kind(c: &Content, rng: &mut GameRng, weight: impl Fn(&ItemKind) -> u32) -> usize {
+    let total: u32 = c.items.iter().map(&weight).sum();
     let mut roll = rng.random_range(0..total.max(1));
     for (i, k) in c.items.iter().enumerate() {
-        if roll < k.weight {
+        let w = weight(k);
+        if roll < w {
             return i;
         }
-        roll -= k.weight;
+        roll -= w;
     }
     0
 }

@@ -24,6 +24,21 @@ pub enum Ai {
         route: Vec<Pos>,
         stuck: u8,
     },
+    /// Dazed (a Flashbang): it loses `turns` more actions, then goes back to `then`.
+    Dazed { turns: u8, then: Box<Ai> },
+    /// Hurt, running from the player last seen at `from`.
+    Flee { from: Pos },
+}
+
+/// How a kind of monster fights, from the content file (see [`Monster::behaviour`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Behaviour {
+    /// It shoots this far (0: it does not shoot).
+    pub range: i32,
+    /// It squeaks for help, heard this far (0: it does not).
+    pub calls: i32,
+    /// It is hurt enough to run.
+    pub fleeing: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -44,6 +59,17 @@ pub struct Monster {
 impl Monster {
     pub fn kind<'c>(&self, c: &'c Content) -> &'c MonsterKind {
         &c.monsters[self.kind]
+    }
+
+    /// How it fights now, for the AI: its kind's ways, and whether it is hurt enough to flee.
+    pub fn behaviour(&self, c: &Content) -> Behaviour {
+        let k = self.kind(c);
+        let max = self.stats(c).max_hp.max(1);
+        Behaviour {
+            range: k.fires.map_or(0, |f| f.range),
+            calls: k.calls,
+            fleeing: self.hp * 100 < max * k.flees_below,
+        }
     }
 
     /// Fighting numbers: the kind's, with its rolled HP and stat points, clamped.
@@ -96,6 +122,39 @@ pub fn make(
     m
 }
 
+/// The kinds of monster that live on floor `depth` (its boss alone, on a boss's floor), and
+/// how many monsters the floor is made with.
+pub fn floor_kinds(c: &Content, depth: u8) -> (Vec<usize>, u32) {
+    let here = |k: &MonsterKind| k.floors[0] <= depth && depth <= k.floors[1];
+    match c.monsters.iter().position(|k| k.boss && here(k)) {
+        Some(b) => (vec![b], 1),
+        None => (
+            (0..c.monsters.len())
+                .filter(|&i| !c.monsters[i].boss && here(&c.monsters[i]))
+                .collect(),
+            c.spawn.count + c.spawn.count_per_floor * u32::from(depth - 1),
+        ),
+    }
+}
+
+/// One of `kinds` (not empty), drawn by the content's weights.
+pub fn pick_kind(c: &Content, kinds: &[usize], rng: &mut GameRng) -> usize {
+    let total: u32 = kinds.iter().map(|&i| c.monsters[i].weight).sum();
+    let mut roll = rng.random_range(0..total.max(1));
+    *kinds
+        .iter()
+        .find(|&&i| {
+            let w = c.monsters[i].weight;
+            if roll < w {
+                true
+            } else {
+                roll -= w;
+                false
+            }
+        })
+        .unwrap_or(&kinds[0])
+}
+
 /// The monsters of a new floor. A floor some boss belongs to holds that boss alone; any other
 /// holds `count + count_per_floor * (depth - 1)` monsters drawn by weight from the kinds that
 /// appear there, at level `depth`, none within `safe_distance` steps of the up-stair.
@@ -112,36 +171,14 @@ pub fn spawn(
         .filter(|&i| map.cells()[i] == Tile::Floor && dist[i].is_some_and(|d| d >= safe))
         .map(|i| map.pos_of(i))
         .collect();
-    let here = |k: &MonsterKind| k.floors[0] <= depth && depth <= k.floors[1];
-    let boss = c.monsters.iter().position(|k| k.boss && here(k));
-    let (kinds, count): (Vec<usize>, u32) = match boss {
-        Some(b) => (vec![b], 1),
-        None => (
-            (0..c.monsters.len())
-                .filter(|&i| !c.monsters[i].boss && here(&c.monsters[i]))
-                .collect(),
-            c.spawn.count + c.spawn.count_per_floor * u32::from(depth - 1),
-        ),
-    };
+    let (kinds, count) = floor_kinds(c, depth);
     let total: u32 = kinds.iter().map(|&i| c.monsters[i].weight).sum();
     let mut out = Vec::new();
     for k in 0..count {
         if cells.is_empty() || total == 0 {
             break;
         }
-        let mut roll = rng.random_range(0..total);
-        let kind = *kinds
-            .iter()
-            .find(|&&i| {
-                let w = c.monsters[i].weight;
-                if roll < w {
-                    true
-                } else {
-                    roll -= w;
-                    false
-                }
-            })
-            .unwrap_or(&kinds[0]);
+        let kind = pick_kind(c, &kinds, rng);
         let pos = cells.swap_remove(rng.random_range(0..cells.len()));
         out.push(make(
             c,

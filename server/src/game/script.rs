@@ -155,7 +155,25 @@ impl Live {
             ActionKind::Unequip => Action::Unequip { item: item() },
             ActionKind::Drop => Action::Drop { item: item() },
             ActionKind::Rest => Action::Rest,
+            ActionKind::Throw => Action::Throw {
+                item: item(),
+                at: self.near(id, bytes.byte()),
+            },
+            ActionKind::Fire => Action::Fire {
+                at: self.near(id, bytes.byte()),
+            },
         }
+    }
+
+    /// A cell picked by a byte within 7 tiles of character `id` (of the map's corner for an id
+    /// nobody has).
+    fn near(&self, id: EntityId, b: u8) -> delve_protocol::Pos {
+        let at = self
+            .world
+            .player(id)
+            .map_or(delve_protocol::Pos::new(0, 0), |p| p.pos());
+        let (dx, dy) = (i32::from(b % 15) - 7, i32::from(b / 15 % 15) - 7);
+        delve_protocol::Pos::new(at.x + dx, at.y + dy)
     }
 
     fn depth(&self, b: u8) -> u8 {

@@ -32,7 +32,8 @@ pub struct ServerConfig {
     pub turn_timeout: Duration,
     /// Seed for every new dungeon instead of a random one (tests, reproducing a bug).
     pub seed: Option<u64>,
-    /// Open connections, all addresses together.
+    /// Open connections, all addresses together. When they are all taken, a connection that
+    /// has not finished its handshake gives its place to a newcomer (see `admission`).
     pub max_connections: usize,
     /// Open connections from one IP address.
     pub max_connections_per_ip: usize,
@@ -42,6 +43,17 @@ pub struct ServerConfig {
     pub max_characters_per_dungeon: usize,
     /// Dungeons loaded at once.
     pub max_dungeons: usize,
+    /// New dungeons one address may make in a row; it earns one back every
+    /// `new_dungeon_refill`.
+    pub new_dungeons_per_address: u32,
+    pub new_dungeon_refill: Duration,
+    /// When a dungeon is full, the characters of an address holding more than this many are
+    /// the first to give way to a newcomer (those whose players are away, the one away longest
+    /// first).
+    pub characters_per_address: usize,
+    /// When a dungeon is full, a character whose player has been away this long gives way to a
+    /// newcomer.
+    pub retire_after: Duration,
     /// Messages a connection may send per second, sustained.
     pub msgs_per_sec: u32,
     /// Messages a connection may send in a burst above the sustained rate.
@@ -51,6 +63,13 @@ pub struct ServerConfig {
     pub web: bool,
     /// Time allowed from TCP accept to a successful `hello`.
     pub handshake_timeout: Duration,
+    /// How often a joined connection is sent a WebSocket ping. One that has sent nothing (not
+    /// even the pong) for two intervals is taken for a dead link and dropped: its character's
+    /// grace period starts then.
+    pub ping_interval: Duration,
+    /// Serve `GET /metrics` on this address instead of the game port (`None`: on the game
+    /// port).
+    pub metrics_bind: Option<SocketAddr>,
     /// Frames queued for one connection before it counts as fallen behind.
     pub outbox_frames: usize,
     /// How long a disconnected character stays on its floor before it is lifted out (it never
@@ -87,10 +106,16 @@ impl Default for ServerConfig {
             max_players_per_dungeon: 8,
             max_characters_per_dungeon: 32,
             max_dungeons: 128,
+            new_dungeons_per_address: 4,
+            new_dungeon_refill: Duration::from_secs(600),
+            characters_per_address: 4,
+            retire_after: Duration::from_secs(30 * 24 * 3600),
             msgs_per_sec: 20,
             msg_burst: 40,
             web: true,
             handshake_timeout: Duration::from_secs(10),
+            ping_interval: Duration::from_secs(10),
+            metrics_bind: None,
             outbox_frames: 64,
             grace: Duration::from_secs(10),
             chat_per_sec: 1,

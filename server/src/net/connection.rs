@@ -6,6 +6,11 @@
 //! with a stable code; only a version mismatch, an oversized message, a sustained flood or a
 //! broken rule of the WebSocket protocol (closed with RFC 6455's code: 1002, or 1007 for text
 //! that is not UTF-8) closes the connection.
+//!
+//! A joined connection is pinged every `ping_interval`; one that has sent nothing at all, not
+//! even the pong, for two intervals is a dead link (Wi-Fi gone, a NAT that forgot it, a laptop
+//! lid shut) and is dropped, so its character's grace period starts within about half a minute
+//! instead of whenever the operating system gives up on the socket.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -13,33 +18,31 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use delve_protocol::{
-    ClientMsg, DecodeError, ErrorCode, MAX_PASSWORD_CHARS, PROTOCOL_VERSION, ServerMsg,
-    decode_client, encode,
+    ClientMsg, ErrorCode, MAX_PASSWORD_CHARS, PROTOCOL_VERSION, ServerMsg, decode_client,
 };
 use futures_util::{SinkExt, StreamExt};
-use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::{Instant, timeout, timeout_at};
-use tokio_tungstenite::WebSocketStream;
-use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
-use tracing::{debug, info, trace, warn};
+use tracing::{debug, info, trace};
 
 use crate::net::outbox_queue;
 
 use super::Shared;
+use super::admission::{Slot, SlotRefused};
 use super::dungeon_task::{Command, ConnId, Outgoing};
-use super::limits::{ConnectionSlot, RateLimiter, SlotRefused};
+use super::limits::RateLimiter;
+use super::ops::Cut;
 use super::registry::OpenError;
 use super::validate::{check_dungeon, check_name, strip_invisible};
+use super::wire::{
+    KEEP_OUT_BYTES, MAX_BATCH_BYTES, SEND_DEADLINE, Ws, close, close_and_drain, close_gracefully,
+    error, put_text_frame, send, violation_code, write_frames,
+};
 
-/// The socket: hyper answered the HTTP upgrade, then handed back the TCP stream, over which
-/// tungstenite speaks WebSocket.
-type Ws = WebSocketStream<TcpStream>;
-
-/// Close codes this server uses: one list, shared with clients and tests.
-pub use delve_protocol::close;
+/// What a connection that had not joined yet is told when it gives its place to a newcomer on
+/// a full server.
+const GAVE_WAY: &str = "The server is full, and this connection had not joined a dungeon yet: it gave its place to a newcomer. Try again later.";
 
 /// Dropped messages within [`FLOOD_WINDOW`] after which a connection is closed as a flood.
 const FLOOD_LIMIT: u32 = 200;
@@ -51,12 +54,12 @@ pub async fn serve(
     mut ws: Ws,
     peer: SocketAddr,
     shared: Arc<Shared>,
-    slot: Result<ConnectionSlot, SlotRefused>,
+    slot: Result<Slot, SlotRefused>,
     shutdown: watch::Receiver<bool>,
     deadline: Instant,
 ) {
     let config = &shared.config;
-    let _slot = match slot {
+    let slot = match slot {
         Ok(slot) => slot,
         Err(why) => {
             let message = match why {
@@ -84,6 +87,8 @@ pub async fn serve(
         last_rate_error: None,
         shutdown,
         out: Vec::new(),
+        slot,
+        last_heard: Instant::now(),
     };
     debug!(%peer, conn, "connection open");
     if let Some(joined) = c.handshake(deadline).await {
@@ -111,6 +116,11 @@ struct Connection {
     shutdown: watch::Receiver<bool>,
     /// The frames of one batch, encoded for the wire; kept between batches while it is small.
     out: Vec<u8>,
+    /// Its place on the server: it gives way to a newcomer on a full server until it has
+    /// joined (see `admission`).
+    slot: Slot,
+    /// When the client last sent anything (a message, a pong, ...), for telling a dead link.
+    last_heard: Instant,
 }
 
 /// The fields of a `hello`.
@@ -146,8 +156,17 @@ impl Connection {
                     self.shutting_down().await;
                     return None;
                 }
+                () = self.slot.evicted() => {
+                    debug!(peer = %self.peer, "gave way to a newcomer before joining");
+                    let _ = send(&mut self.ws, &error(ErrorCode::ServerFull, GAVE_WAY)).await;
+                    close_gracefully(&mut self.ws, close::TRY_LATER, "server full").await;
+                    return None;
+                }
             };
             let Ok(frame) = next else {
+                self.shared
+                    .ops
+                    .cut(Cut::HandshakeTimeout, Some(self.peer.ip()));
                 let _ = send(
                     &mut self.ws,
                     &error(ErrorCode::BadHandshake, "No hello arrived in time."),
@@ -206,7 +225,10 @@ impl Connection {
                 }
             };
             match self.try_join(hello).await {
-                Ok(joined) => return Some(joined),
+                Ok(joined) => {
+                    self.slot.established();
+                    return Some(joined);
+                }
                 Err(Some((code, message))) => {
                     let _ = send(&mut self.ws, &error(code, &message)).await;
                 }
@@ -222,6 +244,9 @@ impl Connection {
             "Too many wrong passwords from your address; you get a new try every {} s.",
             cfg.password_refill.as_secs().max(1)
         );
+        self.shared
+            .ops
+            .cut(Cut::PasswordShutOut, Some(self.peer.ip()));
         let _ = send(&mut self.ws, &error(ErrorCode::BadPassword, &text)).await;
         close_gracefully(&mut self.ws, close::POLICY, "too many wrong passwords").await;
         Err(None)
@@ -264,7 +289,10 @@ impl Connection {
             // Saved but not loaded: load it now.
             None => match self.shared.load_dungeon(&h.dungeon).await {
                 Ok(found) => found,
-                Err(e @ OpenError::Full) => return refuse(ErrorCode::ServerFull, e.to_string()),
+                Err(e @ OpenError::Full) => {
+                    self.shared.ops.cut(Cut::DungeonCap, Some(self.peer.ip()));
+                    return refuse(ErrorCode::ServerFull, e.to_string());
+                }
                 Err(e) => return refuse(ErrorCode::Internal, e.to_string()),
             },
         };
@@ -285,9 +313,16 @@ impl Connection {
             }
             // Checked before hashing too, so a full server spends nothing on a password.
             None if self.shared.registry.len() >= self.shared.config.max_dungeons => {
+                self.shared.ops.cut(Cut::DungeonCap, Some(self.peer.ip()));
                 return refuse(ErrorCode::ServerFull, OpenError::Full.to_string());
             }
             None => {
+                if let Err(wait) = self.shared.registry.may_create(self.peer.ip()) {
+                    self.shared
+                        .ops
+                        .cut(Cut::NewDungeonLimit, Some(self.peer.ip()));
+                    return refuse(ErrorCode::RateLimited, OpenError::TooMany(wait).to_string());
+                }
                 let hash = match &h.password {
                     Some(p) => match self.shared.hasher.hash(p.clone()).await {
                         Some(hash) => Some(hash),
@@ -300,10 +335,21 @@ impl Connection {
                     },
                     None => None,
                 };
-                match self.shared.open_dungeon(&h.dungeon, hash).await {
+                match self
+                    .shared
+                    .open_dungeon(&h.dungeon, hash, self.peer.ip())
+                    .await
+                {
                     Ok(made) => made,
                     Err(e @ OpenError::Full) => {
+                        self.shared.ops.cut(Cut::DungeonCap, Some(self.peer.ip()));
                         return refuse(ErrorCode::ServerFull, e.to_string());
+                    }
+                    Err(e @ OpenError::TooMany(_)) => {
+                        self.shared
+                            .ops
+                            .cut(Cut::NewDungeonLimit, Some(self.peer.ip()));
+                        return refuse(ErrorCode::RateLimited, e.to_string());
                     }
                     Err(e) => return refuse(ErrorCode::Internal, e.to_string()),
                 }
@@ -321,7 +367,7 @@ impl Connection {
             let ip = self.peer.ip();
             let guard = &self.shared.password_guard;
             if !guard.reserve(ip) {
-                info!(peer = %self.peer, dungeon = %handle.name, "refused: too many wrong passwords lately");
+                debug!(peer = %self.peer, dungeon = %handle.name, "refused: too many wrong passwords lately");
                 return self.shut_out().await;
             }
             if !self.shared.hasher.verify(stored, given).await {
@@ -385,8 +431,17 @@ impl Connection {
         let mut shutdown = self.shutdown.clone();
         let stopping = shutdown.changed();
         tokio::pin!(stopping);
+        let ping_every = self.shared.config.ping_interval;
+        let ping = tokio::time::sleep(ping_every);
+        tokio::pin!(ping);
         loop {
             tokio::select! {
+                () = &mut ping => {
+                    if !self.keep_alive(ping_every).await {
+                        break;
+                    }
+                    ping.as_mut().reset(Instant::now() + ping_every);
+                }
                 frame = self.ws.next() => {
                     let msg = match self.read(frame).await {
                         Incoming::Msg(m) => m,
@@ -503,8 +558,31 @@ impl Connection {
         true
     }
 
+    /// Pings the client, unless it has been silent for two pings already: then the link is
+    /// dead and `false` ends the connection (no close handshake: nobody would answer it).
+    async fn keep_alive(&mut self, ping_every: Duration) -> bool {
+        let silent = self.last_heard.elapsed();
+        if silent >= ping_every * 2 {
+            debug!(peer = %self.peer, silent_ms = silent.as_millis() as u64, "dead link: no answer to pings");
+            self.shared.ops.cut(Cut::DeadLink, Some(self.peer.ip()));
+            return false;
+        }
+        // Bounded like every write: a client that stops reading is gone too.
+        matches!(
+            timeout(
+                SEND_DEADLINE,
+                self.ws.send(Message::Ping(Default::default()))
+            )
+            .await,
+            Ok(Ok(()))
+        )
+    }
+
     /// Turns one read result into a message, answering problems on the spot.
     async fn read(&mut self, frame: Option<Result<Message, WsError>>) -> Incoming {
+        if let Some(Ok(_)) = &frame {
+            self.last_heard = Instant::now();
+        }
         let text = match frame {
             None | Some(Err(WsError::ConnectionClosed | WsError::AlreadyClosed)) => {
                 return Incoming::Stop;
@@ -569,14 +647,7 @@ impl Connection {
         match decode_client(text.as_str()) {
             Ok(m) => Incoming::Msg(m),
             Err(e) => {
-                let message = match &e {
-                    DecodeError::UnknownType(t) => format!(
-                        "Unknown message type {t:?}. Known types: {}.",
-                        ClientMsg::TYPES.join(", ")
-                    ),
-                    other => format!("{other}"),
-                };
-                let _ = send(&mut self.ws, &error(e.code(), &message)).await;
+                let _ = send(&mut self.ws, &error(e.code(), &e.sentence())).await;
                 Incoming::Skip
             }
         }
@@ -609,7 +680,8 @@ impl Connection {
 
     async fn flood_check(&mut self) -> Incoming {
         if self.dropped >= FLOOD_LIMIT {
-            warn!(peer = %self.peer, "message flood; closing");
+            debug!(peer = %self.peer, "message flood; closing");
+            self.shared.ops.cut(Cut::MessageFlood, Some(self.peer.ip()));
             close_gracefully(&mut self.ws, close::POLICY, "message flood").await;
             return Incoming::Stop;
         }
@@ -623,175 +695,5 @@ impl Connection {
         )
         .await;
         close_gracefully(&mut self.ws, close::GOING_AWAY, "server shutting down").await;
-    }
-}
-
-fn error(code: ErrorCode, message: &str) -> ServerMsg {
-    ServerMsg::Error {
-        code,
-        message: message.to_owned(),
-        reason: None,
-    }
-}
-
-/// How long one frame (or one batch of them) may take to go out before its client counts as
-/// gone.
-const SEND_DEADLINE: Duration = Duration::from_secs(5);
-
-/// A batch stops taking frames from the outbox past this many bytes (the rest go in the next).
-const MAX_BATCH_BYTES: usize = 64 * 1024;
-
-/// The batch buffer is kept between batches up to this capacity: a turn's frames (an update
-/// and a few turn statuses, about 1.3 KB) fit, a snapshot or a welcome (5–7 KB) is let go.
-const KEEP_OUT_BYTES: usize = 4096;
-
-/// Appends `payload` as one final, unmasked text frame (RFC 6455 §5.2: a server never masks).
-fn put_text_frame(buf: &mut Vec<u8>, payload: &[u8]) {
-    const FIN_TEXT: u8 = 0x80 | 0x1;
-    buf.push(FIN_TEXT);
-    let n = payload.len();
-    if n < 126 {
-        buf.push(n as u8);
-    } else if let Ok(n) = u16::try_from(n) {
-        buf.push(126);
-        buf.extend_from_slice(&n.to_be_bytes());
-    } else {
-        buf.push(127);
-        buf.extend_from_slice(&(n as u64).to_be_bytes());
-    }
-    buf.extend_from_slice(payload);
-}
-
-/// Writes already-framed bytes to the socket under tungstenite. Whatever tungstenite still
-/// holds (a pong it owes) is flushed first, so frames never interleave; tungstenite keeps
-/// reading, and writing its own frames (errors, closes), as before. Writing the batch past
-/// tungstenite also spares each connection tungstenite's write buffer, which would keep the
-/// capacity of the biggest frame ever sent (a 6 KB welcome) for the connection's whole life.
-async fn write_frames(ws: &mut Ws, frames: &[u8]) -> Result<(), WsError> {
-    use tokio::io::AsyncWriteExt;
-    ws.flush().await?;
-    let socket = ws.get_mut();
-    socket.write_all(frames).await?;
-    socket.flush().await?;
-    Ok(())
-}
-
-/// Sends one message through tungstenite: the lobby's answers and errors, not the game's frames
-/// (those go in batches, see `write_batch`).
-///
-/// This and the two closes below box their work: rustc lays out every future a connection may
-/// await inside the connection's own future, so a rare path kept inline costs every idle
-/// connection its size for as long as it lives.
-async fn send(ws: &mut Ws, msg: &ServerMsg) -> Result<(), WsError> {
-    let text = encode(msg);
-    Box::pin(async move {
-        // A client that stops reading must not hold this task forever.
-        match timeout(SEND_DEADLINE, ws.send(Message::text(text))).await {
-            Ok(r) => r,
-            Err(_) => Err(WsError::ConnectionClosed),
-        }
-    })
-    .await
-}
-
-/// The close code RFC 6455 gives a read error that is the client's fault: 1007 for a text
-/// message that is not UTF-8 (§8.1), 1002 for any other broken rule of the protocol (reserved
-/// bits, unknown opcodes, unmasked or fragmented control frames, ...). `None` for errors of the
-/// connection itself (a reset, an IO error), where there is nobody to tell.
-fn violation_code(e: &WsError) -> Option<u16> {
-    use tokio_tungstenite::tungstenite::error::ProtocolError;
-    match e {
-        WsError::Utf8(_) => Some(close::INVALID_PAYLOAD),
-        WsError::Protocol(ProtocolError::ResetWithoutClosingHandshake) => None,
-        WsError::Protocol(_) => Some(close::PROTOCOL_ERROR),
-        _ => None,
-    }
-}
-
-/// Closes with `code` after a read error, then reads and drops whatever the client still sends
-/// (up to a bound, for a short while). Closing a socket with unread data makes the kernel send
-/// a reset, and a reset can destroy the error and close frame before the client reads them
-/// (a message sent in fragments used to end in a broken pipe instead of `too_large`).
-async fn close_and_drain(ws: &mut Ws, code: u16, reason: &str) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    // Enough for any message a client library would send in one go; the time bounds it too.
-    const DRAIN_BYTES: usize = 16 << 20;
-    const DRAIN_TIME: Duration = Duration::from_secs(2);
-    let frame = CloseFrame {
-        code: CloseCode::from(code),
-        reason: reason.to_owned().into(),
-    };
-    let _ = Box::pin(timeout(DRAIN_TIME, async {
-        // After a read error the frames that follow cannot be trusted, so the rest is read as
-        // bytes below the WebSocket layer.
-        if ws.close(Some(frame)).await.is_err() {
-            return;
-        }
-        // Our side is done: the end of stream after the close frame tells the client to
-        // close its side, which ends the drain at once.
-        let socket = ws.get_mut();
-        let _ = socket.shutdown().await;
-        // On the heap: a buffer on the stack of an async fn lives in the connection's future,
-        // and would be held by every connection for its whole life, not only while draining.
-        let mut buf = vec![0u8; 4096];
-        let mut drained = 0;
-        while drained < DRAIN_BYTES {
-            match socket.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => drained += n,
-            }
-        }
-    }))
-    .await;
-}
-
-/// Sends a close frame and waits briefly for the peer's, so the close is clean on both sides.
-async fn close_gracefully(ws: &mut Ws, code: u16, reason: &str) {
-    let frame = CloseFrame {
-        code: CloseCode::from(code),
-        reason: reason.to_owned().into(),
-    };
-    let _ = Box::pin(timeout(Duration::from_secs(2), async {
-        if ws.close(Some(frame)).await.is_err() {
-            return;
-        }
-        while let Some(Ok(_)) = ws.next().await {}
-    }))
-    .await;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use tokio_tungstenite::tungstenite::protocol::frame::Frame;
-    use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
-
-    /// What tungstenite itself would put on the wire for a text message of `len` bytes.
-    fn tungstenite_frame(payload: &[u8]) -> Vec<u8> {
-        let mut out = Vec::new();
-        Frame::message(payload.to_vec(), OpCode::Data(Data::Text), true)
-            .format(&mut out)
-            .expect("a Vec takes any frame");
-        out
-    }
-
-    #[test]
-    fn text_frames_match_tungstenites_at_every_length_boundary() {
-        for len in [0, 1, 125, 126, 127, 1300, 65_535, 65_536, 300_000] {
-            let payload: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
-            let mut ours = Vec::new();
-            put_text_frame(&mut ours, &payload);
-            assert_eq!(ours, tungstenite_frame(&payload), "payload of {len} bytes");
-        }
-    }
-
-    #[test]
-    fn a_batch_is_its_frames_one_after_another() {
-        let mut batch = Vec::new();
-        put_text_frame(&mut batch, b"{\"type\":\"turn_status\"}");
-        put_text_frame(&mut batch, b"{\"type\":\"update\"}");
-        let mut expected = tungstenite_frame(b"{\"type\":\"turn_status\"}");
-        expected.extend(tungstenite_frame(b"{\"type\":\"update\"}"));
-        assert_eq!(batch, expected);
     }
 }

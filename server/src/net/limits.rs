@@ -1,10 +1,9 @@
-//! Rate limiting (governor's limiters over tokio's clock) and connection counting.
+//! Rate limiting and per-address budgets (governor's limiters over tokio's clock). The
+//! connection slots are [`admission`](super::admission)'s.
 
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use governor::Quota;
@@ -52,101 +51,50 @@ impl RateLimiter {
     }
 }
 
-/// New characters made in one dungeon, counted per address ([`subject`]): `n` in a row, one
-/// more every `refill`. Friends behind one router share it, so the default leaves room for a
-/// whole party; a script making characters by the dozen is held to a trickle.
+/// Things one address ([`subject`]) may do `n` times in a row, earning one back every
+/// `refill`: new characters in one dungeon (friends behind one router share it, so the default
+/// leaves room for a whole party; a script making characters by the dozen is held to a
+/// trickle), new dungeons on the server.
+///
+/// Whether one is left is asked first ([`AddressBudget::wait`]) and one is taken only once the
+/// thing is done ([`AddressBudget::take`]), so a refusal for another reason (a name taken, no
+/// room) spends nothing. Between the two, nobody else may take from the same budget: each
+/// dungeon's budget is only used by its own task, and the server's dungeon budget is only taken
+/// under the registry's lock.
 #[derive(Debug)]
-pub struct NewCharacterBudget {
-    inner: governor::RateLimiter<IpAddr, HashMapStateStore<IpAddr>, TokioClock>,
+pub struct AddressBudget {
+    inner: governor::RateLimiter<Probe, Budgets, TokioClock>,
 }
 
-impl NewCharacterBudget {
+impl AddressBudget {
     pub fn new(n: u32, refill: Duration) -> Self {
         let quota = Quota::with_period(refill.max(Duration::from_millis(1)))
             .unwrap_or_else(|| Quota::per_second(NonZeroU32::MIN))
             .allow_burst(at_least_one(n));
-        NewCharacterBudget {
-            inner: governor::RateLimiter::new(quota, HashMapStateStore::default(), TokioClock),
+        AddressBudget {
+            inner: governor::RateLimiter::new(quota, Budgets::default(), TokioClock),
         }
     }
 
-    /// Takes one new character from `ip`'s budget, or says how long until one is there.
-    pub fn take(&self, ip: IpAddr) -> Result<(), Duration> {
-        let ip = subject(ip);
-        if self.inner.len() > GUARD_PRUNE_AT {
-            self.inner.retain_recent();
-        }
+    /// `Ok` if `ip` has one left, or how long until it has; takes nothing.
+    pub fn wait(&self, ip: IpAddr) -> Result<(), Duration> {
+        self.prune();
         self.inner
-            .check_key(&ip)
+            .check_key(&Probe::Look(subject(ip)))
             .map_err(|later| later.wait_time_from(TokioClock.now()))
     }
-}
 
-/// Counts open connections, in all and per address. A slot is held by a [`ConnectionSlot`] and
-/// released when it drops, so no exit path can leak one.
-#[derive(Debug, Default)]
-pub struct ConnectionCounter {
-    inner: Mutex<Counts>,
-}
-
-#[derive(Debug, Default)]
-struct Counts {
-    total: usize,
-    per_ip: HashMap<IpAddr, usize>,
-}
-
-/// Why a connection was not given a slot.
-#[derive(Debug, PartialEq, Eq)]
-pub enum SlotRefused {
-    ServerFull,
-    AddressFull,
-}
-
-impl ConnectionCounter {
-    pub fn try_acquire(
-        self: &Arc<Self>,
-        ip: IpAddr,
-        max_total: usize,
-        max_per_ip: usize,
-    ) -> Result<ConnectionSlot, SlotRefused> {
-        // One IPv6 /64 is one address here too.
-        let ip = subject(ip);
-        let mut c = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        if c.total >= max_total {
-            return Err(SlotRefused::ServerFull);
-        }
-        let n = c.per_ip.entry(ip).or_insert(0);
-        if *n >= max_per_ip {
-            return Err(SlotRefused::AddressFull);
-        }
-        *n += 1;
-        c.total += 1;
-        Ok(ConnectionSlot {
-            counter: Arc::clone(self),
-            ip,
-        })
+    /// Takes one from `ip`'s budget, or says how long until one is there.
+    pub fn take(&self, ip: IpAddr) -> Result<(), Duration> {
+        self.prune();
+        self.inner
+            .check_key(&Probe::Take(subject(ip)))
+            .map_err(|later| later.wait_time_from(TokioClock.now()))
     }
 
-    pub fn total(&self) -> usize {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner()).total
-    }
-}
-
-#[derive(Debug)]
-pub struct ConnectionSlot {
-    counter: Arc<ConnectionCounter>,
-    ip: IpAddr,
-}
-
-impl Drop for ConnectionSlot {
-    fn drop(&mut self) {
-        let mut c = self.counter.inner.lock().unwrap_or_else(|e| e.into_inner());
-        c.total = c.total.saturating_sub(1);
-        if let Some(n) = c.per_ip.get_mut(&self.ip) {
-            *n -= 1;
-            if *n == 0 {
-                c.per_ip.remove(&self.ip);
-            }
+    fn prune(&self) {
+        if self.inner.len() > GUARD_PRUNE_AT {
+            self.inner.retain_recent();
         }
     }
 }
@@ -275,6 +223,16 @@ impl PasswordGuard {
     }
 }
 
+/// A wait as a player reads it: "40 s", "3 min".
+pub fn in_words(wait: Duration) -> String {
+    let secs = wait.as_secs_f64().ceil() as u64;
+    if secs < 120 {
+        format!("{} s", secs.max(1))
+    } else {
+        format!("{} min", secs.div_ceil(60))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -292,24 +250,6 @@ mod tests {
         // The bucket never holds more than the burst.
         advance(Duration::from_secs(60)).await;
         assert_eq!((0..20).filter(|_| r.allow()).count(), 5);
-    }
-
-    #[test]
-    fn slots_are_limited_and_released_on_drop() {
-        let c = Arc::new(ConnectionCounter::default());
-        let a: IpAddr = [10, 0, 0, 1].into();
-        let b: IpAddr = [10, 0, 0, 2].into();
-        let s1 = c.try_acquire(a, 3, 2).unwrap();
-        let _s2 = c.try_acquire(a, 3, 2).unwrap();
-        assert_eq!(
-            c.try_acquire(a, 3, 2).unwrap_err(),
-            SlotRefused::AddressFull
-        );
-        let _s3 = c.try_acquire(b, 3, 2).unwrap();
-        assert_eq!(c.try_acquire(b, 3, 2).unwrap_err(), SlotRefused::ServerFull);
-        drop(s1);
-        assert_eq!(c.total(), 2);
-        assert!(c.try_acquire(a, 3, 2).is_ok());
     }
 
     #[tokio::test(start_paused = true)]
@@ -382,7 +322,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn new_characters_are_counted_per_address_and_come_back_slowly() {
-        let b = NewCharacterBudget::new(3, Duration::from_secs(600));
+        let b = AddressBudget::new(3, Duration::from_secs(600));
         let a: IpAddr = "2001:db8::1".parse().unwrap();
         let same_64: IpAddr = "2001:db8::ffff:2".parse().unwrap();
         let other: IpAddr = [192, 0, 2, 1].into();
@@ -393,5 +333,17 @@ mod tests {
         advance(Duration::from_secs(601)).await;
         assert!(b.take(a).is_ok(), "one came back");
         assert!(b.take(a).is_err());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn asking_whether_one_is_left_takes_none() {
+        let b = AddressBudget::new(2, Duration::from_secs(600));
+        let a: IpAddr = [192, 0, 2, 1].into();
+        for _ in 0..10 {
+            assert!(b.wait(a).is_ok());
+        }
+        assert!(b.take(a).is_ok() && b.take(a).is_ok());
+        let wait = b.wait(a).expect_err("both taken");
+        assert!(wait > Duration::from_secs(590), "{wait:?}");
     }
 }

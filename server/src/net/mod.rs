@@ -1,21 +1,35 @@
 //! The networking shell: accept loop, one task per connection, one task per live dungeon.
+//!
+//! - `admission`: the connection slots, and who gives way when the server is full;
+//! - `web`: the front door of every TCP connection (HTTP, the page, `/metrics`, the upgrade);
+//! - `connection`: one WebSocket from its handshake to its end, pings included; `wire`: the
+//!   frames it writes;
+//! - `registry`: the loaded dungeons; `dungeon_task/`: one dungeon's task; `world`: its
+//!   journaled engine;
+//! - `limits`: rate limits and per-address budgets; `validate`: names and text;
+//!   `password`: private dungeons' hashes; `outbox_queue`: the channel to each connection;
+//! - `ops/`: what an operator sees (metrics and summary log lines); `stall_watch`: the event
+//!   loop's health; `config`: every setting.
 
+pub mod admission;
 pub mod config;
 pub mod connection;
 pub mod dungeon_task;
 pub mod limits;
+pub mod ops;
 pub mod outbox_queue;
 pub mod password;
 pub mod registry;
 pub mod stall_watch;
 pub mod validate;
 pub mod web;
+pub mod wire;
 pub mod world;
 
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
 use tokio::net::TcpListener;
@@ -24,8 +38,10 @@ use tokio::task::JoinSet;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tracing::{error, info, warn};
 
+use admission::{Admission, SlotRefused};
 pub use config::ServerConfig;
-use limits::{ConnectionCounter, PasswordGuard};
+use limits::PasswordGuard;
+use ops::{Cut, Ops};
 use registry::Registry;
 
 use crate::store::{Store, StoreOptions, Synchronous};
@@ -35,14 +51,14 @@ use crate::store::{Store, StoreOptions, Synchronous};
 pub struct Shared {
     pub config: Arc<ServerConfig>,
     pub registry: Registry,
-    pub counter: Arc<ConnectionCounter>,
+    pub admission: Arc<Admission>,
     pub next_conn: AtomicU64,
-    /// Over-limit connections being told "server full" right now.
-    pub refusing: AtomicUsize,
     pub hasher: password::Hasher,
     pub password_guard: PasswordGuard,
     /// The database, when the server has a data directory.
     pub store: Option<Store>,
+    /// Metrics and the summary lines of the log.
+    pub ops: Arc<Ops>,
 }
 
 impl Shared {
@@ -116,13 +132,14 @@ impl Shared {
         self: &Arc<Self>,
         name: &str,
         password: Option<password::PasswordHash>,
+        from: std::net::IpAddr,
     ) -> Result<(registry::DungeonHandle, bool), registry::OpenError> {
         let (shared, name) = (Arc::clone(self), name.to_owned());
         tokio::task::spawn_blocking(move || {
             let store = shared.store.as_ref();
             shared
                 .registry
-                .get_or_create(&name, &shared.config, store, password)
+                .get_or_create(&name, &shared.config, store, password, from)
         })
         .await
         .unwrap_or_else(|e| Err(registry::OpenError::Broken(format!("{e}"))))
@@ -131,6 +148,16 @@ impl Shared {
     /// The WebSocket settings of every game socket (see [`ws_config`]).
     pub fn ws_config(&self) -> WebSocketConfig {
         ws_config()
+    }
+
+    /// What `GET /metrics` answers now.
+    pub fn metrics_text(&self) -> String {
+        self.ops.metrics.render(ops::metrics::Now {
+            players_online: self.registry.online(),
+            dungeons_loaded: self.registry.len(),
+            connections: self.admission.total(),
+            handshaking: self.admission.pending(),
+        })
     }
 }
 
@@ -152,14 +179,11 @@ pub struct Server {
     addr: SocketAddr,
     shutdown: watch::Sender<bool>,
     accept: tokio::task::JoinHandle<()>,
-    /// The event loop's stall watch (see [`stall_watch`]), stopped with the server.
-    stalls: tokio::task::JoinHandle<()>,
+    /// The event loop's stall watch (see [`stall_watch`]), the summary lines of the log and the
+    /// metrics listener, if any: stopped with the server.
+    watches: Vec<tokio::task::JoinHandle<()>>,
     shared: Arc<Shared>,
 }
-
-/// Connections beyond the limit get a clear "server full" error, up to this many at a time;
-/// past that they are dropped at once, so a connection flood costs nearly nothing.
-const MAX_POLITE_REFUSALS: usize = 32;
 
 impl Server {
     /// Opens the database (with a data directory), binds `config.bind` and starts accepting
@@ -183,24 +207,30 @@ impl Server {
         };
         let listener = TcpListener::bind(config.bind).await?;
         let addr = listener.local_addr()?;
+        let metrics_listener = match config.metrics_bind {
+            Some(at) => Some(TcpListener::bind(at).await?),
+            None => None,
+        };
         let (shutdown, shutdown_rx) = watch::channel(false);
         let password_guard = PasswordGuard::new(config.password_tries, config.password_refill);
+        let ops = Arc::new(Ops::default());
         let shared = Arc::new(Shared {
+            registry: Registry::new(&config, Arc::clone(&ops)),
             config: Arc::new(config),
-            registry: Registry::default(),
-            counter: Arc::new(ConnectionCounter::default()),
+            admission: Arc::default(),
             next_conn: AtomicU64::new(1),
-            refusing: AtomicUsize::new(0),
             hasher: password::Hasher::default(),
             password_guard,
             store,
+            ops: Arc::clone(&ops),
         });
         info!(%addr, "listening");
         let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared), shutdown_rx));
         let stalls = tokio::spawn(stall_watch::watch(
             stall_watch::TICK,
             stall_watch::STALL,
-            |late| {
+            move |late| {
+                ops.metrics.loop_stalls.observe(late.as_secs_f64());
                 let late_ms = late.as_millis() as u64;
                 warn!(
                     late_ms,
@@ -208,11 +238,20 @@ impl Server {
                 );
             },
         ));
+        let mut watches = vec![stalls, tokio::spawn(Arc::clone(&shared.ops).report())];
+        if let Some(listener) = metrics_listener {
+            let at = listener.local_addr()?;
+            info!(%at, "metrics at http://{at}/metrics");
+            watches.push(tokio::spawn(web::serve_metrics(
+                listener,
+                Arc::clone(&shared),
+            )));
+        }
         Ok(Server {
             addr,
             shutdown,
             accept,
-            stalls,
+            watches,
             shared,
         })
     }
@@ -233,7 +272,17 @@ impl Server {
 
     /// Open connections right now.
     pub fn connections(&self) -> usize {
-        self.shared.counter.total()
+        self.shared.admission.total()
+    }
+
+    /// What `GET /metrics` answers now.
+    pub fn metrics(&self) -> String {
+        self.shared.metrics_text()
+    }
+
+    /// What the writer thread of the database has done so far (`None` without one).
+    pub fn store_stats(&self) -> Option<crate::store::StoreStats> {
+        self.shared.store.as_ref().map(Store::stats)
     }
 
     /// Stops accepting, tells every client the server is going away, closes their sockets and
@@ -242,7 +291,10 @@ impl Server {
     /// the server up. `Err` names what was not saved.
     pub async fn shutdown(self) -> Result<(), NotSaved> {
         info!("shutting down");
-        self.stalls.abort();
+        for w in &self.watches {
+            w.abort();
+        }
+        self.shared.ops.write_summary();
         let _ = self.shutdown.send(true);
         if tokio::time::timeout(Duration::from_secs(10), self.accept)
             .await
@@ -290,24 +342,7 @@ async fn accept_loop(
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, peer)) => {
-                    let cfg = &shared.config;
-                    let slot = shared.counter.try_acquire(peer.ip(), cfg.max_connections, cfg.max_connections_per_ip);
-                    if slot.is_err() {
-                        if shared.refusing.fetch_add(1, Ordering::Relaxed) >= MAX_POLITE_REFUSALS {
-                            shared.refusing.fetch_sub(1, Ordering::Relaxed);
-                            drop(stream);
-                            continue;
-                        }
-                        let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
-                        tasks.spawn(async move {
-                            web::serve(stream, peer, Arc::clone(&shared), slot, shutdown).await;
-                            shared.refusing.fetch_sub(1, Ordering::Relaxed);
-                        });
-                        continue;
-                    }
-                    tasks.spawn(web::serve(stream, peer, Arc::clone(&shared), slot, shutdown.clone()));
-                }
+                Ok((stream, peer)) => admit(stream, peer, &shared, &shutdown, &mut tasks),
                 Err(e) => {
                     // Usually out of file descriptors: back off instead of spinning.
                     warn!(error = %e, "accept failed");
@@ -320,4 +355,55 @@ async fn accept_loop(
     }
     drop(listener);
     while tasks.join_next().await.is_some() {}
+}
+
+/// Gives a new connection a slot (taking one from an unfinished handshake if the server is
+/// full, see [`admission`]), or explains the refusal if its address has not been told enough
+/// already, or closes it unanswered.
+fn admit(
+    stream: tokio::net::TcpStream,
+    peer: SocketAddr,
+    shared: &Arc<Shared>,
+    shutdown: &watch::Receiver<bool>,
+    tasks: &mut JoinSet<()>,
+) {
+    let cfg = &shared.config;
+    let ip = peer.ip();
+    match shared
+        .admission
+        .admit(ip, cfg.max_connections, cfg.max_connections_per_ip)
+    {
+        Ok((slot, gave_way)) => {
+            if let Some(g) = gave_way {
+                shared.ops.cut(Cut::GaveWay, Some(g.from));
+            }
+            tasks.spawn(web::serve(
+                stream,
+                peer,
+                Arc::clone(shared),
+                Ok(slot),
+                shutdown.clone(),
+            ));
+        }
+        Err(why) => match shared.admission.explain(ip) {
+            Some(explaining) => {
+                let cut = match why {
+                    SlotRefused::ServerFull => Cut::ServerFull,
+                    SlotRefused::AddressFull => Cut::AddressFull,
+                };
+                shared.ops.cut(cut, Some(ip));
+                let (shared, shutdown) = (Arc::clone(shared), shutdown.clone());
+                tasks.spawn(async move {
+                    // However the client behaves, a refusal is over within a few seconds.
+                    let refusing = web::serve(stream, peer, shared, Err(why), shutdown);
+                    let _ = tokio::time::timeout(web::REFUSAL_TIME, refusing).await;
+                    drop(explaining);
+                });
+            }
+            None => {
+                shared.ops.cut(Cut::Unanswered, Some(ip));
+                drop(stream);
+            }
+        },
+    }
 }

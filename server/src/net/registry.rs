@@ -3,8 +3,10 @@
 //! loaded from its newest snapshot and the journal after it.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use delve_protocol::DungeonInfo;
 use tokio::sync::{Semaphore, mpsc};
@@ -12,7 +14,9 @@ use tokio::task::JoinHandle;
 use tracing::{error, info, warn};
 
 use super::config::ServerConfig;
-use super::dungeon_task::{Command, DungeonStats, DungeonTask};
+use super::dungeon_task::{Command, DungeonStats, DungeonTask, Kept};
+use super::limits::{AddressBudget, in_words};
+use super::ops::Ops;
 use super::password::PasswordHash;
 use super::world::{Journal, World};
 use crate::game::Dungeon;
@@ -53,15 +57,35 @@ pub struct Registry {
     unsaved: Arc<AtomicUsize>,
     /// One idle dungeon saves and unloads at a time (see `DungeonTask::run`).
     unloads: Arc<Semaphore>,
+    /// New dungeons per address; taken under the lock of `dungeons`, once a dungeon is made.
+    creations: AddressBudget,
+    ops: Arc<Ops>,
+    /// The newest saved dungeons as the lobby lists them, read once and kept until a dungeon is
+    /// made or unloaded (`changes` moves on), so a flood of `list_dungeons` reads the database
+    /// once however many saved dungeons there are. Its lock is held while reading, so lobbies
+    /// asking at once wait for one read; the lock of `dungeons` never is.
+    saved: Mutex<Option<(u64, Vec<DungeonInfo>)>>,
+    /// Moves on whenever what `saved` holds may have changed.
+    changes: AtomicU64,
+    /// The most dungeons loaded at once (`--max-dungeons`).
+    max_dungeons: usize,
 }
 
-impl Default for Registry {
-    fn default() -> Self {
+impl Registry {
+    pub fn new(config: &ServerConfig, ops: Arc<Ops>) -> Registry {
         Registry {
             dungeons: Mutex::default(),
             tasks: Mutex::default(),
             unsaved: Arc::default(),
             unloads: Arc::new(Semaphore::new(1)),
+            creations: AddressBudget::new(
+                config.new_dungeons_per_address,
+                config.new_dungeon_refill,
+            ),
+            ops,
+            saved: Mutex::default(),
+            changes: AtomicU64::new(0),
+            max_dungeons: config.max_dungeons,
         }
     }
 }
@@ -80,6 +104,12 @@ pub enum OpenError {
     Damaged { name: String, why: String },
     #[error("Dungeon {0} could not be stored; the server's log says why.")]
     Storage(String),
+    /// The address has made as many new dungeons as it may for now.
+    #[error(
+        "Too many new dungeons from your address; the next one can be made in {}. Join an existing one meanwhile.",
+        in_words(*.0)
+    )]
+    TooMany(Duration),
 }
 
 /// Saved dungeons that are not loaded, listed in the lobby at most.
@@ -97,6 +127,7 @@ impl Registry {
         config: &Arc<ServerConfig>,
         store: Option<&Store>,
         password: Option<PasswordHash>,
+        from: IpAddr,
     ) -> Result<(DungeonHandle, bool), OpenError> {
         if let Some(h) = self.get(name) {
             return Ok((h, false));
@@ -109,9 +140,12 @@ impl Registry {
         if let Some(h) = map.get(&key).filter(|h| !h.tx.is_closed()) {
             return Ok((h.clone(), false));
         }
-        if map.len() >= config.max_dungeons {
+        if self.loaded(&mut map) >= config.max_dungeons {
             return Err(OpenError::Full);
         }
+        // The last refusal, so nothing else spends the address's budget. (A dungeon that then
+        // cannot be stored has spent it: that is the operator's trouble, and rare.)
+        self.creations.take(from).map_err(OpenError::TooMany)?;
         let seed = config.seed.unwrap_or_else(rand::random);
         let journal = match store {
             Some(store) => {
@@ -129,17 +163,21 @@ impl Registry {
                         warn!(dungeon = %name, error = %e, "cannot store a new dungeon");
                         OpenError::Storage(name.to_owned())
                     })?;
-                Some(Journal::new(
-                    store.clone(),
-                    row.id,
-                    0,
-                    config.snapshot_every,
-                    config.keep_journal,
-                ))
+                Some(
+                    Journal::new(
+                        store.clone(),
+                        row.id,
+                        0,
+                        config.snapshot_every,
+                        config.keep_journal,
+                    )
+                    .timed(self.ops.metrics.journal_write.clone()),
+                )
             }
             None => None,
         };
         info!(dungeon = %name, seed, "dungeon created");
+        self.changes.fetch_add(1, Ordering::Relaxed);
         let world = World::new(Dungeon::new(seed, Arc::clone(&config.content)), journal);
         let handle = self.spawn(name, world, HashMap::new(), config, password);
         map.insert(key, handle.clone());
@@ -165,7 +203,7 @@ impl Registry {
         if self.len() >= config.max_dungeons {
             return Err(OpenError::Full);
         }
-        let Some(saved) = read_saved(name, config, store)? else {
+        let Some(saved) = read_saved(name, config, store, &self.ops)? else {
             return Ok(None);
         };
         let key = name.to_lowercase();
@@ -173,16 +211,16 @@ impl Registry {
         if let Some(h) = map.get(&key).filter(|h| !h.tx.is_closed()) {
             return Ok(Some(h.clone()));
         }
-        if map.len() >= config.max_dungeons {
+        if self.loaded(&mut map) >= config.max_dungeons {
             return Err(OpenError::Full);
         }
         let Saved {
             name,
             world,
-            tokens,
+            kept,
             password,
         } = saved;
-        let handle = self.spawn(&name, world, tokens, config, password);
+        let handle = self.spawn(&name, world, kept, config, password);
         map.insert(key, handle.clone());
         Ok(Some(handle))
     }
@@ -191,7 +229,7 @@ impl Registry {
         &self,
         name: &str,
         world: World,
-        tokens: HashMap<u32, [u8; 32]>,
+        kept: HashMap<u32, Kept>,
         config: &Arc<ServerConfig>,
         password: Option<PasswordHash>,
     ) -> DungeonHandle {
@@ -200,10 +238,11 @@ impl Registry {
         let task = DungeonTask::new(
             name.to_owned(),
             world,
-            tokens,
+            kept,
             Arc::clone(config),
             Arc::clone(&stats),
             Arc::clone(&self.unloads),
+            Arc::clone(&self.ops),
         );
         let unsaved = Arc::clone(&self.unsaved);
         let join = tokio::spawn(async move {
@@ -244,39 +283,66 @@ impl Registry {
             .cloned()
     }
 
-    /// Every dungeon as the lobby shows it, by name: the running ones, and those saved in
-    /// `store` but not loaded (nobody online).
+    /// Every dungeon as the lobby shows it, by name: the running ones, and the newest
+    /// [`MAX_LISTED_SAVED`] of those saved in `store` but not loaded (nobody online). The saved
+    /// ones come from [`Registry::saved`]: no database read while nothing changed.
     pub fn list(&self, store: Option<&Store>) -> Vec<DungeonInfo> {
-        let map = self.dungeons.lock().unwrap_or_else(|e| e.into_inner());
-        let mut all: Vec<DungeonInfo> = map
-            .values()
-            .filter(|h| !h.tx.is_closed())
-            .map(DungeonHandle::info)
-            .collect();
-        let running = |key: &str| map.get(key).is_some_and(|h| !h.tx.is_closed());
-        match store.map(Store::list_dungeons) {
-            // The newest saved ones, so the answer stays a sensible size.
-            Some(Ok(rows)) => all.extend(
-                rows.into_iter()
-                    .rev()
-                    .filter(|r| !running(&r.key))
-                    .take(MAX_LISTED_SAVED)
-                    .map(|r| {
-                        let private = r.password_hash.is_some();
-                        DungeonInfo {
-                            name: r.name,
-                            private,
-                            online: (!private).then_some(0),
-                            deepest: (!private)
-                                .then(|| u8::try_from(r.deepest).unwrap_or(u8::MAX).max(1)),
-                        }
-                    }),
-            ),
-            Some(Err(e)) => warn!(error = %e, "cannot list the saved dungeons"),
-            None => {}
+        let (mut all, running): (Vec<DungeonInfo>, Vec<String>) = {
+            let mut map = self.dungeons.lock().unwrap_or_else(|e| e.into_inner());
+            self.loaded(&mut map);
+            let infos = map.values().map(DungeonHandle::info).collect();
+            (infos, map.keys().cloned().collect())
+        };
+        if let Some(store) = store {
+            let saved = self.saved(store);
+            all.extend(
+                saved
+                    .into_iter()
+                    .filter(|d| !running.contains(&d.name.to_lowercase()))
+                    .take(MAX_LISTED_SAVED),
+            );
         }
         all.sort_by_key(|d| d.name.to_lowercase());
         all
+    }
+
+    /// The newest saved dungeons as the lobby shows a dungeon nobody is in, newest first: enough
+    /// of them that [`MAX_LISTED_SAVED`] remain once the loaded ones are left out.
+    fn saved(&self, store: &Store) -> Vec<DungeonInfo> {
+        let mut kept = self.saved.lock().unwrap_or_else(|e| e.into_inner());
+        let now = self.changes.load(Ordering::Relaxed);
+        if let Some((seen, list)) = kept.as_ref()
+            && *seen == now
+        {
+            return list.clone();
+        }
+        let most = MAX_LISTED_SAVED + self.len_limit();
+        let list: Vec<DungeonInfo> = match store.newest_dungeons(most) {
+            Ok(rows) => rows
+                .into_iter()
+                .map(|r| {
+                    let private = r.password_hash.is_some();
+                    DungeonInfo {
+                        name: r.name,
+                        private,
+                        online: (!private).then_some(0),
+                        deepest: (!private)
+                            .then(|| u8::try_from(r.deepest).unwrap_or(u8::MAX).max(1)),
+                    }
+                })
+                .collect(),
+            Err(e) => {
+                warn!(error = %e, "cannot list the saved dungeons");
+                return Vec::new();
+            }
+        };
+        *kept = Some((now, list.clone()));
+        list
+    }
+
+    /// How many dungeons may be loaded at once (what the lobby's read must look past).
+    fn len_limit(&self) -> usize {
+        self.max_dungeons
     }
 
     /// Drops every dungeon handle, so their tasks end once their connections are gone.
@@ -287,11 +353,23 @@ impl Registry {
             .clear();
     }
 
+    /// Whether `ip` may make a new dungeon now, or how long until it may (nothing is taken).
+    pub fn may_create(&self, ip: IpAddr) -> Result<(), Duration> {
+        self.creations.wait(ip)
+    }
+
+    /// Players online in all the loaded dungeons.
+    pub fn online(&self) -> usize {
+        let map = self.dungeons.lock().unwrap_or_else(|e| e.into_inner());
+        map.values()
+            .filter(|h| !h.tx.is_closed())
+            .map(|h| h.stats.online.load(Ordering::Relaxed))
+            .sum()
+    }
+
+    /// Dungeons loaded right now (those being saved and unloaded no longer count).
     pub fn len(&self) -> usize {
-        self.dungeons
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .len()
+        self.loaded(&mut self.dungeons.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -299,11 +377,33 @@ impl Registry {
     }
 }
 
+/// Drops the entries of dungeons that were unloaded (their tasks closed their channels) and
+/// counts the rest: the cap on loaded dungeons counts those alone. (It once counted every entry
+/// ever made, so a server that had unloaded `--max-dungeons` dungeons refused every load and
+/// every new dungeon from then on, with none loaded.)
+fn loaded(map: &mut HashMap<String, DungeonHandle>) -> usize {
+    map.retain(|_, h| !h.tx.is_closed());
+    map.len()
+}
+
+impl Registry {
+    /// [`loaded`], noting for the lobby's list when a dungeon was unloaded (its deepest floor,
+    /// as saved, may be news).
+    fn loaded(&self, map: &mut HashMap<String, DungeonHandle>) -> usize {
+        let before = map.len();
+        let now = loaded(map);
+        if now != before {
+            self.changes.fetch_add(1, Ordering::Relaxed);
+        }
+        now
+    }
+}
+
 /// A saved dungeon read back, ready to run.
 struct Saved {
     name: String,
     world: World,
-    tokens: HashMap<crate::game::EntityId, [u8; 32]>,
+    kept: HashMap<crate::game::EntityId, Kept>,
     password: Option<PasswordHash>,
 }
 
@@ -313,6 +413,7 @@ fn read_saved(
     name: &str,
     config: &Arc<ServerConfig>,
     store: &Store,
+    ops: &Ops,
 ) -> Result<Option<Saved>, OpenError> {
     let broken = |why: String| {
         error!(dungeon = %name, error = %why, "cannot load dungeon");
@@ -361,12 +462,12 @@ fn read_saved(
         dungeon.replay(&input);
         seq = *s;
     }
-    let tokens = store
+    let kept = store
         .characters(row.id)
         .map_err(|e| broken(e.to_string()))?
         .into_iter()
         .filter(|c| dungeon.player(c.player_id).is_some())
-        .map(|c| (c.player_id, c.token_hash))
+        .map(|c| (c.player_id, Kept::from(c)))
         .collect();
     let password = match &row.password_hash {
         Some(stored) => Some(
@@ -382,11 +483,12 @@ fn read_saved(
         seq,
         config.snapshot_every,
         config.keep_journal,
-    );
+    )
+    .timed(ops.metrics.journal_write.clone());
     Ok(Some(Saved {
         name: row.name,
         world: World::new(dungeon, Some(journal)),
-        tokens,
+        kept,
         password,
     }))
 }

@@ -6,6 +6,9 @@
 //! Assets are served from memory with a gzip copy made at build time (sent when the browser
 //! accepts gzip), content-hashed names cached for a year as immutable, and the page itself
 //! revalidated every time (`no-cache` + ETag), so a rebuilt server is picked up on reload.
+//!
+//! `GET /metrics` answers the server's numbers for Prometheus (see [`super::ops`]), here or,
+//! with `--metrics-bind`, only on a listener of its own ([`serve_metrics`]).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -27,8 +30,9 @@ use tokio_tungstenite::tungstenite::protocol::Role;
 use tracing::debug;
 
 use super::Shared;
+use super::admission::{Slot, SlotRefused};
 use super::connection;
-use super::limits::{ConnectionSlot, SlotRefused};
+use super::ops::{Cut, metrics};
 
 /// One embedded file: its public name, ETag, bytes and gzip copy.
 #[derive(Debug)]
@@ -63,6 +67,10 @@ pub fn assets() -> Result<&'static Assets, &'static str> {
 /// under a second on a LAN; this bounds what a slow or idle client can hold.
 const HTTP_LIFETIME: Duration = Duration::from_secs(60);
 
+/// How long a refused connection is given to hear why (its request read, the refusal sent and
+/// the close done) before it is dropped.
+pub const REFUSAL_TIME: Duration = Duration::from_secs(3);
+
 /// A WebSocket upgrade the service accepted, for the connection task to take over once hyper
 /// has sent the 101.
 type UpgradeSlot = Arc<Mutex<Option<oneshot::Sender<(hyper::upgrade::OnUpgrade, bool)>>>>;
@@ -72,7 +80,7 @@ pub async fn serve(
     stream: TcpStream,
     peer: SocketAddr,
     shared: Arc<Shared>,
-    slot: Result<ConnectionSlot, SlotRefused>,
+    mut slot: Result<Slot, SlotRefused>,
     mut shutdown: watch::Receiver<bool>,
 ) {
     let _ = stream.set_nodelay(true);
@@ -80,32 +88,53 @@ pub async fn serve(
     let deadline = Instant::now() + shared.config.handshake_timeout;
     let (upgrade_tx, upgrade_rx) = oneshot::channel();
     let upgrade: UpgradeSlot = Arc::new(Mutex::new(Some(upgrade_tx)));
-    let web = shared.config.web;
     let full = slot.is_err();
     let served = Arc::new(AtomicU32::new(0));
-    let service = hyper::service::service_fn(move |req| {
-        let upgrade = Arc::clone(&upgrade);
-        let first = served.fetch_add(1, Ordering::Relaxed) == 0;
-        async move { Ok::<_, Infallible>(respond(req, &upgrade, first, web, full)) }
-    });
+    let service = {
+        let shared = Arc::clone(&shared);
+        hyper::service::service_fn(move |req| {
+            let upgrade = Arc::clone(&upgrade);
+            let first = served.fetch_add(1, Ordering::Relaxed) == 0;
+            let answer = respond(req, &upgrade, first, full, &shared);
+            async move { Ok::<_, Infallible>(answer) }
+        })
+    };
+    // A refused connection only has the time to hear why.
+    let header_time = if full {
+        REFUSAL_TIME
+    } else {
+        shared.config.handshake_timeout
+    };
     // Boxed, and so let go of once the HTTP part is over: kept inline, its state would stay in
     // the task of every game connection for good (see the boxed game connection below).
     let conn = Box::pin(
         hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
             // A client that trickles its request headers is dropped (slowloris).
-            .header_read_timeout(shared.config.handshake_timeout)
+            .header_read_timeout(header_time)
             .max_buf_size(16 * 1024)
             .serve_connection(TokioIo::new(stream), service)
             .with_upgrades(),
     );
+    let gave_way = async {
+        match &mut slot {
+            Ok(slot) => slot.evicted().await,
+            Err(_) => std::future::pending().await,
+        }
+    };
     tokio::select! {
         r = tokio::time::timeout(HTTP_LIFETIME, conn) => match r {
             Ok(Ok(())) => {}
+            Ok(Err(e)) if e.is_timeout() => {
+                debug!(%peer, "HTTP request headers too slow (slowloris?)");
+                shared.ops.cut(Cut::HandshakeTimeout, Some(peer.ip()));
+            }
             Ok(Err(e)) => debug!(%peer, error = %e, "HTTP connection failed"),
             Err(_) => debug!(%peer, "HTTP connection held too long"),
         },
         _ = shutdown.changed() => return,
+        // Closed at once: the server is full and a newcomer took this place.
+        () = gave_way => return,
     }
     // The connection ended; if it was by a WebSocket upgrade, the game takes over.
     let Ok((on_upgrade, first)) = upgrade_rx.await else {
@@ -126,6 +155,7 @@ pub async fn serve(
         }
         Err(_) => {
             debug!(%peer, "WebSocket upgrade timed out");
+            shared.ops.cut(Cut::HandshakeTimeout, Some(peer.ip()));
             return;
         }
     };
@@ -176,8 +206,8 @@ fn respond(
     mut req: Request<Incoming>,
     upgrade: &UpgradeSlot,
     first: bool,
-    web: bool,
     server_full: bool,
+    shared: &Shared,
 ) -> Response<Full<Bytes>> {
     if is_websocket(&req) {
         return accept_websocket(&mut req, upgrade, first);
@@ -191,7 +221,10 @@ fn respond(
     if req.method() != Method::GET && req.method() != Method::HEAD {
         return text(StatusCode::METHOD_NOT_ALLOWED, "Only GET is served here.\n");
     }
-    if !web {
+    if req.uri().path() == "/metrics" && shared.config.metrics_bind.is_none() {
+        return metrics_answer(shared);
+    }
+    if !shared.config.web {
         return text(
             StatusCode::NOT_FOUND,
             "This Delve server does not serve the browser client (it runs with --no-web).\n\
@@ -313,6 +346,49 @@ fn accept_websocket(
         r.headers_mut().insert(header::SEC_WEBSOCKET_ACCEPT, v);
     }
     r
+}
+
+/// The answer to `GET /metrics`.
+fn metrics_answer(shared: &Shared) -> Response<Full<Bytes>> {
+    let mut r = Response::new(Full::new(Bytes::from(shared.metrics_text())));
+    set(&mut r, header::CONTENT_TYPE, metrics::CONTENT_TYPE);
+    set(&mut r, header::CACHE_CONTROL, "no-store");
+    r
+}
+
+/// Connections the metrics listener serves at once; a scraper needs one.
+const METRICS_CONNECTIONS: usize = 16;
+
+/// Serves `GET /metrics` (and nothing else) on a listener of its own (`--metrics-bind`), for as
+/// long as the task runs. Its connections take no game slot.
+pub async fn serve_metrics(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
+    let room = Arc::new(tokio::sync::Semaphore::new(METRICS_CONNECTIONS));
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        let Ok(permit) = Arc::clone(&room).try_acquire_owned() else {
+            continue;
+        };
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |req: Request<Incoming>| {
+                let answer = if req.uri().path() == "/metrics" {
+                    metrics_answer(&shared)
+                } else {
+                    text(StatusCode::NOT_FOUND, "Only /metrics is served here.\n")
+                };
+                async move { Ok::<_, Infallible>(answer) }
+            });
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(Duration::from_secs(10))
+                .serve_connection(TokioIo::new(stream), service);
+            let _ = tokio::time::timeout(HTTP_LIFETIME, conn).await;
+            drop(permit);
+        });
+    }
 }
 
 fn text(status: StatusCode, body: &'static str) -> Response<Full<Bytes>> {

@@ -14,6 +14,7 @@
 use std::ops::Deref;
 use std::time::Duration;
 
+use prometheus_client::metrics::histogram::Histogram;
 use tracing::{error, info, warn};
 
 use crate::game::Dungeon;
@@ -35,6 +36,8 @@ pub struct Journal {
     since_snapshot: u64,
     /// The newest entry until its write is acknowledged, to write it again if it fails.
     unstored: Option<(u64, Vec<u8>)>,
+    /// Where the time from queueing an entry to its commit is counted (`GET /metrics`).
+    latency: Option<Histogram>,
 }
 
 impl Journal {
@@ -53,7 +56,14 @@ impl Journal {
             keep,
             since_snapshot: 0,
             unstored: None,
+            latency: None,
         }
+    }
+
+    /// Counts the time each entry takes to be stored in `latency`.
+    pub fn timed(mut self, latency: Histogram) -> Journal {
+        self.latency = Some(latency);
+        self
     }
 }
 
@@ -151,6 +161,7 @@ impl World {
 
     /// Waits until the newest entry is stored, writing it again after each failure.
     async fn store(&mut self, mut ack: Ack, stalls: &mut impl Stalls) {
+        let queued = tokio::time::Instant::now();
         let mut paused = false;
         let mut retry = RETRY_FIRST;
         let mut failures = 0u32;
@@ -192,6 +203,9 @@ impl World {
         }
         if let Some(j) = self.journal.as_mut() {
             j.unstored = None;
+            if let Some(latency) = &j.latency {
+                latency.observe(queued.elapsed().as_secs_f64());
+            }
             if paused {
                 info!(
                     dungeon = j.dungeon,

@@ -13,7 +13,7 @@
 
 use delve_protocol::{Bonus, Dir, Effect, Pos, Stat, Tile, TileGrid};
 
-use crate::game::content::{Content, ItemUse};
+use crate::game::content::{Content, ItemKind, ItemUse};
 use crate::game::path::nearest_route;
 use crate::game::player::Player;
 
@@ -27,6 +27,8 @@ const REST_BELOW: f64 = 0.6;
 const FLEE_BELOW: f64 = 0.45;
 /// Stat points go round these in turn.
 const POINT_ORDER: [Stat; 3] = [Stat::MaxHp, Stat::Attack, Stat::Defence];
+/// Turns the bot waits for a monster in sight to come before it goes after it.
+const PATIENCE_IN_SIGHT: u32 = 3;
 /// A Health Pack is used below this share of max HP.
 const HEAL_BELOW: f64 = 0.35;
 
@@ -35,6 +37,8 @@ pub struct Bot {
     /// Cells still to walk, next last.
     route: Vec<Pos>,
     points_spent: usize,
+    /// Turns in a row spent waiting for a monster in sight to come.
+    waited: u32,
     floor: u8,
     floor_turns: u64,
     /// The item the bot is walking to, kept until reached so two in sight cannot make it
@@ -82,12 +86,21 @@ impl Bot {
             .filter(|m| sees(m.pos()))
             .map(|m| (m.pos(), m.hp()))
             .collect();
+        // A monster in sight that shoots will not come to us: it is gone after at once.
+        let shooter =
+            (floor.monsters().values()).any(|m| sees(m.pos()) && m.kind(content).fires.is_some());
 
         let max = me.stats(content).max_hp;
         let hp = f64::from(me.hp()) / f64::from(max.max(1));
         if let Some(action) = pack_choice(me, content, hp)
             && d.check(id, action).is_ok()
         {
+            return Move::Act(action);
+        }
+        if let Some(action) = fight_from_afar(d, me, &visible, hp)
+            && d.check(id, action).is_ok()
+        {
+            self.route.clear();
             return Move::Act(action);
         }
         // Confused with nothing about: rest until the head clears rather than stagger.
@@ -138,11 +151,23 @@ impl Bot {
         if hp < REST_BELOW && visible.is_empty() {
             return Move::Act(Action::Rest);
         }
-        // A monster in sight: let it come to us (it must step into our reach first).
+        // A monster in sight: let it come to us (it must step into our reach first). One that
+        // keeps its distance (a shooter, a mouse that ran) is gone after instead.
         if !visible.is_empty() {
             self.route.clear();
+            self.waited += 1;
+            if self.waited > PATIENCE_IN_SIGHT || shooter {
+                let near = |p: Pos| visible.iter().any(|(m, _)| m.chebyshev(p) == 1);
+                if let Some(step) = nearest_route(map, me.pos(), near)
+                    .and_then(|r| r.last().copied())
+                    .and_then(|n| dir_to(me.pos(), n))
+                {
+                    return Move::Act(Action::Move { dir: step });
+                }
+            }
             return Move::Act(Action::Wait);
         }
+        self.waited = 0;
         if map.get(me.pos()) == Tile::StairsDown && self.done_here(map) {
             return Move::Act(Action::Descend);
         }
@@ -222,10 +247,89 @@ impl Bot {
     }
 }
 
-/// What to do with the pack this turn, if anything: cure poison, heal when low, wear better
-/// things.
+/// What to throw, with the monsters in sight (`visible`: where, and their HP): badly hurt with
+/// one next to us, a Pocket Teleporter away; hurt with mice coming, a Flashbang at them (too far
+/// for its flash to reach us); a Pipe Bomb into two or more close together (and not near us); a
+/// Dart at the nearest one not yet in reach. Only along a line the missile can fly.
+fn fight_from_afar(d: &Dungeon, me: &Player, visible: &[(Pos, i32)], hp: f64) -> Option<Action> {
+    let c = d.content();
+    let floor = d.floor(me.depth())?;
+    // Things are known by what they do, not by their names.
+    let find = |what: fn(&ItemKind) -> bool| {
+        (me.inventory().iter())
+            .find(|i| what(i.kind(c)))
+            .map(|i| (i.id, i.kind(c)))
+    };
+    let missile = |k: &ItemKind| k.thrown.unwrap_or_default();
+    let clear = |to: Pos| {
+        let cells = crate::game::line::line(me.pos(), to);
+        cells[1..cells.len() - 1]
+            .iter()
+            .all(|&p| floor.tile(p).is_walkable() && floor.monster_at(p).is_none())
+    };
+    let reach = |to: Pos, range: i32| {
+        crate::game::fov::within_radius(to.x - me.pos().x, to.y - me.pos().y, range)
+    };
+    let adjacent: Vec<Pos> = (visible.iter())
+        .map(|(p, _)| *p)
+        .filter(|p| p.chebyshev(me.pos()) == 1)
+        .collect();
+    if hp < HEAL_BELOW
+        && !adjacent.is_empty()
+        && let Some((item, _)) = find(|k| k.use_ == ItemUse::Teleport)
+    {
+        return Some(Action::Use { item });
+    }
+    // Hurt, with mice coming: daze them where the flash cannot reach us, and win time.
+    if hp < FLEE_BELOW
+        && adjacent.is_empty()
+        && let Some((item, kind)) = find(|k| k.thrown.is_some_and(|m| m.daze > 0))
+    {
+        let (blast, range) = (missile(kind).blast, missile(kind).range);
+        if let Some(at) = (visible.iter().map(|(p, _)| *p))
+            .filter(|&p| p.chebyshev(me.pos()) > blast && reach(p, range) && clear(p))
+            .min_by_key(|p| p.dist2(me.pos()))
+        {
+            return Some(Action::Throw { item, at });
+        }
+    }
+    if let Some((item, kind)) = find(|k| k.thrown.is_some_and(|m| m.blast > 0 && m.damage[1] > 0)) {
+        let (blast, range) = (missile(kind).blast, missile(kind).range);
+        let target = visible.iter().map(|(p, _)| *p).find(|&p| {
+            p.chebyshev(me.pos()) > blast + 1
+                && reach(p, range)
+                && clear(p)
+                && visible
+                    .iter()
+                    .filter(|(q, _)| q.chebyshev(p) <= blast)
+                    .count()
+                    >= 2
+        });
+        if let Some(at) = target {
+            return Some(Action::Throw { item, at });
+        }
+    }
+    if adjacent.is_empty()
+        && let Some((item, kind)) = find(|k| k.thrown.is_some_and(|m| m.blast == 0))
+    {
+        let range = missile(kind).range;
+        let at = (visible.iter().map(|(p, _)| *p))
+            .filter(|&p| reach(p, range) && clear(p))
+            .min_by_key(|p| p.dist2(me.pos()))?;
+        return Some(Action::Throw { item, at });
+    }
+    None
+}
+
+/// What to do with the pack this turn, if anything: clear a stunned or confused head, cure
+/// poison, heal when low, wear better things.
 fn pack_choice(me: &Player, c: &Content, hp: f64) -> Option<Action> {
     let find = |u: ItemUse| me.inventory().iter().find(|i| i.use_(c) == u).map(|i| i.id);
+    if (me.has(Effect::Stun) || me.has(Effect::Confusion))
+        && let Some(salts) = find(ItemUse::Clear)
+    {
+        return Some(Action::Use { item: salts });
+    }
     if me.has(Effect::Poison)
         && let Some(vial) = find(ItemUse::CurePoison)
     {

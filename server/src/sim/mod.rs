@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::game::rng::mix;
-use crate::game::{Action, Content, Dungeon, Event, Input};
+use crate::game::{Action, Content, Dungeon, EntityId, Event, Input};
 use bot::{Bot, Move};
 use measure::Measures;
 
@@ -54,7 +54,9 @@ pub struct Tally {
 }
 
 impl Tally {
-    fn count(&mut self, e: &Event) {
+    /// Counts event `e` of the game of character `me` (the effects it suffered, not those it
+    /// struck on monsters).
+    fn count(&mut self, e: &Event, me: EntityId) {
         use delve_protocol::Effect;
         match e {
             Event::PickedUp { .. } => self.picked_up += 1,
@@ -62,7 +64,7 @@ impl Tally {
             Event::UsedUp { .. } => self.used += 1,
             Event::DoorOpened { key: None, .. } => self.doors_opened += 1,
             Event::DoorOpened { key: Some(_), .. } => self.doors_unlocked += 1,
-            Event::EffectStarted { effect, .. } => match effect {
+            Event::EffectStarted { id, effect } if *id == me => match effect {
                 Effect::Stun => self.stunned += 1,
                 Effect::Poison => self.poisoned += 1,
                 Effect::Confusion => self.confused += 1,
@@ -145,7 +147,7 @@ pub fn play(content: Arc<Content>, seed: u64, max_turns: u64) -> GameResult {
         let report = d.step(&Input::Turn { depth, actions }).unwrap_or_default();
         turns += 1;
         for e in &report.events {
-            tally.count(e);
+            tally.count(e, id);
         }
         measures.after_turn(&d, id, turns, &report.events);
         won |= report.events.iter().any(|e| {

@@ -165,6 +165,8 @@ pub struct StoreStats {
     pub transactions: u64,
     /// Writes committed (not counting flushes or failed writes).
     pub commands: u64,
+    /// Reads done (each query of the read connection).
+    pub reads: u64,
 }
 
 /// A handle on the open database. Cheap to clone, `Send + Sync`. When the last handle is
@@ -181,6 +183,8 @@ struct Inner {
     tx: Option<mpsc::Sender<Command>>,
     writer: Option<JoinHandle<()>>,
     reader: Mutex<Connection>,
+    /// Reads done on `reader`, for tests and tools.
+    reads: std::sync::atomic::AtomicU64,
     counters: Arc<Counters>,
     /// Held while open (released when the file is closed, also if the process dies).
     _lock: Option<DirLock>,
@@ -264,6 +268,7 @@ impl Store {
                 tx: Some(tx),
                 writer: Some(writer),
                 reader: Mutex::new(reader),
+                reads: Default::default(),
                 counters,
                 _lock: lock,
             }),
@@ -280,6 +285,7 @@ impl Store {
         StoreStats {
             transactions: self.inner.counters.transactions.load(Ordering::Relaxed),
             commands: self.inner.counters.commands.load(Ordering::Relaxed),
+            reads: self.inner.reads.load(Ordering::Relaxed),
         }
     }
 
@@ -322,19 +328,32 @@ impl Store {
         }
     }
 
-    /// Adds a character, or replaces its name and token hash.
+    /// Adds a character, or replaces its name, token hash and origin (the address it was made
+    /// from); either way its player is seen now.
     pub fn put_character(
         &self,
         dungeon: DungeonId,
         player_id: u32,
         name: String,
         token_hash: [u8; 32],
+        origin: Option<String>,
     ) -> Ack {
         self.write(Op::PutCharacter {
             dungeon,
             player_id,
             name,
             token_hash,
+            origin,
+            seen: now(),
+        })
+    }
+
+    /// Notes that a character's player is there now (joined, or just left).
+    pub fn touch_character(&self, dungeon: DungeonId, player_id: u32) -> Ack {
+        self.write(Op::TouchCharacter {
+            dungeon,
+            player_id,
+            seen: now(),
         })
     }
 
@@ -435,6 +454,17 @@ impl Store {
         })
     }
 
+    /// The `limit` most recently created dungeons, newest first: read through the primary key
+    /// alone, however many dungeons there are.
+    pub fn newest_dungeons(&self, limit: usize) -> Result<Vec<DungeonRow>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.read("list the newest dungeons", |conn| {
+            let mut stmt = conn.prepare(&format!("{SELECT_DUNGEON} ORDER BY id DESC LIMIT ?1"))?;
+            let rows = stmt.query_map([limit], dungeon_row)?;
+            rows.collect()
+        })
+    }
+
     /// The newest snapshot of a dungeon and every journal entry after it, in order, read in one
     /// transaction so that a concurrent compaction cannot tear them apart.
     pub fn load(&self, dungeon: DungeonId) -> Result<Saved, StoreError> {
@@ -493,14 +523,16 @@ impl Store {
             &format!("read the characters of dungeon {dungeon}"),
             |conn| {
                 let mut stmt = conn.prepare(
-                    "SELECT player_id, name, token_hash FROM characters WHERE dungeon_id = ?1
-                 ORDER BY player_id",
+                    "SELECT player_id, name, token_hash, origin, last_seen FROM characters
+                     WHERE dungeon_id = ?1 ORDER BY player_id",
                 )?;
                 let rows = stmt.query_map([dungeon], |row| {
                     Ok(CharacterRow {
                         player_id: row.get(0)?,
                         name: row.get(1)?,
                         token_hash: row.get(2)?,
+                        origin: row.get(3)?,
+                        last_seen: row.get(4)?,
                     })
                 })?;
                 rows.collect()
@@ -540,6 +572,7 @@ impl Store {
         action: &str,
         f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
+        self.inner.reads.fetch_add(1, Ordering::Relaxed);
         // A panic while holding the lock leaves no half-done state in a read connection.
         let mut conn = self
             .inner
@@ -614,7 +647,7 @@ fn get_u64(row: &Row<'_>, index: usize) -> rusqlite::Result<u64> {
 }
 
 /// Unix seconds now (0 if the clock is before 1970).
-fn now() -> i64 {
+pub fn now() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))

@@ -78,6 +78,11 @@ pub struct CharacterRow {
     /// SHA-256 of the resume token ([`token_hash`](super::token_hash)); the token itself is never
     /// stored.
     pub token_hash: [u8; 32],
+    /// The address the character was made from (an IPv6 /64 written as its network), if known
+    /// (characters stored before schema version 4 have none).
+    pub origin: Option<String>,
+    /// Unix seconds when its player was last there (joined or left), if known.
+    pub last_seen: Option<i64>,
 }
 
 /// One entry of the high-score table.

@@ -81,6 +81,13 @@ pub const MIGRATIONS: &[&str] = &[
     UPDATE dungeons SET saved_seq =
         COALESCE((SELECT MAX(seq) FROM snapshots WHERE dungeon_id = dungeons.id), 0);
     ",
+    // Version 4: where each character was made from (the address, an IPv6 /64 as one) and when
+    // its player was last there, so that a full dungeon can retire the characters away longest
+    // and those of the addresses holding the most (README, "A public dungeon stays open").
+    "
+    ALTER TABLE characters ADD COLUMN origin TEXT;
+    ALTER TABLE characters ADD COLUMN last_seen INTEGER;
+    ",
 ];
 
 /// The schema version this server writes and understands.

@@ -89,7 +89,7 @@ fn creates_the_directory_and_reopening_keeps_every_kind_of_row() {
             .unwrap();
         store.append_journal(d.id, 2, vec![4]).wait().unwrap();
         store
-            .put_character(d.id, 7, "Ann".into(), token)
+            .put_character(d.id, 7, "Ann".into(), token, None)
             .wait()
             .unwrap();
         store.add_score(score("Ann", 10, 5)).wait().unwrap();
@@ -119,13 +119,21 @@ fn creates_the_directory_and_reopening_keeps_every_kind_of_row() {
             saved_seq: 1,
         }
     );
+    let rows = store.characters(d.id).unwrap();
+    assert_eq!(rows.len(), 1);
     assert_eq!(
-        store.characters(d.id).unwrap(),
-        vec![CharacterRow {
+        rows[0],
+        CharacterRow {
             player_id: 7,
             name: "Ann".into(),
             token_hash: token,
-        }]
+            origin: None,
+            last_seen: rows[0].last_seen,
+        }
+    );
+    assert!(
+        rows[0].last_seen.is_some_and(|t| t > 0),
+        "put notes when it was seen"
     );
     assert_eq!(store.top_scores(10).unwrap(), vec![score("Ann", 10, 5)]);
 }
@@ -302,7 +310,7 @@ fn a_failing_command_does_not_sink_the_rest_of_its_batch() {
     let unknown_dungeon = store.append_journal(d + 1000, 1, vec![1]);
     let duplicate = store.append_journal(d, 1, vec![99]);
     let second = store.append_journal(d, 2, vec![2]);
-    let character = store.put_character(d, 1, "Bo".into(), [7; 32]);
+    let character = store.put_character(d, 1, "Bo".into(), [7; 32], None);
     let score = store.add_score(score("Bo", 3, 1));
     std::thread::sleep(Duration::from_millis(100));
     lock.execute_batch("ROLLBACK").unwrap();
@@ -453,19 +461,25 @@ fn put_character_replaces_and_delete_removes() {
     let d = new_dungeon(&store, "d");
     let e = new_dungeon(&store, "e");
     store
-        .put_character(d, 2, "Cy".into(), token_hash("one"))
+        .put_character(d, 2, "Cy".into(), token_hash("one"), None)
         .wait()
         .unwrap();
     store
-        .put_character(d, 1, "Al".into(), token_hash("two"))
+        .put_character(d, 1, "Al".into(), token_hash("two"), None)
         .wait()
         .unwrap();
     store
-        .put_character(e, 1, "Other".into(), token_hash("x"))
+        .put_character(e, 1, "Other".into(), token_hash("x"), None)
         .wait()
         .unwrap();
     store
-        .put_character(d, 2, "Cyd".into(), token_hash("three"))
+        .put_character(
+            d,
+            2,
+            "Cyd".into(),
+            token_hash("three"),
+            Some("192.0.2.1".into()),
+        )
         .wait()
         .unwrap();
 
@@ -475,6 +489,14 @@ fn put_character_replaces_and_delete_removes() {
     assert_eq!((rows[1].player_id, rows[1].name.as_str()), (2, "Cyd"));
     assert!(token_matches("three", &rows[1].token_hash));
     assert!(!token_matches("one", &rows[1].token_hash));
+    assert_eq!(rows[1].origin.as_deref(), Some("192.0.2.1"));
+    let seen = rows[1].last_seen.expect("seen when put");
+    store.touch_character(d, 2).wait().unwrap();
+    let touched = store.characters(d).unwrap()[1].last_seen;
+    assert!(
+        touched.is_some_and(|t| t >= seen),
+        "{touched:?} after {seen}"
+    );
 
     store.delete_character(d, 1).wait().unwrap();
     store.delete_character(d, 42).wait().unwrap();

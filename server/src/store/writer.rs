@@ -52,6 +52,13 @@ pub enum Op {
         player_id: u32,
         name: String,
         token_hash: [u8; 32],
+        origin: Option<String>,
+        seen: i64,
+    },
+    TouchCharacter {
+        dungeon: DungeonId,
+        player_id: u32,
+        seen: i64,
     },
     DeleteCharacter {
         dungeon: DungeonId,
@@ -144,6 +151,7 @@ struct Writer<'c> {
     compact_snapshots: Statement<'c>,
     mark_saved: Statement<'c>,
     put_character: Statement<'c>,
+    touch_character: Statement<'c>,
     delete_character: Statement<'c>,
     set_deepest: Statement<'c>,
     insert_score: Statement<'c>,
@@ -177,10 +185,14 @@ impl<'c> Writer<'c> {
                 "UPDATE dungeons SET saved_seq = MAX(saved_seq, ?2) WHERE id = ?1",
             )?,
             put_character: prepare(
-                "INSERT INTO characters (dungeon_id, player_id, name, token_hash)
-                 VALUES (?1, ?2, ?3, ?4)
+                "INSERT INTO characters (dungeon_id, player_id, name, token_hash, origin, last_seen)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                  ON CONFLICT (dungeon_id, player_id)
-                 DO UPDATE SET name = excluded.name, token_hash = excluded.token_hash",
+                 DO UPDATE SET name = excluded.name, token_hash = excluded.token_hash,
+                    origin = excluded.origin, last_seen = excluded.last_seen",
+            )?,
+            touch_character: prepare(
+                "UPDATE characters SET last_seen = ?3 WHERE dungeon_id = ?1 AND player_id = ?2",
             )?,
             delete_character: prepare(
                 "DELETE FROM characters WHERE dungeon_id = ?1 AND player_id = ?2",
@@ -349,13 +361,32 @@ impl<'c> Writer<'c> {
                 player_id,
                 name,
                 token_hash,
+                origin,
+                seen,
             } => {
                 self.put_character
-                    .execute(params![dungeon, player_id, name, token_hash])
+                    .execute(params![dungeon, player_id, name, token_hash, origin, seen])
                     .map_err(|e| {
                         StoreError::sqlite(
                             path,
                             format!("save character {player_id} of dungeon {dungeon}"),
+                            e,
+                        )
+                    })?;
+            }
+            Op::TouchCharacter {
+                dungeon,
+                player_id,
+                seen,
+            } => {
+                self.touch_character
+                    .execute(params![dungeon, player_id, seen])
+                    .map_err(|e| {
+                        StoreError::sqlite(
+                            path,
+                            format!(
+                                "note when character {player_id} of dungeon {dungeon} was seen"
+                            ),
                             e,
                         )
                     })?;

@@ -5,9 +5,11 @@
 //! [`view_of`] or [`events_for`], and both only read cells in the character's current sight or
 //! memory.
 
+mod far;
 mod party;
 mod refusal;
 mod tell;
+mod words;
 
 use delve_protocol as proto;
 use delve_protocol::{CellSet, EntityKind, EntityView, ItemView, SelfView, View};
@@ -121,6 +123,10 @@ fn item_view(it: &Item, content: &Content) -> ItemView {
         bonus: it.bonus,
         use_: kind.use_,
         count: 1,
+        range: kind
+            .thrown
+            .or(kind.fires)
+            .map_or(0, |m| m.range.max(0) as u32),
     }
 }
 
@@ -361,11 +367,13 @@ mod tests {
                 attacker: mouse.clone(),
                 target: bob_a.clone(),
                 damage: Some(7),
+                with: None,
             },
             Event::Attacked {
                 attacker: ann_a.clone(),
                 target: mouse.clone(),
                 damage: None,
+                with: None,
             },
             Event::Died {
                 victim: mouse.clone(),

@@ -33,10 +33,20 @@ pub fn refusal(why: &ActionError) -> String {
         ActionError::MonsterInSight(name) => {
             return format!(
                 "You cannot rest with {} in sight.",
-                super::tell::with_article(name)
+                super::words::with_article(name)
             );
         }
         ActionError::Rested => "You are already fully rested.",
+        ActionError::NotThrowable(item) => {
+            return format!("The {item} is not something to throw.");
+        }
+        ActionError::NoRangedWeapon => "You wield nothing that shoots.",
+        ActionError::OwnCell => "You cannot aim at your own feet.",
+        ActionError::OutOfSight => "You cannot see there.",
+        ActionError::OutOfRange(range) => {
+            return format!("That is out of range: {range} tiles at most.");
+        }
+        ActionError::ClearHead => "Your head is already clear.",
     };
     text.to_string()
 }
@@ -91,6 +101,12 @@ mod tests {
             ActionError::StairsBlocked,
             ActionError::MonsterInSight("Micro Mouse".into()),
             ActionError::Rested,
+            ActionError::NotThrowable("Key".into()),
+            ActionError::NoRangedWeapon,
+            ActionError::OwnCell,
+            ActionError::OutOfSight,
+            ActionError::OutOfRange(6),
+            ActionError::ClearHead,
         ];
         let mut codes: Vec<_> = all.iter().map(ActionError::reason).collect();
         let joins = [

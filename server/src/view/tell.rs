@@ -10,21 +10,12 @@
 use delve_protocol as proto;
 use delve_protocol::{Effect, MessageKind, Pos, Stat};
 
+use super::words::{called, with_article};
 use crate::game::ActionError;
 use crate::game::Content;
-use crate::game::event::{Actor, RestEnd};
+use crate::game::event::RestEnd;
 use crate::game::player::Death;
 use crate::game::{Dungeon, EntityId, Event};
-
-/// "the Micro Mouse" for monsters, the name for players; capitalised to start a sentence.
-/// "a Tough Mouse", "an Owl".
-pub(crate) fn with_article(name: &str) -> String {
-    let vowel = name
-        .chars()
-        .next()
-        .is_some_and(|c| "AEIOUaeiou".contains(c));
-    format!("{} {name}", if vowel { "an" } else { "a" })
-}
 
 /// How a character died, for its record, its death screen and the score table: "killed by a
 /// Rabid Mouse on floor 6", "killed by the Mouse King on floor 10" (the boss is the one of his
@@ -42,14 +33,6 @@ pub fn cause_of_death(content: &Content, death: &Death) -> String {
         with_article(name)
     };
     format!("killed by {who} on floor {depth}")
-}
-
-fn called(a: &Actor, start: bool) -> String {
-    match (a.player, start) {
-        (true, _) => a.name.to_string(),
-        (false, true) => format!("The {}", a.name),
-        (false, false) => format!("the {}", a.name),
-    }
 }
 
 fn stat_name(s: Stat) -> &'static str {
@@ -140,13 +123,20 @@ pub fn own_lines(e: &Event, viewer: EntityId) -> Vec<(MessageKind, String)> {
         Event::EffectStarted { id, effect } if *id == viewer => {
             line(Warning, effect_words(*effect).0)
         }
-        Event::EffectEnded { id, effect, cured } if *id == viewer => {
-            if *cured {
+        Event::EffectEnded { id, effect, cured } if *id == viewer => match (cured, effect) {
+            (true, Effect::Poison) => {
                 line(Good, "You drink the antivenom. You are no longer poisoned.")
-            } else {
-                line(Good, effect_words(*effect).1)
             }
-        }
+            (true, Effect::Stun) => line(
+                Good,
+                "The smelling salts clear your head: you are no longer stunned.",
+            ),
+            (true, Effect::Confusion) => line(
+                Good,
+                "The smelling salts clear your head: you are no longer confused.",
+            ),
+            (false, _) => line(Good, effect_words(*effect).1),
+        },
         Event::RestEnded { id, why } if *id == viewer => match why {
             RestEnd::Rested => line(Good, "You are fully rested."),
             RestEnd::Monster(name) => line(
@@ -164,7 +154,7 @@ pub fn own_lines(e: &Event, viewer: EntityId) -> Vec<(MessageKind, String)> {
             Good,
             &format!("The {} is dead! You have won the game!", king.name),
         ),
-        _ => Vec::new(),
+        _ => super::far::own_line(e, viewer).into_iter().collect(),
     }
 }
 
@@ -324,6 +314,7 @@ pub fn events_for(
                 attacker,
                 target,
                 damage,
+                with,
             } => {
                 let mine = attacker.id == viewer || target.id == viewer;
                 let seen = sees(attacker.pos) && sees(target.pos);
@@ -335,6 +326,13 @@ pub fn events_for(
                     target: target.id,
                     damage: *damage,
                 });
+                hurt |= target.id == viewer && damage.is_some();
+                if let Some(with) = with {
+                    let (kind, text) =
+                        super::far::attacked_with(viewer, attacker, target, *damage, with);
+                    say(&mut out, kind, text);
+                    continue;
+                }
                 let (kind, text) = match (attacker.id == viewer, target.id == viewer, damage) {
                     (true, _, Some(d)) => (
                         MessageKind::Normal,
@@ -465,7 +463,14 @@ pub fn events_for(
             | Event::LeftBehind { .. }
             | Event::Chose { .. }
             | Event::RestEnded { .. }
+            | Event::Revealed { .. }
+            | Event::Spawned { .. }
             | Event::Planned { .. } => {}
+            Event::Flew { .. }
+            | Event::Exploded { .. }
+            | Event::Dazed { .. }
+            | Event::Called { .. }
+            | Event::Teleported { .. } => super::far::tell(dungeon, viewer, e, &sees, &mut out),
         }
     }
     if hurt && me.alive() {
@@ -647,6 +652,7 @@ mod tests {
             attacker: actor(mouse, "Tough Mouse", p.step(Dir::E), false),
             target: actor(ann, "Ann", p, true),
             damage: Some(3),
+            with: None,
         }];
         assert_eq!(
             messages(&events_for(&d, ann, 1, &hit)),

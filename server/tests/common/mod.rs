@@ -54,6 +54,9 @@ impl Proc {
                 "100000",
                 "--burst",
                 "100000",
+                // Every test connects from 127.0.0.1: the budget has its own test.
+                "--new-dungeons-per-address",
+                "1000",
             ])
             .args(extra)
             .env("RUST_LOG", "info")
@@ -78,8 +81,10 @@ impl Proc {
         p
     }
 
-    /// Waits for a log line containing `what`, and returns it.
+    /// Waits for a log line containing `what`, and returns it. Gives up after a minute of other
+    /// lines, or `WAIT` without any.
     pub fn wait_for(&self, what: &str) -> String {
+        let give_up = std::time::Instant::now() + Duration::from_secs(60);
         loop {
             let line = self
                 .log
@@ -88,6 +93,10 @@ impl Proc {
             if line.contains(what) {
                 return line;
             }
+            assert!(
+                std::time::Instant::now() < give_up,
+                "the server logged other things for a minute, never {what:?}; the last: {line}"
+            );
         }
     }
 }
@@ -136,13 +145,44 @@ impl Client {
         name: &str,
         token: Option<String>,
     ) -> Result<Client, (delve_protocol::ErrorCode, String)> {
-        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://127.0.0.1:{port}"))
+        Client::try_join_in(port, "crypt", name, token).await
+    }
+
+    /// Joins `dungeon`, or returns the error the server answered the hello with.
+    pub async fn try_join_in(
+        port: u16,
+        dungeon: &str,
+        name: &str,
+        token: Option<String>,
+    ) -> Result<Client, (delve_protocol::ErrorCode, String)> {
+        Client::try_join_from(port, [127, 0, 0, 1].into(), dungeon, name, token).await
+    }
+
+    /// Joins `dungeon` from the local address `from` (any of 127.0.0.0/8), or returns the
+    /// error the server answered the hello with.
+    pub async fn try_join_from(
+        port: u16,
+        from: std::net::IpAddr,
+        dungeon: &str,
+        name: &str,
+        token: Option<String>,
+    ) -> Result<Client, (delve_protocol::ErrorCode, String)> {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(std::net::SocketAddr::new(from, 0)).unwrap();
+        let stream = socket
+            .connect(([127, 0, 0, 1], port).into())
             .await
             .expect("connects");
+        let (mut ws, _) = tokio_tungstenite::client_async(
+            format!("ws://127.0.0.1:{port}"),
+            MaybeTlsStream::Plain(stream),
+        )
+        .await
+        .expect("upgrades");
         let hello = ClientMsg::Hello {
             version: delve_protocol::PROTOCOL_VERSION,
             name: name.into(),
-            dungeon: "crypt".into(),
+            dungeon: dungeon.into(),
             token,
             password: None,
             watch: None,

@@ -20,20 +20,21 @@
 //! on a shared machine one pair of runs can land either side of a target. See
 //! docs/BENCHMARKS.md.
 
-/// The same allocator as `delve-server`, so the echo baseline (this binary, see `echo-server`)
-/// is not slower than the server for its allocator alone.
+/// mimalloc, the allocator `delve-server` used until issue 27, so the echo baseline (this
+/// binary, see `echo-server`) stays the one the CPU targets were set against: the server now
+/// uses the system's allocator, a little slower, and is measured against this faster baseline.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::io::BufRead;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
 use delve_server::net::stall_watch;
+use delve_tests::load::args::{Args, USAGE, Variant, parse};
 use delve_tests::load::bot::{self, EchoPlayer, GamePlayer, Report, Window};
 use delve_tests::load::procfs;
 use delve_tests::load::schedule::{Schedule, group_offset};
@@ -42,75 +43,6 @@ use futures_util::{SinkExt, StreamExt};
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
-
-const USAGE: &str = "\
-usage: delve-load [--clients N[,N...]] [--per-dungeon K] [--rate R] [--seconds S] [--warmup W]
-                  [--idle N] [--repeat K] [--pin] [--server-bin PATH] [--seed S]
-Defaults: --clients 1000 --per-dungeon 4 --rate 5 --seconds 20 --warmup 3 --idle 1000
---repeat 1.
-Raise the file-descriptor limit first for thousands of clients (ulimit -n 20000).";
-
-struct Args {
-    clients: Vec<usize>,
-    per_dungeon: usize,
-    rate: f64,
-    seconds: f64,
-    warmup: f64,
-    idle: usize,
-    repeat: usize,
-    pin: bool,
-    server_bin: Option<PathBuf>,
-    seed: u64,
-}
-
-fn parse(args: &[String]) -> anyhow::Result<Args> {
-    let mut a = Args {
-        clients: vec![1000],
-        per_dungeon: 4,
-        rate: 5.0,
-        seconds: 20.0,
-        warmup: 3.0,
-        idle: 1000,
-        repeat: 1,
-        pin: false,
-        server_bin: None,
-        seed: 1,
-    };
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        if flag == "--pin" {
-            a.pin = true;
-            continue;
-        }
-        let val = it
-            .next()
-            .with_context(|| format!("{flag} needs a value\n{USAGE}"))?;
-        let bad = || format!("bad value {val:?} for {flag}\n{USAGE}");
-        match flag.as_str() {
-            "--clients" => {
-                a.clients = val
-                    .split(',')
-                    .map(str::parse)
-                    .collect::<Result<_, _>>()
-                    .with_context(bad)?
-            }
-            "--per-dungeon" => a.per_dungeon = val.parse::<usize>().with_context(bad)?.max(1),
-            "--rate" => a.rate = val.parse().with_context(bad)?,
-            "--seconds" => a.seconds = val.parse().with_context(bad)?,
-            "--warmup" => a.warmup = val.parse().with_context(bad)?,
-            "--idle" => a.idle = val.parse().with_context(bad)?,
-            "--repeat" => a.repeat = val.parse::<usize>().with_context(bad)?.max(1),
-            "--server-bin" => a.server_bin = Some(val.into()),
-            "--seed" => a.seed = val.parse().with_context(bad)?,
-            _ => bail!("unknown flag {flag}\n{USAGE}"),
-        }
-    }
-    let positive = |v: f64| v.is_finite() && v > 0.0;
-    if !positive(a.rate) || !positive(a.seconds) || !a.warmup.is_finite() || a.warmup < 0.0 {
-        bail!("--rate and --seconds must be positive\n{USAGE}");
-    }
-    Ok(a)
-}
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -156,7 +88,9 @@ fn main() -> anyhow::Result<()> {
 
 /// A server under test: its process and address.
 struct Target {
-    name: &'static str,
+    name: String,
+    /// A Delve server (its bots play), not the echo.
+    game: bool,
     child: Child,
     url: String,
     /// How late (ms) each stall its stall watch logged was, in order, so far.
@@ -230,9 +164,10 @@ fn stall_ms(line: &str) -> Option<u64> {
 
 /// Starts `program args` (on CPU 1 with `pin`) and waits until it accepts connections on `port`.
 async fn start(
-    name: &'static str,
+    name: &str,
     program: &std::path::Path,
     args: &[String],
+    env: &[(String, String)],
     port: u16,
     pin: bool,
 ) -> anyhow::Result<Target> {
@@ -246,6 +181,7 @@ async fn start(
     // taskset execs the program, so the child's pid is the server's.
     let mut child = cmd
         .args(args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -257,7 +193,8 @@ async fn start(
         read_log(log, Arc::clone(&stalls));
     }
     let target = Target {
-        name,
+        name: name.to_owned(),
+        game: name != "echo",
         child,
         url: format!("ws://127.0.0.1:{port}"),
         stalls,
@@ -353,7 +290,9 @@ async fn load(
     ticks: u64,
 ) -> anyhow::Result<Run> {
     // Each round in dungeons of its own: the last round's characters are still in theirs.
-    let game = (target.name == "server").then(|| (format!("load{clients}r{round}"), a.seed));
+    let game = target
+        .game
+        .then(|| (format!("load{clients}r{round}"), a.seed));
     let bots = connect_bots(
         &target.url,
         clients,
@@ -452,7 +391,7 @@ async fn loop_lateness(w: Window) -> Vec<Duration> {
 /// server, also the growth once connected but before the hello (the network layer's share),
 /// as the second number.
 async fn idle_memory(target: &Target, a: &Args, n: usize) -> anyhow::Result<(f64, f64)> {
-    let game = target.name == "server";
+    let game = target.game;
     let dungeons = n.div_ceil(a.per_dungeon);
     let _warm = if game {
         connect_bots(&target.url, dungeons, 1, Some(("idle", a.seed))).await?
@@ -497,27 +436,35 @@ fn command_output(program: &str, args: &[&str]) -> String {
 async fn run(a: Args) -> anyhow::Result<()> {
     let ticks = procfs::ticks_per_sec();
     let exe = std::env::current_exe()?;
-    let server_bin = match &a.server_bin {
-        Some(p) => p.clone(),
-        None => exe.with_file_name("delve-server"),
+    let variants = if a.variants.is_empty() {
+        vec![Variant {
+            name: "server".into(),
+            path: a
+                .server_bin
+                .clone()
+                .unwrap_or_else(|| exe.with_file_name("delve-server")),
+            env: Vec::new(),
+        }]
+    } else {
+        a.variants.clone()
     };
-    let most = a.clients.iter().copied().max().unwrap_or(0).max(a.idle);
+    let most = (a.clients.iter().copied().max().unwrap_or(0))
+        .max(a.idle)
+        .max(a.dungeon_memory.iter().max().copied().unwrap_or(0) * a.dungeons);
     let limit = (2 * most + 1000).to_string();
-    let echo_port = free_port()?;
-    let server_port = free_port()?;
-    let echo_args = vec!["echo-server".to_owned(), format!("127.0.0.1:{echo_port}")];
-    #[rustfmt::skip]
-    let server_args: Vec<String> = [
-        "--memory-only", "--no-web", "--bind", &format!("127.0.0.1:{server_port}"),
-        "--turn-timeout", "0", "--seed", &a.seed.to_string(),
-        "--max-connections", &limit, "--max-connections-per-ip", &limit,
-        "--max-dungeons", &limit, "--max-players", &(a.per_dungeon + 1).to_string(),
-        "--max-characters", "1000", "--new-characters-per-address", "1000000",
-        "--rate", "1000", "--burst", "1000",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let server_args = |port: u16, per_dungeon: usize| -> Vec<String> {
+        #[rustfmt::skip]
+        let args = [
+            "--memory-only", "--no-web", "--bind", &format!("127.0.0.1:{port}"),
+            "--turn-timeout", "0", "--seed", &a.seed.to_string(),
+            "--max-connections", &limit, "--max-connections-per-ip", &limit,
+            "--max-dungeons", &limit, "--max-players", &(per_dungeon + 1).to_string(),
+            "--max-characters", "1000", "--new-characters-per-address", "1000000",
+            "--new-dungeons-per-address", "1000000",
+            "--rate", "1000", "--burst", "1000",
+        ];
+        args.iter().map(|s| s.to_string()).collect()
+    };
     println!(
         "delve-load {} | {} | load average {} | pinned: {}",
         std::env::args().skip(1).collect::<Vec<_>>().join(" "),
@@ -529,22 +476,60 @@ async fn run(a: Args) -> anyhow::Result<()> {
             "no"
         },
     );
-    let echo = start("echo", &exe, &echo_args, echo_port, a.pin).await?;
-    let server = start("server", &server_bin, &server_args, server_port, a.pin).await?;
+    let start_echo = || async {
+        let port = free_port()?;
+        let args = vec!["echo-server".to_owned(), format!("127.0.0.1:{port}")];
+        start("echo", &exe, &args, &[], port, a.pin).await
+    };
+    let start_server = |v: &Variant, per_dungeon: usize| {
+        let v = v.clone();
+        let server_args = &server_args;
+        let pin = a.pin;
+        async move {
+            let port = free_port()?;
+            start(
+                &v.name,
+                &v.path,
+                &server_args(port, per_dungeon),
+                &v.env,
+                port,
+                pin,
+            )
+            .await
+        }
+    };
+
+    if !a.dungeon_memory.is_empty() {
+        dungeon_memory(&a, &variants, start_echo, start_server).await?;
+    }
+    if a.clients.is_empty() && a.idle == 0 {
+        return Ok(());
+    }
+    let echo = start_echo().await?;
+    let mut servers = Vec::new();
+    for v in &variants {
+        servers.push(start_server(v, a.per_dungeon).await?);
+    }
 
     if a.idle > 0 {
         let (e, _) = idle_memory(&echo, &a, a.idle).await?;
-        let (s, s_connected) = idle_memory(&server, &a, a.idle).await?;
-        println!(
-            "memory per idle connection ({} connections): echo {:.1} KB, server signed in {:.1} KB = {:.2}x echo (before its hello: {:.1} KB = {:.2}x) | load average {}",
-            a.idle,
-            e / 1000.0,
-            s / 1000.0,
-            ratio(s, e),
-            s_connected / 1000.0,
-            ratio(s_connected, e),
-            procfs::load_average(),
-        );
+        for server in &servers {
+            let (s, s_connected) = idle_memory(server, &a, a.idle).await?;
+            println!(
+                "memory per idle connection ({} connections): echo {:.1} KB, {} signed in {:.1} KB = {:.2}x echo (before its hello: {:.1} KB = {:.2}x) | load average {}",
+                a.idle,
+                e / 1000.0,
+                server.name,
+                s / 1000.0,
+                ratio(s, e),
+                s_connected / 1000.0,
+                ratio(s_connected, e),
+                procfs::load_average(),
+            );
+        }
+    }
+    if a.clients.is_empty() {
+        return Ok(());
     }
 
     println!(
@@ -552,47 +537,117 @@ async fn run(a: Args) -> anyhow::Result<()> {
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &clients in &a.clients {
-        let mut cpu_ratios = Vec::new();
-        let mut p99s = Vec::new();
-        let mut knees = 0;
+        let mut cpu_ratios = vec![Vec::new(); servers.len()];
+        let mut p99s = vec![Vec::new(); servers.len()];
+        let mut knees = vec![0; servers.len()];
         for round in 0..a.repeat {
             let e = load(&echo, &a, clients, round, ticks).await?;
             print_row(clients, "echo", &e, None);
-            let s = load(&server, &a, clients, round, ticks).await?;
-            print_row(clients, "server", &s, Some(&e));
             print_slow("echo", &e);
-            print_slow("server", &s);
-            let knee = s.latency.p99 > Duration::from_millis(50) || s.errors > 0;
-            let cpu = ratio(s.cpu_per_update(), e.cpu_per_update());
-            println!(
-                "  {clients} clients: server/echo p50 {:.1}x, p99 {:.1}x, CPU per update {cpu:.2}x{}",
-                ratio(s.latency.p50.as_secs_f64(), e.latency.p50.as_secs_f64()),
-                ratio(s.latency.p99.as_secs_f64(), e.latency.p99.as_secs_f64()),
-                if knee {
-                    " | KNEE: p99 over 50 ms or errors"
-                } else {
-                    ""
-                },
-            );
-            cpu_ratios.push(cpu);
-            p99s.push(s.latency.p99);
-            knees += usize::from(knee);
+            for (k, server) in servers.iter().enumerate() {
+                let s = load(server, &a, clients, round, ticks).await?;
+                print_row(clients, &server.name, &s, Some(&e));
+                print_slow(&server.name, &s);
+                let knee = s.latency.p99 > Duration::from_millis(50) || s.errors > 0;
+                let cpu = ratio(s.cpu_per_update(), e.cpu_per_update());
+                println!(
+                    "  {clients} clients: {}/echo p50 {:.1}x, p99 {:.1}x, CPU per update {cpu:.2}x{}",
+                    server.name,
+                    ratio(s.latency.p50.as_secs_f64(), e.latency.p50.as_secs_f64()),
+                    ratio(s.latency.p99.as_secs_f64(), e.latency.p99.as_secs_f64()),
+                    if knee {
+                        " | KNEE: p99 over 50 ms or errors"
+                    } else {
+                        ""
+                    },
+                );
+                cpu_ratios[k].push(cpu);
+                p99s[k].push(s.latency.p99);
+                knees[k] += usize::from(knee);
+            }
         }
-        if a.repeat > 1 {
-            cpu_ratios.sort_by(f64::total_cmp);
-            p99s.sort();
+        for (k, server) in servers.iter().enumerate() {
+            if a.repeat < 2 {
+                break;
+            }
+            let (cpu, p99) = (&mut cpu_ratios[k], &mut p99s[k]);
+            cpu.sort_by(f64::total_cmp);
+            p99.sort();
             let mid = a.repeat / 2;
             println!(
-                "  {clients} clients over {} rounds: CPU per update {:.2}x to {:.2}x of the echo's (median {:.2}x); server p99 {} to {} (median {}); knee in {knees} of {} rounds",
+                "  {clients} clients, {} over {} rounds: CPU per update {:.2}x to {:.2}x of the echo's (median {:.2}x); p99 {} to {} (median {}); knee in {} of {} rounds",
+                server.name,
                 a.repeat,
-                cpu_ratios[0],
-                cpu_ratios[a.repeat - 1],
-                cpu_ratios[mid],
-                show(p99s[0]),
-                show(p99s[a.repeat - 1]),
-                show(p99s[mid]),
+                cpu[0],
+                cpu[a.repeat - 1],
+                cpu[mid],
+                show(p99[0]),
+                show(p99[a.repeat - 1]),
+                show(p99[mid]),
+                knees[k],
                 a.repeat,
             );
+        }
+    }
+    Ok(())
+}
+
+/// `--dungeon-memory`: for each party size, the resident memory of `--dungeons` dungeons made
+/// and played (`--turns` turns) by their players, per dungeon and per player, against the
+/// echo's per connection; each measured on a fresh process (echo and every variant in turn).
+async fn dungeon_memory<E, S, EF, SF>(
+    a: &Args,
+    variants: &[Variant],
+    start_echo: E,
+    start_server: S,
+) -> anyhow::Result<()>
+where
+    E: Fn() -> EF,
+    EF: std::future::Future<Output = anyhow::Result<Target>>,
+    S: Fn(&Variant, usize) -> SF,
+    SF: std::future::Future<Output = anyhow::Result<Target>>,
+{
+    println!(
+        "| players a dungeon | target | dungeons | memory per dungeon | per player | echo per connection | per player / echo | load avg |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for &players in &a.dungeon_memory {
+        let n = a.dungeons * players;
+        let echo = start_echo().await?;
+        settle().await;
+        let before = procfs::rss(echo.pid())? as f64;
+        let held = delve_tests::load::memory::echo_connections(&echo.url, n).await?;
+        settle().await;
+        let per_echo = (procfs::rss(echo.pid())? as f64 - before) / n as f64;
+        drop((held, echo));
+        for v in variants {
+            let server = start_server(v, players).await?;
+            settle().await;
+            let before = procfs::rss(server.pid())? as f64;
+            let held = delve_tests::load::memory::play_dungeons(
+                &server.url,
+                &format!("mem{players}"),
+                a.dungeons,
+                players,
+                a.turns,
+                a.seed,
+            )
+            .await
+            .with_context(|| format!("playing dungeons on {}", v.name))?;
+            settle().await;
+            let grown = procfs::rss(server.pid())? as f64 - before;
+            let (per_dungeon, per_player) = (grown / a.dungeons as f64, grown / n as f64);
+            println!(
+                "| {players} | {} | {} | {:.0} KB | {:.0} KB | {:.1} KB | {:.1}x | {} |",
+                v.name,
+                a.dungeons,
+                per_dungeon / 1000.0,
+                per_player / 1000.0,
+                per_echo / 1000.0,
+                ratio(per_player, per_echo),
+                procfs::load_average(),
+            );
+            drop((held, server));
         }
     }
     Ok(())

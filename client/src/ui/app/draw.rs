@@ -63,6 +63,9 @@ impl App {
                 render::draw_map(view, &cam, &self.sprites);
                 render::draw_entities(view, &cam, &self.sprites, &self.anims, now);
             }
+            if let Some(aim) = &self.aim {
+                crate::ui::aim::draw(aim, view, &cam);
+            }
             self.camera = Some(cam);
         }
         // The panel, the log and the hover box, in the interface's units.

@@ -67,6 +67,7 @@ impl App {
         let wall = Dir::ALL.map(|d| view.map.get(me.pos.step(d)) == Tile::Wall);
         let here = view.map.get(me.pos);
         let heal = pack::quick_heal(&view.inventory).map(|i| i.id);
+        let fight = crate::travel::fight_step(view);
         let party: Vec<(String, bool)> = view
             .party
             .iter()
@@ -78,9 +79,11 @@ impl App {
         if !spectating {
             self.end_hidden = false;
         }
-        // A new stat point opens the level-up dialog once.
+        // A new stat point opens the level-up dialog once (and ends a walk or a fight under
+        // way: the player looks at the dialog now).
         if me.points > self.points_seen && !spectating && matches!(self.screen, Screen::Game) {
             self.screen = Screen::LevelUp { selected: 0 };
+            self.trip = None;
         }
         self.points_seen = if spectating {
             self.points_seen
@@ -128,6 +131,11 @@ impl App {
         if matches!(self.screen, Screen::Inventory(_)) {
             self.input.reset();
             self.inventory_input(chars, spectating, click.tap, now);
+            return;
+        }
+        // And aiming a throw or a shot.
+        if self.aim.is_some() {
+            self.aim_input(now, spectating, chars);
             return;
         }
         let modal = !matches!(self.screen, Screen::Game) || spectating;
@@ -196,6 +204,12 @@ impl App {
                 }
                 (Screen::Game, Command::Wait) => self.act(ClientMsg::Act(Action::Wait), turn),
                 (Screen::Game, Command::Rest) => self.act(ClientMsg::Act(Action::Rest), turn),
+                (Screen::Game, Command::Fire) => self.start_aim(None),
+                (Screen::Game, Command::Fight) => match fight.clone() {
+                    Ok(dir) => self.act(ClientMsg::Act(Action::Move { dir }), turn),
+                    Err(why) if why.is_empty() => {}
+                    Err(why) => self.note(&why),
+                },
                 (Screen::Game, Command::QuickHeal) => match heal {
                     Some(item) => self.act(ClientMsg::Act(Action::Use { item }), turn),
                     None => self.note("You have nothing that heals."),
@@ -340,6 +354,7 @@ impl App {
             st.compare = None;
         }
         let mut send = None;
+        let mut aim = None;
         if let Some(id) = st.compare {
             if enter || chars.iter().any(|c| matches!(c, 'y' | 'Y')) {
                 send = Some(ClientMsg::Act(Action::Equip { item: id }));
@@ -404,6 +419,7 @@ impl App {
                         }
                         match pack::pack_outcome(key, item) {
                             Some(PackOutcome::Send(msg)) => send = Some(msg),
+                            Some(PackOutcome::Aim(id)) => aim = Some(id),
                             Some(PackOutcome::Compare) => {
                                 st.compare = Some(item.id);
                                 st.note = None;
@@ -420,6 +436,65 @@ impl App {
             self.screen = Screen::Game;
             self.act(msg, turn);
         }
+        if let Some(item) = aim {
+            self.screen = Screen::Game;
+            self.start_aim(Some(item));
+        }
+    }
+
+    /// Starts aiming: item `item` of the pack thrown, or (`None`) what `f` aims.
+    fn start_aim(&mut self, item: Option<u32>) {
+        let Some(view) = &self.model.view else { return };
+        let chosen = match item {
+            Some(id) => crate::aim::item_missile(view, Some(id)),
+            None => crate::aim::default_missile(view),
+        };
+        match chosen {
+            Some((missile, range)) => {
+                self.trip = None;
+                self.aim = Some(crate::aim::Aim::new(view, missile, range));
+            }
+            None => self.note("You have nothing to shoot or throw."),
+        }
+    }
+
+    /// The aiming overlay's keys and clicks: move the aim, the next target, confirm, cancel.
+    fn aim_input(&mut self, now: f64, spectating: bool, chars: &[char]) {
+        let (commands, _) = self.input.poll(now, false, false, chars);
+        let (Some(view), Some(mut aim)) = (self.model.view.clone(), self.aim.take()) else {
+            return;
+        };
+        if spectating || !matches!(self.screen, Screen::Game) {
+            return;
+        }
+        let mut send = false;
+        if self.input.named_pressed(Named::Tab) {
+            aim.next(&view);
+        }
+        for cmd in commands {
+            match cmd {
+                Command::Move(dir) => aim.shift(dir),
+                Command::Fire | Command::Confirm => send = true,
+                Command::Cancel => return,
+                _ => {}
+            }
+        }
+        if is_mouse_button_pressed(MouseButton::Left)
+            && let Some(cell) = self.cell_under_mouse()
+        {
+            aim.at = cell;
+            send = aim.problem(&view).is_none();
+        }
+        if send {
+            match aim.problem(&view) {
+                Some(why) => self.note(why),
+                None => {
+                    self.act(ClientMsg::Act(aim.action()), view.turn);
+                    return;
+                }
+            }
+        }
+        self.aim = Some(aim);
     }
 
     /// Arrow keys and the mouse wheel move selections and scroll lists.

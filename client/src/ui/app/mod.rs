@@ -150,6 +150,10 @@ struct App {
     name: String,
     /// A walk under way (a click, `>`/`<` away from stairs, `x`), one move a turn.
     trip: Option<Trip>,
+    /// A throw or a shot being aimed (`f`; `t` in the pack).
+    aim: Option<crate::aim::Aim>,
+    /// The monster explore was last refused for: said once, not at every press.
+    refused_for: Option<u32>,
     /// Where the map was drawn last frame, to find the cell under the mouse.
     camera: Option<Camera>,
     /// Where the key file is, or why it could not be read, for the help screen.
@@ -684,6 +688,8 @@ pub async fn run(mut options: Options) {
         solo: false,
         name: options.name.clone(),
         trip: None,
+        aim: None,
+        refused_for: None,
         camera: None,
         keys_note: options.keys_note.clone(),
         pointed: None,

@@ -69,6 +69,14 @@ impl App {
             }
             return;
         }
+        // A monster further off: walk to it and fight it, following it as it moves.
+        if let Some(m) =
+            (view.entities.iter()).find(|e| e.pos == cell && e.kind == EntityKind::Monster)
+        {
+            let id = m.id;
+            self.start_trip(Goal::Monster(id));
+            return;
+        }
         let tile = view.map.get(cell);
         if cell == me || tile == Tile::Unknown {
             return;
@@ -87,7 +95,10 @@ impl App {
     pub(super) fn start_trip(&mut self, goal: Goal) {
         let Some(view) = &self.model.view else { return };
         match Trip::refuse(goal, view) {
-            Some(why) => {
+            // Said once for each monster in the way, not at every press.
+            Some((monster, _)) if self.refused_for == Some(monster) => {}
+            Some((monster, why)) => {
+                self.refused_for = Some(monster);
                 let turn = view.turn;
                 self.model.push_log(MessageKind::Warning, why, turn);
                 self.log_scroll = 0;
@@ -128,7 +139,9 @@ impl App {
             return;
         }
         match step {
-            Step::Move(dir) => self.act(ClientMsg::Act(Action::Move { dir }), turn),
+            Step::Move(dir) | Step::Attack(dir) => {
+                self.act(ClientMsg::Act(Action::Move { dir }), turn)
+            }
             Step::TakeStairs { down } => {
                 self.trip = None;
                 let msg = if down {

@@ -6,8 +6,10 @@ use super::*;
 use crate::game::EntityId;
 use crate::game::event::Event;
 use crate::game::fov;
+use crate::game::monster::Ai;
 use crate::game::player::{Death, Player};
 use crate::game::stats::Stat;
+use delve_protocol::TileGrid;
 
 impl Dungeon {
     /// Applies an event the caller has no further use for, moving what it carries instead of
@@ -93,7 +95,53 @@ impl Dungeon {
                     m.hp -= d;
                 }
             }
+            Event::Flew {
+                depth,
+                id,
+                to,
+                item: Some((item, lands)),
+                ..
+            } => {
+                let Some(p) = self.players.get_mut(id) else {
+                    return;
+                };
+                let Some(k) = p.inventory.iter().position(|i| i.id == *item) else {
+                    return;
+                };
+                let it = p.inventory.remove(k);
+                if *lands {
+                    self.floor_mut(*depth).items.insert(it.id, (*to, it));
+                }
+            }
+            Event::Dazed { depth, id, turns } => {
+                if let Some(m) = self.floor_mut(*depth).monsters.get_mut(id) {
+                    m.ai = match std::mem::take(&mut m.ai) {
+                        Ai::Dazed { turns: left, then } => Ai::Dazed {
+                            turns: left.max(*turns),
+                            then,
+                        },
+                        other => Ai::Dazed {
+                            turns: *turns,
+                            then: Box::new(other),
+                        },
+                    };
+                }
+            }
+            Event::Teleported { id, to, .. } => {
+                if let Some(p) = self.players.get_mut(id) {
+                    p.pos = *to;
+                    self.update_sight(*id);
+                }
+            }
+            Event::Revealed { id, depth } => self.reveal(*id, *depth),
+            Event::Spawned { depth, monster } => {
+                let m = (**monster).clone();
+                self.floor_mut(*depth).monsters.insert(m.id, m);
+            }
             Event::Attacked { damage: None, .. }
+            | Event::Flew { .. }
+            | Event::Exploded { .. }
+            | Event::Called { .. }
             | Event::LostTurn { .. }
             | Event::Blocked { .. }
             | Event::Stumbled { .. }
@@ -313,6 +361,29 @@ impl Dungeon {
             floor.pending.remove(&id);
         }
         floor.rest_company.remove(&id);
+    }
+
+    /// Character `id` learns the map of floor `depth` (a Floor Plan): every walkable cell and
+    /// door, and the walls that bound them (not the rock behind).
+    fn reveal(&mut self, id: EntityId, depth: u8) {
+        let Some(floor) = self.floor(depth) else {
+            return;
+        };
+        let map = floor.map.clone();
+        let Some(p) = self.players.get_mut(&id) else {
+            return;
+        };
+        let (w, h) = (map.width(), map.height());
+        let memory = p.memory.get_or_insert_with(depth, || TileGrid::new(w, h));
+        for i in 0..map.cells().len() {
+            let t = map.cells()[i];
+            let at = map.pos_of(i);
+            let bounds =
+                || (delve_protocol::Dir::ALL.iter()).any(|d| map.get(at.step(*d)).is_walkable());
+            if t.is_walkable() || t.is_shut_door() || bounds() {
+                memory.set_index(i, t);
+            }
+        }
     }
 
     /// After something was put on or taken off: HP stays within the new maximum, and the

@@ -39,7 +39,7 @@ impl Dungeon {
             return Err(ActionError::NotPresent);
         }
         let floor = self.floor(p.depth).ok_or(ActionError::NotPresent)?;
-        if uses_pack(action) {
+        if uses_pack(action) && !self.clears_head(p, action) {
             if p.has(Effect::Stun) {
                 return Err(ActionError::StunnedPack);
             }
@@ -76,6 +76,7 @@ impl Dungeon {
             | Action::Equip { item: _ }
             | Action::Unequip { item: _ }
             | Action::Drop { item: _ } => self.check_pack(p, floor, action),
+            Action::Throw { .. } | Action::Fire { .. } => self.check_aim(p, floor, action),
             Action::Rest => {
                 if let Some(m) = self.monster_in_sight(p) {
                     let name = m.kind(&self.content).name.to_string();

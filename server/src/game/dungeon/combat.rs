@@ -73,6 +73,7 @@ impl Dungeon {
                 attacker: a.actor.clone(),
                 target: t.actor.clone(),
                 damage,
+                with: None,
             },
             out,
         );
@@ -142,7 +143,8 @@ impl Dungeon {
                 let share = (kill_xp(&content.xp, victim.worth, victim.level, level) / n).max(1);
                 self.gain_xp(depth, id, share, out);
             }
-        } else if victim.actor.player && !killer.actor.player {
+        } else if victim.actor.player && !killer.actor.player && killer.actor.id != victim.actor.id
+        {
             // Monsters that kill players gain their worth and level up like players do.
             let amount = kill_xp(&content.xp, victim.worth, victim.level, killer.level);
             self.gain_xp(depth, killer.actor.id, amount, out);

@@ -59,9 +59,19 @@ impl Dungeon {
                 ItemUse::CurePoison if !p.has(delve_protocol::Effect::Poison) => {
                     Err(ActionError::NotPoisoned)
                 }
-                ItemUse::Heal | ItemUse::CurePoison => Ok(()),
+                ItemUse::Clear
+                    if !p.has(delve_protocol::Effect::Stun)
+                        && !p.has(delve_protocol::Effect::Confusion) =>
+                {
+                    Err(ActionError::ClearHead)
+                }
+                ItemUse::Heal
+                | ItemUse::CurePoison
+                | ItemUse::Teleport
+                | ItemUse::Reveal
+                | ItemUse::Clear => Ok(()),
                 ItemUse::Unlock => Err(ActionError::KeyNotUsable),
-                ItemUse::None => Err(ActionError::NotUsable(name())),
+                ItemUse::Throw | ItemUse::None => Err(ActionError::NotUsable(name())),
             },
             Action::Equip { item: _ } if item.slot(c).is_none() => {
                 Err(ActionError::NotWearable(name()))
@@ -118,7 +128,32 @@ impl Dungeon {
                         out,
                     );
                 }
-                ItemUse::Unlock | ItemUse::None => {}
+                ItemUse::Teleport => {
+                    let far = it.kind(&c).distance;
+                    // A floor always has a free cell: without one the teleporter does nothing.
+                    let Some(to) = self.teleport_to(depth, id, far) else {
+                        return;
+                    };
+                    self.emit(Event::UsedUp { id, item }, out);
+                    self.emit(Event::Teleported { id, from: pos, to }, out);
+                }
+                ItemUse::Reveal => {
+                    self.emit(Event::UsedUp { id, item }, out);
+                    self.emit(Event::Revealed { id, depth }, out);
+                }
+                ItemUse::Clear => {
+                    self.emit(Event::UsedUp { id, item }, out);
+                    for effect in [
+                        delve_protocol::Effect::Stun,
+                        delve_protocol::Effect::Confusion,
+                    ] {
+                        if self.players.get(&id).is_some_and(|p| p.has(effect)) {
+                            let cured = true;
+                            self.emit(Event::EffectEnded { id, effect, cured }, out);
+                        }
+                    }
+                }
+                ItemUse::Throw | ItemUse::Unlock | ItemUse::None => {}
             },
             Action::Equip { item: _ } => {
                 let slot = it.slot(&c);
@@ -156,6 +191,34 @@ impl Dungeon {
             }
             _ => {}
         }
+    }
+
+    /// Where a Pocket Teleporter carries `id`: a free floor cell at least `far` tiles away (by
+    /// the dice), else the free cell farthest away; `None` if there is no free cell at all.
+    fn teleport_to(&mut self, depth: u8, id: EntityId, far: i32) -> Option<Pos> {
+        let here = self.players.get(&id)?.pos;
+        let floor = self.floor(depth)?;
+        let free: Vec<Pos> = (floor.open_cells.iter().copied())
+            .filter(|p| floor.tile(*p) == Tile::Floor && !self.occupied(depth, *p))
+            .collect();
+        let distant: Vec<Pos> = free
+            .iter()
+            .copied()
+            .filter(|p| p.chebyshev(here) >= far)
+            .collect();
+        if distant.is_empty() {
+            return free
+                .into_iter()
+                .max_by_key(|p| (p.chebyshev(here), std::cmp::Reverse(*p)));
+        }
+        let rng = &mut self.floor_mut(depth).rng;
+        Some(distant[rand::RngExt::random_range(rng, 0..distant.len())])
+    }
+
+    /// Whether `action` uses something that clears the head (Smelling Salts): the one pack
+    /// action a stunned or confused character can take.
+    pub(super) fn clears_head(&self, p: &Player, action: Action) -> bool {
+        matches!(action, Action::Use { item } if p.carried(item).is_some_and(|i| i.use_(&self.content) == ItemUse::Clear))
     }
 
     /// Picks up everything lying where `id` stands that the pack has room for (a free slot, or
@@ -632,3 +695,6 @@ mod tests {
         let _ = (Effect::Poison, MessageKind::Normal);
     }
 }
+
+#[cfg(test)]
+mod tools_tests;

@@ -16,6 +16,7 @@
 //! - `combat`: attacks, kills and experience;
 //! - `items`: the pack, pick-ups and doors; `effects`: status effects and the victory;
 //! - `rest`: resting, the wait that goes on by itself until something happens;
+//! - `ranged`: throwing and shooting, blasts and dazes; `wander`: monsters that arrive later;
 //! - `apply`: the only code that changes the world, one event at a time;
 //! - `invariants`: what must hold after every input (checked by the fuzzer and property tests).
 
@@ -25,9 +26,11 @@ mod combat;
 mod effects;
 mod invariants;
 mod items;
+mod ranged;
 mod rest;
 mod roster;
 mod turn;
+mod wander;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;

@@ -11,11 +11,12 @@ use rand::seq::SliceRandom;
 use super::*;
 use crate::game::EntityId;
 use crate::game::action::{Action, ActionError};
-use crate::game::ai::{Ctx, Paths, think};
+use crate::game::ai::{Ctx, Paths, Thought, think};
 use crate::game::event::Event;
 use crate::game::floor::Floor;
 use crate::game::fov;
 use crate::game::input::Outcome;
+use crate::game::monster::Ai;
 use crate::game::sight::Sight;
 
 /// The monster phase's working memory, kept from one turn to the next on each thread: arrays the
@@ -76,6 +77,7 @@ impl Dungeon {
             }
         }
         self.monsters_act(depth, &mut out);
+        self.wanderer(depth, &mut out);
         self.end_turn(depth, present, &mut out);
         self.rest_on(depth, resting, &mut out);
         let turn = self.floor(depth).map_or(0, |f| f.turn);
@@ -113,7 +115,8 @@ impl Dungeon {
         floors: &mut Vec<u8>,
     ) {
         if let Some(p) = self.players.get(&id) {
-            if p.has(Effect::Stun) {
+            // Smelling Salts act before a stun can take the turn.
+            if p.has(Effect::Stun) && !self.clears_head(p, action) {
                 let cause = Effect::Stun;
                 self.emit(Event::LostTurn { id, cause }, out);
                 return;
@@ -145,6 +148,7 @@ impl Dungeon {
         match action {
             // A rest is a wait that goes on (see `rest_on`).
             Action::Wait | Action::Rest => {}
+            Action::Throw { .. } | Action::Fire { .. } => self.shoot(depth, id, action, out),
             Action::Move { dir } => self.step_into(depth, id, from, from.step(dir), out),
             Action::PickUp => {
                 if self
@@ -200,7 +204,7 @@ impl Dungeon {
     }
 
     /// Where `id` stands on floor `depth`, player or monster.
-    fn position(&self, depth: u8, id: EntityId) -> Option<Pos> {
+    pub(super) fn position(&self, depth: u8, id: EntityId) -> Option<Pos> {
         match self.players.get(&id) {
             Some(p) => Some(p.pos),
             None => self.floor(depth)?.monsters.get(&id).map(|m| m.pos),
@@ -357,7 +361,8 @@ impl Dungeon {
                 awareness: &awareness[..players.len()],
                 occupant,
             };
-            let (action, plan) = think(m, held, sight, &ctx, paths, rng);
+            let how = m.behaviour(&content);
+            let Thought { action, plan, call } = think(m, held, how, sight, &ctx, paths, rng);
             let from = m.pos;
             let step = match action {
                 Action::Move { dir } => map.index(from.step(dir)),
@@ -368,7 +373,16 @@ impl Dungeon {
                 id: mid,
                 plan,
             });
+            if let Some(at) = call {
+                self.call_for_help(depth, mid, at, how.calls, out);
+            }
             let Some(ti) = step else {
+                if let Action::Fire { .. } = action {
+                    self.act(depth, mid, action, out, &mut Vec::new());
+                    if self.forget_the_dead(depth, &mut players, awareness, occupant) {
+                        paths.new_phase();
+                    }
+                }
                 continue;
             };
             let target = occupant[ti].filter(|t| self.players.contains_key(t));
@@ -394,24 +408,84 @@ impl Dungeon {
         }
     }
 
+    /// Monster `id` squeaked for help at `at`: every monster within `radius` of it that is not
+    /// already hunting, running or dazed comes for `at` (walls do not stop a squeak).
+    fn call_for_help(
+        &mut self,
+        depth: u8,
+        id: EntityId,
+        at: Pos,
+        radius: i32,
+        out: &mut Vec<Event>,
+    ) {
+        let Some(floor) = self.floor(depth) else {
+            return;
+        };
+        let Some(here) = floor.monsters.get(&id).map(|m| m.pos) else {
+            return;
+        };
+        let near = |p: Pos| fov::within_radius(p.x - here.x, p.y - here.y, radius);
+        let heard: Vec<EntityId> = (floor.monsters.values())
+            .filter(|m| m.id != id && near(m.pos) && matches!(m.ai, Ai::Patrol | Ai::Wander { .. }))
+            .map(|m| m.id)
+            .collect();
+        self.emit(Event::Called { depth, id, at }, out);
+        for m in heard {
+            let plan = Ai::Hunt {
+                target: at,
+                route: Vec::new(),
+                stuck: 0,
+            };
+            self.apply_owned(Event::Planned { depth, id: m, plan });
+        }
+    }
+
+    /// Takes the players a monster's action killed out of the monster phase's lists (the dead
+    /// no longer draw monsters or block the way): whether there were any.
+    fn forget_the_dead(
+        &self,
+        depth: u8,
+        players: &mut Vec<(EntityId, Pos)>,
+        awareness: &mut Vec<Sight>,
+        occupant: &mut [Option<EntityId>],
+    ) -> bool {
+        let mut any = false;
+        for k in (0..players.len()).rev() {
+            let (id, pos) = players[k];
+            if self.players.get(&id).is_some_and(|p| !p.alive) {
+                players.remove(k);
+                awareness.remove(k);
+                if let Some(i) = self.floor(depth).and_then(|f| f.map.index(pos)) {
+                    occupant[i] = None;
+                }
+                any = true;
+            }
+        }
+        any
+    }
+
     /// The end of a floor's turn: natural healing, then the clock moves. `present` are the
     /// characters who were on the floor when the turn began.
     pub(super) fn end_turn(&mut self, depth: u8, present: Vec<EntityId>, out: &mut Vec<Event>) {
-        let every = self.content.player.regen_turns;
+        let (every, percent) = (
+            self.content.player.regen_turns,
+            self.content.player.regen_percent,
+        );
         if every > 0 {
-            // Poison stops natural healing.
-            let healed: Vec<EntityId> = self
+            // Poison stops natural healing. A bigger body heals more at a time: `regen_percent`
+            // of the maximum, and never less than 1 HP.
+            let healed: Vec<(EntityId, i32)> = self
                 .living_on(depth)
-                .filter(|p| {
-                    (p.turns + 1) % u64::from(every) == 0
-                        && p.hp < p.stats(&self.content).max_hp
-                        && !p.has(Effect::Poison)
+                .filter(|p| (p.turns + 1) % u64::from(every) == 0 && !p.has(Effect::Poison))
+                .filter_map(|p| {
+                    let max = p.stats(&self.content).max_hp;
+                    let amount = (max * percent as i32 / 100).max(1).min(max - p.hp);
+                    (amount > 0).then_some((p.id, amount))
                 })
-                .map(|p| p.id)
                 .collect();
-            for id in healed {
+            for (id, amount) in healed {
                 let by = None;
-                self.emit(Event::Healed { id, amount: 1, by }, out);
+                self.emit(Event::Healed { id, amount, by }, out);
             }
         }
         self.effects_end_turn(depth, out);

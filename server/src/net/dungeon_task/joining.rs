@@ -4,15 +4,16 @@
 
 use delve_protocol::{ErrorCode, Event as ProtoEvent, encode};
 use std::net::IpAddr;
-use std::time::Duration;
 
 use crate::net::outbox_queue;
 use tokio::time::Instant;
-use tracing::{error, info};
+use tracing::{debug, error, info};
 
 use super::outbox::Everyone;
 use super::{ConnId, DungeonTask, Outgoing, Refusal};
 use crate::game::{EntityId, Input, JoinError, Outcome, Refusal as EngineRefusal};
+use crate::net::limits::in_words;
+use crate::net::ops::Cut;
 use crate::net::validate::new_token;
 use crate::view::{events_for, input_refusal};
 
@@ -21,10 +22,15 @@ impl DungeonTask {
     /// the write: the player is about to be told the token).
     pub(super) async fn remember_token(&mut self, id: EntityId, token: String) {
         let hash = self.roster.keep(id, token);
+        let origin = self
+            .whereabouts
+            .get(&id)
+            .and_then(|w| w.origin)
+            .map(|ip| ip.to_string());
         if let (Some(j), Some(p)) = (self.dungeon.journal(), self.dungeon.player(id)) {
             let ack = j
                 .store
-                .put_character(j.dungeon, id, p.name().to_owned(), hash);
+                .put_character(j.dungeon, id, p.name().to_owned(), hash, origin);
             if let Err(e) = ack.await {
                 error!(dungeon = %self.name, player = id, error = %e, "cannot store a character");
             }
@@ -91,77 +97,7 @@ impl DungeonTask {
                 (player, t, events, true, old.is_some())
             }
             None => {
-                if online >= self.config.max_players_per_dungeon {
-                    return Err((
-                        ErrorCode::DungeonFull,
-                        format!(
-                            "Dungeon {} already has {} players online.",
-                            self.name, self.config.max_players_per_dungeon
-                        ),
-                    ));
-                }
-                // Nor may a new player pass for a watcher (in chat, in the watcher list).
-                let lower = name.to_lowercase();
-                if self
-                    .sessions
-                    .values()
-                    .any(|s| s.player.is_none() && s.name.to_lowercase() == lower)
-                {
-                    return Err((
-                        ErrorCode::NameTaken,
-                        format!("Someone in dungeon {} is already called {name}.", self.name),
-                    ));
-                }
-                self.refuse_look_alike(&name)?;
-                while self.dungeon.character_count() >= self.config.max_characters_per_dungeon
-                    && self
-                        .dungeon
-                        .step(Input::EvictDead, &mut Everyone(&self.sessions))
-                        .await
-                        .is_ok()
-                {}
-                if self.dungeon.character_count() >= self.config.max_characters_per_dungeon {
-                    return Err((
-                        ErrorCode::DungeonFull,
-                        format!("Dungeon {} has no room for another character.", self.name),
-                    ));
-                }
-                // Last, so a refusal above spends nothing.
-                if let Err(wait) = self.new_characters.take(from) {
-                    info!(dungeon = %self.name, "refused: too many new characters from one address");
-                    return Err((
-                        ErrorCode::RateLimited,
-                        format!(
-                            "Too many new characters from your address in dungeon {}; \
-                             the next one can be made in {}. Resume yours with its token.",
-                            self.name,
-                            in_words(wait)
-                        ),
-                    ));
-                }
-                let done = self
-                    .dungeon
-                    .step(
-                        Input::Join { name: name.clone() },
-                        &mut Everyone(&self.sessions),
-                    )
-                    .await
-                    .map_err(|e| match &e {
-                        EngineRefusal::Join(JoinError::NameTaken(_)) => {
-                            (ErrorCode::NameTaken, input_refusal(&e))
-                        }
-                        EngineRefusal::Join(JoinError::NoRoom) => {
-                            (ErrorCode::DungeonFull, input_refusal(&e))
-                        }
-                        _ => (ErrorCode::Internal, input_refusal(&e)),
-                    })?;
-                let Some(player) = done.character else {
-                    return Err((ErrorCode::Internal, "No character was made.".into()));
-                };
-                let events = done.events;
-                let token = new_token();
-                self.remember_token(player, token.clone()).await;
-                self.unplayed.insert(player);
+                let (player, token, events) = self.make_character(name, from, online).await?;
                 (player, token, events, false, false)
             }
         };
@@ -197,6 +133,9 @@ impl DungeonTask {
             self.new_session(out, Some(player), None, name.clone(), view),
         );
         self.refresh_online();
+        if resumed {
+            self.seen(player);
+        }
         info!(dungeon = %self.name, player, %name, resumed, "player joined");
 
         // The joiner gets its arrival messages; everyone else hears who came, and may now see
@@ -217,6 +156,92 @@ impl DungeonTask {
         Ok(player)
     }
 
+    /// Makes a new character called `name` for a player from `from`, if every rule allows it.
+    /// Each check that can refuse comes before anything is spent: the address's budget is
+    /// taken only once the character is made (five hellos with a taken name spend nothing), and
+    /// room is made only for a character that may be made.
+    async fn make_character(
+        &mut self,
+        name: String,
+        from: IpAddr,
+        online: usize,
+    ) -> Result<(EntityId, String, Vec<crate::game::Event>), Refusal> {
+        if online >= self.config.max_players_per_dungeon {
+            self.ops.cut(Cut::DungeonFull, Some(from));
+            return Err((
+                ErrorCode::DungeonFull,
+                format!(
+                    "Dungeon {} already has {} players online.",
+                    self.name, self.config.max_players_per_dungeon
+                ),
+            ));
+        }
+        // Nor may a new player pass for a watcher (in chat, in the watcher list).
+        let lower = name.to_lowercase();
+        if self
+            .sessions
+            .values()
+            .any(|s| s.player.is_none() && s.name.to_lowercase() == lower)
+        {
+            return Err((
+                ErrorCode::NameTaken,
+                format!("Someone in dungeon {} is already called {name}.", self.name),
+            ));
+        }
+        self.refuse_look_alike(&name)?;
+        // The engine would refuse it too, but only after the budget was spent.
+        if (self.dungeon.players()).any(|p| p.in_party() && p.name().to_lowercase() == lower) {
+            let taken = EngineRefusal::Join(JoinError::NameTaken(name));
+            return Err((ErrorCode::NameTaken, input_refusal(&taken)));
+        }
+        if let Err(wait) = self.new_characters.wait(from) {
+            debug!(dungeon = %self.name, "refused: too many new characters from one address");
+            self.ops.cut(Cut::NewCharacterLimit, Some(from));
+            return Err((
+                ErrorCode::RateLimited,
+                format!(
+                    "Too many new characters from your address in dungeon {}; \
+                     the next one can be made in {}. Resume yours with its token.",
+                    self.name,
+                    in_words(wait)
+                ),
+            ));
+        }
+        if !self.make_room().await {
+            self.ops.cut(Cut::DungeonFull, Some(from));
+            return Err((
+                ErrorCode::DungeonFull,
+                format!("Dungeon {} has no room for another character.", self.name),
+            ));
+        }
+        let done = self
+            .dungeon
+            .step(
+                Input::Join { name: name.clone() },
+                &mut Everyone(&self.sessions),
+            )
+            .await
+            .map_err(|e| match &e {
+                EngineRefusal::Join(JoinError::NameTaken(_)) => {
+                    (ErrorCode::NameTaken, input_refusal(&e))
+                }
+                EngineRefusal::Join(JoinError::NoRoom) => {
+                    (ErrorCode::DungeonFull, input_refusal(&e))
+                }
+                _ => (ErrorCode::Internal, input_refusal(&e)),
+            })?;
+        let Some(player) = done.character else {
+            return Err((ErrorCode::Internal, "No character was made.".into()));
+        };
+        // The one place the budget is spent: a character was made.
+        let _ = self.new_characters.take(from);
+        self.made_from(player, from);
+        let token = new_token();
+        self.remember_token(player, token.clone()).await;
+        self.unplayed.insert(player);
+        Ok((player, token, done.events))
+    }
+
     pub(super) async fn disconnect(&mut self, conn: ConnId) {
         // A connection replaced by a newer one is already gone: nothing to do.
         let Some(s) = self.sessions.remove(&conn) else {
@@ -235,6 +260,7 @@ impl DungeonTask {
             return;
         };
         self.set_connected(player, false).await;
+        self.seen(player);
         let alive = self
             .dungeon
             .player(player)
@@ -317,6 +343,9 @@ impl DungeonTask {
         };
         // The token belongs to the player, not the character: it now resumes the new one.
         let token = self.roster.hand_over(old);
+        if let Some(w) = self.whereabouts.remove(&old) {
+            self.whereabouts.insert(id, w);
+        }
         self.forget_character(old);
         self.remember_token(id, token.clone()).await;
         // Whoever watched the old character follows the new one.
@@ -346,15 +375,5 @@ impl DungeonTask {
             Vec::new(),
         );
         self.send_turn_status(1);
-    }
-}
-
-/// A wait as a player reads it: "40 s", "3 min".
-fn in_words(wait: Duration) -> String {
-    let secs = wait.as_secs_f64().ceil() as u64;
-    if secs < 120 {
-        format!("{} s", secs.max(1))
-    } else {
-        format!("{} min", secs.div_ceil(60))
     }
 }

@@ -39,16 +39,20 @@ use tracing::{debug, error, info};
 
 mod joining;
 mod outbox;
+mod room;
 mod roster;
 mod scores;
 mod watchers;
 
 pub use outbox::Outgoing;
 use outbox::{Everyone, Session};
+use room::Whereabouts;
+pub use roster::Kept;
 use roster::Roster;
 
 use super::config::ServerConfig;
-use super::limits::{NewCharacterBudget, RateLimiter};
+use super::limits::{AddressBudget, RateLimiter};
+use super::ops::Ops;
 use super::outbox_queue;
 use super::world::World;
 use crate::game::{Action, EntityId, Event, Input, Refusal as EngineRefusal};
@@ -138,7 +142,12 @@ pub struct DungeonTask {
     /// fill the dungeon. A loaded world's characters that never lived a turn count too.
     unplayed: HashSet<EntityId>,
     /// New characters per address in this dungeon.
-    new_characters: NewCharacterBudget,
+    new_characters: AddressBudget,
+    /// Where each character was made from and when its player was last here, for making room
+    /// in a full dungeon (see `room`).
+    whereabouts: HashMap<EntityId, Whereabouts>,
+    /// The server's metrics and summary log lines.
+    ops: Arc<Ops>,
     /// Floors whose players are owed a `turn_status`, and when they are sent (`STATUS_DELAY`
     /// after the first choice owed one), unless the turn resolves first.
     statuses_owed: BTreeSet<u8>,
@@ -169,10 +178,11 @@ impl DungeonTask {
     pub fn new(
         name: String,
         dungeon: World,
-        tokens: HashMap<EntityId, [u8; 32]>,
+        kept: HashMap<EntityId, Kept>,
         config: Arc<ServerConfig>,
         stats: Arc<DungeonStats>,
         unloads: Arc<Semaphore>,
+        ops: Arc<Ops>,
     ) -> Self {
         // A loaded world may hold characters whose connections died with the last server:
         // they wait out the grace period like anyone who lost the connection.
@@ -187,12 +197,14 @@ impl DungeonTask {
             .filter(|p| p.alive() && p.turns() == 0)
             .map(|p| p.id())
             .collect();
-        let new_characters = NewCharacterBudget::new(
+        let new_characters = AddressBudget::new(
             config.new_characters_per_address,
             config.new_character_refill,
         );
         let deepest = dungeon.players().map(|p| p.deepest()).max().unwrap_or(1);
         stats.deepest.fetch_max(deepest, Ordering::Relaxed);
+        let whereabouts = room::whereabouts(&kept);
+        let tokens = kept.into_iter().map(|(id, k)| (id, k.token_hash)).collect();
         DungeonTask {
             name,
             dungeon,
@@ -208,6 +220,8 @@ impl DungeonTask {
             statuses_owed: BTreeSet::new(),
             status_due: None,
             unloads,
+            whereabouts,
+            ops,
         }
     }
 
@@ -603,6 +617,7 @@ impl DungeonTask {
             .dungeon
             .resolve_turn(depth, &mut Everyone(&self.sessions))
             .await;
+        self.ops.metrics.turns.inc();
         self.record_scores(&report.events).await;
         debug!(dungeon = %self.name, depth, turn = report.turn, events = report.events.len(), "turn resolved");
         // Everyone following a character on the resolved floor gets its turn; those on a floor
@@ -764,7 +779,8 @@ impl DungeonTask {
             _ => None,
         };
         if let Some(s) = self.sessions.get_mut(&conn) {
-            s.push(conn, view, events, force, welcome);
+            let queued = s.push(conn, view, events, force, welcome);
+            self.ops.metrics.updates.inc_by(queued);
         }
     }
 
@@ -947,6 +963,7 @@ mod tests {
             config,
             Arc::new(DungeonStats::default()),
             Arc::new(Semaphore::new(1)),
+            Arc::default(),
         );
         tokio::spawn(task.run(rx));
         // Ann's outbox holds 4 frames and nobody reads it.

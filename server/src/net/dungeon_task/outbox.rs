@@ -135,7 +135,7 @@ impl Session {
     /// the baseline cannot be trusted (another floor, another subject, the connection fell
     /// behind); `welcome` stands in for that whole view when one is owed. A resolved turn
     /// always sends one (`force`: the turn number moves); news between turns only when there
-    /// is something in it.
+    /// is something in it. Returns how many view messages it queued (for the metrics).
     pub fn push(
         &mut self,
         conn: ConnId,
@@ -143,14 +143,14 @@ impl Session {
         mut events: Vec<ProtoEvent>,
         force: bool,
         welcome: Option<ServerMsg>,
-    ) {
+    ) -> u64 {
         delve_protocol::event::trim_moves(&mut events, &view);
         let diff = match (&self.baseline, self.behind) {
             (Some(base), false) => base.diff(&view),
             _ => None,
         };
         if !force && events.is_empty() && diff.as_ref().is_some_and(|d| d.is_empty()) {
-            return;
+            return 0;
         }
         // A whole view goes first; the events then follow in an update of their own, so no
         // log line is lost. Each frame is kept with its sequence number. (At most two frames:
@@ -184,9 +184,13 @@ impl Session {
         };
         let last = second.as_ref().map_or(first.0, |(seq, _)| *seq);
         let mut last_sent = None;
+        let mut queued = 0;
         for (seq, f) in std::iter::once(&first).chain(second.as_ref()) {
             match self.out.try_send(Outgoing::Frame(encode(f))) {
-                Ok(()) => last_sent = Some(*seq),
+                Ok(()) => {
+                    last_sent = Some(*seq);
+                    queued += 1;
+                }
                 Err(TrySendError::Full(_)) => {
                     if !self.behind {
                         debug!(conn, "connection fell behind; will resend a snapshot");
@@ -207,6 +211,7 @@ impl Session {
                 self.behind = false;
             }
         }
+        queued
     }
 
     /// Makes `view` the baseline, trimmed of spare capacity (it is kept until the next

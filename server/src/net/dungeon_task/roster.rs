@@ -8,6 +8,26 @@ use crate::game::EntityId;
 use crate::net::validate::new_token;
 use crate::store::{token_hash, token_matches};
 
+/// What the database kept of a character: its token's hash, where it was made from and when
+/// its player was last here.
+#[derive(Debug, Clone)]
+pub struct Kept {
+    pub token_hash: [u8; 32],
+    pub origin: Option<std::net::IpAddr>,
+    /// Unix seconds.
+    pub seen: Option<i64>,
+}
+
+impl From<crate::store::CharacterRow> for Kept {
+    fn from(row: crate::store::CharacterRow) -> Kept {
+        Kept {
+            token_hash: row.token_hash,
+            origin: row.origin.and_then(|o| o.parse().ok()),
+            seen: row.last_seen,
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub(super) struct Roster {
     hashes: HashMap<EntityId, [u8; 32]>,

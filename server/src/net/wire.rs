@@ -1,0 +1,190 @@
+//! What a game connection writes: error frames, batches of text frames written past
+//! tungstenite, and the closes (RFC 6455), each bounded in time so that a client that stops
+//! reading cannot hold its connection's task.
+
+use std::time::Duration;
+
+use delve_protocol::{ErrorCode, ServerMsg, encode};
+use futures_util::{SinkExt, StreamExt};
+use tokio::net::TcpStream;
+use tokio::time::timeout;
+use tokio_tungstenite::WebSocketStream;
+use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+
+pub use delve_protocol::close;
+
+/// The socket: hyper answered the HTTP upgrade, then handed back the TCP stream, over which
+/// tungstenite speaks WebSocket.
+pub type Ws = WebSocketStream<TcpStream>;
+
+pub fn error(code: ErrorCode, message: &str) -> ServerMsg {
+    ServerMsg::Error {
+        code,
+        message: message.to_owned(),
+        reason: None,
+    }
+}
+
+/// How long one frame (or one batch of them) may take to go out before its client counts as
+/// gone.
+pub const SEND_DEADLINE: Duration = Duration::from_secs(5);
+
+/// A batch stops taking frames from the outbox past this many bytes (the rest go in the next).
+pub const MAX_BATCH_BYTES: usize = 64 * 1024;
+
+/// The batch buffer is kept between batches up to this capacity: a turn's frames (an update
+/// and a few turn statuses, about 1.3 KB) fit, a snapshot or a welcome (5–7 KB) is let go.
+pub const KEEP_OUT_BYTES: usize = 4096;
+
+/// Appends `payload` as one final, unmasked text frame (RFC 6455 §5.2: a server never masks).
+pub fn put_text_frame(buf: &mut Vec<u8>, payload: &[u8]) {
+    const FIN_TEXT: u8 = 0x80 | 0x1;
+    buf.push(FIN_TEXT);
+    let n = payload.len();
+    if n < 126 {
+        buf.push(n as u8);
+    } else if let Ok(n) = u16::try_from(n) {
+        buf.push(126);
+        buf.extend_from_slice(&n.to_be_bytes());
+    } else {
+        buf.push(127);
+        buf.extend_from_slice(&(n as u64).to_be_bytes());
+    }
+    buf.extend_from_slice(payload);
+}
+
+/// Writes already-framed bytes to the socket under tungstenite. Whatever tungstenite still
+/// holds (a pong it owes) is flushed first, so frames never interleave; tungstenite keeps
+/// reading, and writing its own frames (errors, closes), as before. Writing the batch past
+/// tungstenite also spares each connection tungstenite's write buffer, which would keep the
+/// capacity of the biggest frame ever sent (a 6 KB welcome) for the connection's whole life.
+pub async fn write_frames(ws: &mut Ws, frames: &[u8]) -> Result<(), WsError> {
+    use tokio::io::AsyncWriteExt;
+    ws.flush().await?;
+    let socket = ws.get_mut();
+    socket.write_all(frames).await?;
+    socket.flush().await?;
+    Ok(())
+}
+
+/// Sends one message through tungstenite: the lobby's answers and errors, not the game's frames
+/// (those go in batches, see `write_batch`).
+///
+/// This and the two closes below box their work: rustc lays out every future a connection may
+/// await inside the connection's own future, so a rare path kept inline costs every idle
+/// connection its size for as long as it lives.
+pub async fn send(ws: &mut Ws, msg: &ServerMsg) -> Result<(), WsError> {
+    let text = encode(msg);
+    Box::pin(async move {
+        // A client that stops reading must not hold this task forever.
+        match timeout(SEND_DEADLINE, ws.send(Message::text(text))).await {
+            Ok(r) => r,
+            Err(_) => Err(WsError::ConnectionClosed),
+        }
+    })
+    .await
+}
+
+/// The close code RFC 6455 gives a read error that is the client's fault: 1007 for a text
+/// message that is not UTF-8 (§8.1), 1002 for any other broken rule of the protocol (reserved
+/// bits, unknown opcodes, unmasked or fragmented control frames, ...). `None` for errors of the
+/// connection itself (a reset, an IO error), where there is nobody to tell.
+pub fn violation_code(e: &WsError) -> Option<u16> {
+    use tokio_tungstenite::tungstenite::error::ProtocolError;
+    match e {
+        WsError::Utf8(_) => Some(close::INVALID_PAYLOAD),
+        WsError::Protocol(ProtocolError::ResetWithoutClosingHandshake) => None,
+        WsError::Protocol(_) => Some(close::PROTOCOL_ERROR),
+        _ => None,
+    }
+}
+
+/// Closes with `code` after a read error, then reads and drops whatever the client still sends
+/// (up to a bound, for a short while). Closing a socket with unread data makes the kernel send
+/// a reset, and a reset can destroy the error and close frame before the client reads them
+/// (a message sent in fragments used to end in a broken pipe instead of `too_large`).
+pub async fn close_and_drain(ws: &mut Ws, code: u16, reason: &str) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    // Enough for any message a client library would send in one go; the time bounds it too.
+    const DRAIN_BYTES: usize = 16 << 20;
+    const DRAIN_TIME: Duration = Duration::from_secs(2);
+    let frame = CloseFrame {
+        code: CloseCode::from(code),
+        reason: reason.to_owned().into(),
+    };
+    let _ = Box::pin(timeout(DRAIN_TIME, async {
+        // After a read error the frames that follow cannot be trusted, so the rest is read as
+        // bytes below the WebSocket layer.
+        if ws.close(Some(frame)).await.is_err() {
+            return;
+        }
+        // Our side is done: the end of stream after the close frame tells the client to
+        // close its side, which ends the drain at once.
+        let socket = ws.get_mut();
+        let _ = socket.shutdown().await;
+        // On the heap: a buffer on the stack of an async fn lives in the connection's future,
+        // and would be held by every connection for its whole life, not only while draining.
+        let mut buf = vec![0u8; 4096];
+        let mut drained = 0;
+        while drained < DRAIN_BYTES {
+            match socket.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => drained += n,
+            }
+        }
+    }))
+    .await;
+}
+
+/// Sends a close frame and waits briefly for the peer's, so the close is clean on both sides.
+pub async fn close_gracefully(ws: &mut Ws, code: u16, reason: &str) {
+    let frame = CloseFrame {
+        code: CloseCode::from(code),
+        reason: reason.to_owned().into(),
+    };
+    let _ = Box::pin(timeout(Duration::from_secs(2), async {
+        if ws.close(Some(frame)).await.is_err() {
+            return;
+        }
+        while let Some(Ok(_)) = ws.next().await {}
+    }))
+    .await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio_tungstenite::tungstenite::protocol::frame::Frame;
+    use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+
+    /// What tungstenite itself would put on the wire for a text message of `len` bytes.
+    fn tungstenite_frame(payload: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        Frame::message(payload.to_vec(), OpCode::Data(Data::Text), true)
+            .format(&mut out)
+            .expect("a Vec takes any frame");
+        out
+    }
+
+    #[test]
+    fn text_frames_match_tungstenites_at_every_length_boundary() {
+        for len in [0, 1, 125, 126, 127, 1300, 65_535, 65_536, 300_000] {
+            let payload: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            let mut ours = Vec::new();
+            put_text_frame(&mut ours, &payload);
+            assert_eq!(ours, tungstenite_frame(&payload), "payload of {len} bytes");
+        }
+    }
+
+    #[test]
+    fn a_batch_is_its_frames_one_after_another() {
+        let mut batch = Vec::new();
+        put_text_frame(&mut batch, b"{\"type\":\"turn_status\"}");
+        put_text_frame(&mut batch, b"{\"type\":\"update\"}");
+        let mut expected = tungstenite_frame(b"{\"type\":\"turn_status\"}");
+        expected.extend(tungstenite_frame(b"{\"type\":\"update\"}"));
+        assert_eq!(batch, expected);
+    }
+}

@@ -1,0 +1,114 @@
+//! A player whose link dies without a word (Wi-Fi gone, a NAT that forgot the connection, a
+//! laptop lid shut) is noticed by the server's pings: the party panel says so, the floor stops
+//! waiting for them, and the grace period runs as README says, ending with the character lifted
+//! out. Through the real server over real sockets; the dead link is a TCP proxy that stops
+//! forwarding anything, in either direction, without closing.
+
+use std::time::Duration;
+
+use delve_client::net::{NetEvent, NetThread};
+use delve_protocol::{Action, ClientMsg, Event, ServerMsg};
+use delve_tests::proxy::Proxy;
+use delve_tests::{Bot, TestServer, hello_with, test_config, within};
+
+/// Reads Ann's views until `seen` holds for one; returns every event on the way.
+async fn until(ann: &mut Bot, seen: impl Fn(&Bot) -> bool) -> Vec<Event> {
+    let mut events = Vec::new();
+    while !seen(ann) {
+        events.extend(ann.next_view().await);
+    }
+    events
+}
+
+fn said(events: &[Event], text: &str) -> bool {
+    events
+        .iter()
+        .any(|e| matches!(e, Event::Message { text: t, .. } if t == text))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_dead_link_is_noticed_and_the_grace_period_runs() {
+    // No turn timer: a turn waits for every connected player, so Ann's turn can only resolve
+    // once the server knows Bob is gone. Short pings and grace keep the test quick.
+    let server = TestServer::start(delve_server::net::ServerConfig {
+        ping_interval: Duration::from_millis(200),
+        grace: Duration::from_millis(500),
+        ..test_config()
+    })
+    .await;
+    let proxy = Proxy::start(server.addr()).await;
+    let mut ann = Bot::join(&server.url, "Ann", "crypt").await;
+    let mut bob = Bot::join(&proxy.url(), "Bob", "crypt").await;
+    let bob_id = bob.id();
+    // Both play a turn, so Bob's character is lifted out later rather than forgotten.
+    ann.send(ClientMsg::Act(Action::Wait)).await;
+    bob.send(ClientMsg::Act(Action::Wait)).await;
+    within(ann.until_turn(1)).await;
+    within(bob.until_turn(1)).await;
+
+    assert!(
+        ann.view().entity(bob_id).is_some(),
+        "Ann sees Bob beside her at the stair"
+    );
+    // Cy watches Ann through the game's own network thread, which reads all the time, as the
+    // game does, and so answers every ping; he does nothing else for the rest of the test.
+    let cy = NetThread::spawn(
+        server.url.clone(),
+        hello_with("Cy", "crypt", None, None, Some("Ann")),
+    )
+    .expect("a network thread");
+
+    // Bob's link dies. Ann chooses; the turn waits for Bob until the server notices.
+    proxy.cut();
+    ann.send(ClientMsg::Act(Action::Wait)).await;
+    let member = |ann: &Bot, connected: bool| {
+        ann.view()
+            .party
+            .iter()
+            .any(|m| m.id == bob_id && m.connected == connected)
+    };
+    let mut events = within(until(&mut ann, |a| a.view().turn == 2 && member(a, false))).await;
+    assert!(
+        said(&events, "Bob lost the connection; their character waits."),
+        "{events:?}"
+    );
+    // Then the grace period runs out and Bob is lifted out of the floor (still in the party,
+    // away), so nothing can kill him while his player is gone.
+    while !said(&events, "Bob fades away until their player returns.") {
+        events.extend(within(ann.next_view()).await);
+    }
+    assert!(ann.view().entity(bob_id).is_none() && member(&ann, false));
+    assert_eq!(
+        server.metric("delve_refusals_total{reason=\"dead_link\"}"),
+        1.0,
+        "one dead link, Bob's; none of Ann's quiet seconds counted"
+    );
+    // Ann, who answered every ping, plays on alone, and Cy, silent but for his pongs, is still
+    // there after ten more pings.
+    ann.send(ClientMsg::Act(Action::Wait)).await;
+    within(ann.until_turn(3)).await;
+    // (Ann keeps reading meanwhile, which is what answers pings: a bot that stops reading
+    // would be taken for a dead link too.)
+    let quiet = tokio::time::timeout(Duration::from_secs(2), ann.recv()).await;
+    assert!(quiet.is_err(), "nothing happens meanwhile: {quiet:?}");
+    let mut welcomed = false;
+    while let Some(event) = cy.try_recv() {
+        match event {
+            NetEvent::Msg(m) => welcomed |= matches!(*m, ServerMsg::Welcome { .. }),
+            NetEvent::Connected => {}
+            other => panic!("Cy's quiet link was dropped: {other:?}"),
+        }
+    }
+    assert!(welcomed, "Cy was let in to watch");
+    assert_eq!(
+        server.metric("delve_refusals_total{reason=\"dead_link\"}"),
+        1.0
+    );
+    // And Bob's player, back on a working link, takes his character back.
+    let token = bob.model.token.clone().expect("a token");
+    drop(bob);
+    let back = Bot::join_with(&server.url, "Bob", "crypt", Some(token)).await;
+    assert_eq!(back.id(), bob_id);
+    drop((ann, back, proxy, cy));
+    server.stop().await;
+}

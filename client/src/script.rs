@@ -13,7 +13,7 @@
 //! - `turn N`: wait until the floor's turn is at least N;
 //! - `wait lost` / `wait back`: wait until the connection is down (trying again) / up again;
 //! - `wait dead`: wait until our character's game is over (death or victory);
-//! - `wait resting`: wait until our character is resting;
+//! - `wait resting`: wait until our character is resting (or a rest begun has ended);
 //! - `wait scores`: wait until the open high-score table has its answer (and found our game);
 //! - `wait floor N`: wait until our character is on floor N;
 //! - `wait log TEXT`: wait until a line of the log, from the turn the step began on or later,
@@ -107,7 +107,7 @@ pub enum Action {
     Connection(bool),
     /// Wait for our character's game to end.
     Ended,
-    /// Wait until our character rests.
+    /// Wait until our character rests, or a rest begun since the step began has ended.
     Resting,
     /// Wait for the high-score table's answer.
     Scores,

@@ -248,13 +248,7 @@ pub fn level_up(model: &Model, me: &SelfView, selected: usize) {
     } else {
         "1-5, arrows + Enter, or a click: choose    Close: later"
     };
-    draw_text(
-        fit(hint, line_w, 18),
-        x,
-        y + 6.0,
-        18.0,
-        DIM,
-    );
+    draw_text(fit(hint, line_w, 18), x, y + 6.0, 18.0, DIM);
 }
 
 /// The whole message log, newest at the bottom; `scroll` lines up from the newest.

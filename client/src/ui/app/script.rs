@@ -10,6 +10,10 @@ use crate::script::Action;
 /// Seconds any one step may wait for its condition with no turn passing.
 const STEP_PATIENCE: f64 = 30.0;
 
+/// How the server's lines that end a rest begin (server/src/view/tell.rs): a rest ended by
+/// something seen, by an attack, or by being whole again.
+const REST_ENDS: [&str; 2] = ["You stop resting", "You are fully rested"];
+
 #[derive(Debug)]
 pub(super) struct Player {
     steps: VecDeque<Action>,
@@ -262,7 +266,15 @@ impl App {
                 Action::Frames(n) => frames >= *n,
                 Action::Turn(t) => view.is_some_and(|v| v.turn >= *t),
                 Action::Ended => view.is_some_and(|v| !v.me.alive || v.me.victory),
-                Action::Resting => view.is_some_and(|v| v.me.resting),
+                // A rest cut short in its first turn (a mouse comes into view) is never seen
+                // under way: the line that ends it says the rest was taken all the same.
+                Action::Resting => {
+                    let from = player.step_turn.unwrap_or(0);
+                    view.is_some_and(|v| v.me.resting)
+                        || self.model.log.iter().any(|l| {
+                            l.turn >= from && REST_ENDS.iter().any(|end| l.text.starts_with(end))
+                        })
+                }
                 Action::Scores => matches!(&self.screen, Screen::Scores(b) if b.settled()),
                 Action::Floor(depth) => view.is_some_and(|v| v.me.depth == *depth),
                 Action::Log(text) => {

@@ -20,22 +20,35 @@ use serde_json::Value;
 /// software-rendered canvas). Any seed plays the same steps; this one plays them sooner.
 const SEED: u64 = 98;
 
-/// The built-in content with more loose things on each floor (Health Packs among them), Micro
-/// Mice that die at a blow and bite for 2 (a fight hurts a little and never kills), and a
-/// Health Pack that heals 1 HP, so that a player healed by it is still hurt and can rest.
+/// The built-in content with more loose things on each floor (Health Packs among them), a
+/// player who strikes for 1 or 2, Micro Mice of 3 HP that bite for 1 (so each fight lasts two
+/// blows at least and the mouse bites back: the character is surely hurt, a little, and never
+/// killed) and give no experience (a level gained would make the character whole again, with
+/// nothing left to heal), and a Health Pack that heals 1 HP, so that a player healed by it is
+/// still hurt and can rest.
 fn content() -> Content {
     let text = BUILTIN
         .replace("loose = [0, 2]", "loose = [6, 6]")
-        .replace("heal_percent = 50", "heal_percent = 1");
+        .replace("heal_percent = 50", "heal_percent = 1")
+        .replace("\nattack_max = 4\n", "\nattack_max = 2\n");
+    assert!(
+        text.contains("\nattack_max = 2\n"),
+        "the player's numbers are as expected"
+    );
     let start = text.find("key = \"micro_mouse\"").expect("a micro mouse");
     let end = start + text[start..].find("[[monster]]").expect("another monster");
     let mouse = text[start..end]
-        .replace("hp = [1, 4]", "hp = [1, 1]")
-        .replace("attack = [1, 3]", "attack = [2, 2]");
+        .replace("hp = [1, 4]", "hp = [3, 3]")
+        .replace("attack = [1, 3]", "attack = [1, 1]")
+        .replace("xp = 10 ", "xp = 0 ");
     assert_ne!(
         mouse,
         text[start..end],
         "the mouse's numbers are as expected"
+    );
+    assert!(
+        mouse.contains("xp = 0 "),
+        "the mouse's experience is as expected"
     );
     assert!(
         text.contains("heal_percent = 1\n"),
@@ -85,6 +98,17 @@ fn logged(st: &Value, text: &str) -> bool {
         l.iter()
             .any(|line| line.as_str().is_some_and(|s| s.contains(text)))
     })
+}
+
+/// Waits until the page has drawn two more frames, so input given so far has been seen (a
+/// frame reads what came before it; the one drawing as the status was read may have missed it).
+async fn seen(b: &mut Browser) {
+    let drawn = num(&b.status().await.expect("the status")["frames"]);
+    b.wait_status("two more frames", Duration::from_secs(20), |st| {
+        num(&st["frames"]) >= drawn + 2.0
+    })
+    .await
+    .expect("the page keeps drawing");
 }
 
 /// Waits until nothing is under way in the game.
@@ -150,11 +174,28 @@ async fn play_phone(server: &TestServer, w: u32, h: u32) {
             tap_button(&mut browser, "row 0").await;
         } else if st["screen"] != "game" {
             panic!("an unexpected screen is open: {st}");
-        } else if let (false, true, Some(k)) = (healed, hp < max, health_pack) {
-            // Hurt, with a Health Pack: the pack, its line, Use.
+        } else if let (false, true, Some(k), false) =
+            (healed, hp < max, health_pack, st["monster"].is_array())
+        {
+            // Hurt, with a Health Pack, and no monster in sight (none can act while the pack
+            // is open, but the fight comes first): the pack, its line, Use. Each tap waits for
+            // the page to show what it did before the next one.
             tap_button(&mut browser, "inventory").await;
+            browser
+                .wait_status("the pack open", Duration::from_secs(20), |st| {
+                    st["screen"] == "pack"
+                })
+                .await
+                .expect("the Pack button opens the pack");
             tap_button(&mut browser, &format!("row {k}")).await;
-            tokio::time::sleep(Duration::from_millis(300)).await;
+            browser
+                .wait_status(
+                    "the Health Pack chosen, with its Use button",
+                    Duration::from_secs(20),
+                    |st| st["pack_selected"] == k && button(st, "use").is_some(),
+                )
+                .await
+                .expect("a tap on the Health Pack's line selects it and shows Use");
             keep(&mut browser, "pack").await;
             tap_button(&mut browser, "use").await;
             browser
@@ -221,9 +262,9 @@ async fn play_phone(server: &TestServer, w: u32, h: u32) {
             assert_eq!(gone, true, "the text field goes once sent");
             chatted = true;
         } else if st["monster"].is_array() {
-            // Fight: a tap on the monster walks to it, or strikes it once beside it. One in
-            // sight but off the screen (a phone shows little of the map) comes to a player
-            // who waits.
+            // Fight: a tap on the monster walks to it and fights it until it dies (or a bite
+            // from another stops the walk). One in sight but off the screen (a phone shows
+            // little of the map) comes to a player who waits.
             let (x, y) = cell_centre(&st, &st["monster"]);
             let a = &st["map_area"];
             let (ax, ay, aw, ah) = (num(&a[0]), num(&a[1]), num(&a[2]), num(&a[3]));
@@ -241,8 +282,8 @@ async fn play_phone(server: &TestServer, w: u32, h: u32) {
         } else {
             tap_button(&mut browser, "explore").await;
         }
-        // Give the tap a moment to land before asking whether the game has settled.
-        tokio::time::sleep(Duration::from_millis(150)).await;
+        // The tap lands before the game is asked whether it has settled.
+        seen(&mut browser).await;
     }
     println!("{w}x{h}: floor 2 after {taps} moves by touch");
     keep(&mut browser, "floor-2").await;

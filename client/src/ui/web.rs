@@ -121,6 +121,8 @@ pub struct Status<'a> {
     pub stairs: Option<(i32, i32)>,
     /// The menu's selected line, while the menu is open.
     pub menu: Option<usize>,
+    /// The pack's selected line, while the pack is open.
+    pub pack_selected: Option<usize>,
     /// The map cell under the mouse.
     pub hover: Option<(i32, i32)>,
     /// Sound effects the game has asked for so far.
@@ -141,6 +143,9 @@ pub struct Status<'a> {
     pub chat: Option<String>,
     /// Something under way: a walk, an intent waiting for its turn, an animation.
     pub busy: bool,
+    /// Frames drawn so far: input given before one frame's status is read has been seen once
+    /// two more frames are drawn.
+    pub frames: u64,
 }
 
 pub fn publish(st: &Status) {

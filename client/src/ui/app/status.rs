@@ -43,6 +43,10 @@ impl App {
                 Screen::Menu { selected } => Some(selected),
                 _ => None,
             },
+            pack_selected: match &self.screen {
+                Screen::Inventory(st) => Some(st.selected),
+                _ => None,
+            },
             sounds: self.audio.played().len(),
             touch: self.fingers.touch,
             buttons: crate::ui::widgets::drawn_names(),
@@ -62,6 +66,7 @@ impl App {
                 .iter()
                 .rev()
                 .find_map(|l| l.from.as_ref().map(|f| format!("{f}: {}", l.text))),
+            frames: stats.frames,
             busy: self.trip.is_some() || self.awaiting.is_some() || !self.anims.quiet(get_time()),
         });
     }

@@ -16,7 +16,7 @@ fn tile_words(t: Tile) -> &'static str {
         Tile::Unknown => "Unexplored",
         Tile::Wall => "A wall",
         Tile::Floor => "Floor",
-        Tile::StairsDown => "Stairs down (> takes them)",
+        Tile::StairsDown => "Stairs down (> or Stairs takes them)",
         Tile::StairsUp => "Stairs up (< takes them)",
         Tile::DoorClosed => "A shut door (walk into it to open it)",
         Tile::DoorOpen => "An open door",
@@ -35,6 +35,25 @@ fn item_description<'a>(view: &'a View, d: &'a Descriptions, e: &EntityView) -> 
     })
 }
 
+/// The things in `items` by name, each name once with its count ("Health Pack x3"), in the
+/// order first seen.
+fn pile_words(items: &[&EntityView]) -> Vec<String> {
+    let mut names: Vec<(&str, u32)> = Vec::new();
+    for i in items {
+        match names.iter_mut().find(|(n, _)| *n == &*i.name) {
+            Some((_, count)) => *count += 1,
+            None => names.push((&i.name, 1)),
+        }
+    }
+    names
+        .into_iter()
+        .map(|(n, count)| match count {
+            1 => n.to_string(),
+            _ => format!("{n} x{count}"),
+        })
+        .collect()
+}
+
 /// Describes the cell at `at`, or `None` where nothing is known.
 pub fn describe(view: &View, d: &Descriptions, at: Pos) -> Option<Description> {
     let tile = view.map.get(at);
@@ -50,7 +69,14 @@ pub fn describe(view: &View, d: &Descriptions, at: Pos) -> Option<Description> {
     }
     let here: Vec<&EntityView> = view.entities.iter().filter(|e| e.pos == at).collect();
     let creature = here.iter().find(|e| e.kind != EntityKind::Item);
-    let item = here.iter().find(|e| e.kind == EntityKind::Item);
+    let items: Vec<&EntityView> = here
+        .iter()
+        .filter(|e| e.kind == EntityKind::Item)
+        .copied()
+        .collect();
+    let item = items.first();
+    // Several things on one cell (a fallen friend's pack): each kind once, with its count.
+    let pile = pile_words(&items);
     let mut lines = Vec::new();
     let title = if let Some(c) = creature {
         let title = if c.id == view.me.id {
@@ -67,16 +93,23 @@ pub fn describe(view: &View, d: &Descriptions, at: Pos) -> Option<Description> {
         if c.kind == EntityKind::Player && c.id != view.me.id {
             lines.push("A friend.".to_string());
         }
-        if let Some(i) = item {
-            lines.push(format!("On the floor: {}", i.name));
+        if !pile.is_empty() {
+            lines.push(format!("On the floor: {}", pile.join(", ")));
         }
         title
     } else if let Some(i) = item {
         if let Some(text) = item_description(view, d, i) {
             lines.push(text.to_string());
         }
-        lines.push("Walk onto it to pick it up.".to_string());
-        i.name.to_string()
+        if pile.len() > 1 {
+            lines.push(format!("With it: {}", pile[1..].join(", ")));
+        }
+        lines.push(if items.len() > 1 {
+            "Walk onto them to pick them up.".to_string()
+        } else {
+            "Walk onto it to pick it up.".to_string()
+        });
+        pile[0].clone()
     } else {
         return Some(Description {
             title: tile_words(tile).to_string(),
@@ -127,6 +160,32 @@ mod tests {
         // Without descriptions from the server there is still a name.
         let bare = describe(&v, &Descriptions::default(), Pos::new(3, 1)).unwrap();
         assert_eq!(bare.title, "Crowbar");
+    }
+
+    #[test]
+    fn a_pile_says_each_kind_once_with_its_count() {
+        let mut v = view_of(&["#####", "#@.$#", "#####"]);
+        let crowbar = v
+            .entities
+            .iter()
+            .find(|e| e.kind == EntityKind::Item)
+            .cloned()
+            .expect("an item");
+        let mut pack = crowbar.clone();
+        pack.name = "Health Pack".into();
+        for id in [90, 91] {
+            v.entities.push(EntityView { id, ..pack.clone() });
+        }
+        let got = describe(&v, &lore(), crowbar.pos).unwrap();
+        assert_eq!(got.title, "Crowbar");
+        assert!(
+            got.lines.contains(&"With it: Health Pack x2".to_string()),
+            "{got:?}"
+        );
+        assert!(
+            got.lines
+                .contains(&"Walk onto them to pick them up.".to_string())
+        );
     }
 
     #[test]

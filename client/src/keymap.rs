@@ -509,31 +509,6 @@ impl KeyMap {
             .collect()
     }
 
-    /// The few reminders at the foot of the side panel, with the keys in force.
-    pub fn hints(&self) -> Vec<String> {
-        let k = |c: Command| {
-            self.keys_of(c)
-                .first()
-                .map_or_else(|| "-".to_string(), Key::to_string)
-        };
-        vec![
-            format!(
-                "{} all keys   {} menu   {} explore",
-                k(Command::Help),
-                k(Command::Cancel),
-                k(Command::Explore)
-            ),
-            format!(
-                "{} pack  {} pick up  {} character  {} log",
-                k(Command::Inventory),
-                k(Command::PickUp),
-                k(Command::Character),
-                k(Command::Messages)
-            ),
-            "Click: walk there, or attack".to_string(),
-        ]
-    }
-
     /// The key file with these keys, commented, as written on first run.
     pub fn to_file(&self) -> String {
         let mut s = String::from(
@@ -720,14 +695,6 @@ mod tests {
         let e = KeyMap::from_file("[keys]\nwait = [\"Hyperspace\"]\n").unwrap_err();
         assert!(e.0.contains("Hyperspace"), "{e}");
         assert!(KeyMap::from_file("keys = 3 = 4").is_err());
-    }
-
-    #[test]
-    fn the_panel_hints_follow_the_keys_in_force() {
-        let m = KeyMap::from_file("[keys]\nexplore = [\"o\"]\nhelp = [\"F1\"]\n").unwrap();
-        let h = m.hints();
-        assert!(h[0].contains("o explore"), "{h:?}");
-        assert!(h[0].starts_with("F1 all keys"), "{h:?}");
     }
 
     #[test]

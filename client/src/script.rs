@@ -7,10 +7,13 @@
 //! - `hover WHAT` / `click WHAT`: point at (or left-click) a cell: `DX,DY` from the character,
 //!   or the nearest `monster`, `item`, `stairs` (down) or `upstairs` in the view;
 //! - `idle`: wait until nothing is under way (no walk, no intent waiting, no animation);
+//! - `fight`: click the nearest monster if one is in sight (walk to it or strike it), then
+//!   wait until nothing is under way; with none in sight, nothing;
 //! - `frames N`: let N frames pass;
 //! - `turn N`: wait until the floor's turn is at least N;
 //! - `wait lost` / `wait back`: wait until the connection is down (trying again) / up again;
 //! - `wait dead`: wait until our character's game is over (death or victory);
+//! - `wait resting`: wait until our character is resting (or a rest begun has ended);
 //! - `wait scores`: wait until the open high-score table has its answer (and found our game);
 //! - `wait floor N`: wait until our character is on floor N;
 //! - `wait log TEXT`: wait until a line of the log, from the turn the step began on or later,
@@ -28,6 +31,11 @@
 //!   what it does: a command by its key-file name (`explore`, `inventory`, `cancel`,
 //!   `new_character`), `row N` for line N of the list open, `use`, `wear`, `drop` in the pack,
 //!   `more N` / `less N` for a menu setting; it waits for the control to be shown;
+//! - `auto N`: play N moves by the mouse alone, as a plain player would: choose the first
+//!   stat at a level-up, heal by the Heal button when low, click the nearest monster, rest by
+//!   the Rest button when hurt, explore by the Explore button, take the stairs by the Stairs
+//!   button once all is explored; it ends early when the game does (for long games to look
+//!   at under Xvfb, with `shot` steps between);
 //! - `shot PATH`: save the window as a PNG;
 //!
 //! A click prints `click X,Y from X0,Y0`: the cell it clicked, and where the character stood.
@@ -91,12 +99,16 @@ pub enum Action {
     /// Point at a control on screen.
     Point(String),
     Idle,
+    /// Click the nearest monster in sight, if any, and wait until nothing is under way.
+    Fight,
     Frames(u32),
     Turn(u64),
     /// Wait for the connection to be down (`false`) or up (`true`).
     Connection(bool),
     /// Wait for our character's game to end.
     Ended,
+    /// Wait until our character rests, or a rest begun since the step began has ended.
+    Resting,
     /// Wait for the high-score table's answer.
     Scores,
     /// Wait until our character is on this floor.
@@ -111,6 +123,8 @@ pub enum Action {
     Sees(String),
     /// Wait until the watched player stands this far from where they were first seen.
     Arrives(String, i32, i32),
+    /// Play this many moves by the mouse alone.
+    Auto(u32),
     Shot(String),
     Quit,
 }
@@ -131,11 +145,13 @@ pub fn parse(text: &str) -> Result<Vec<Action>, String> {
             "tap" if !arg.is_empty() => Action::Tap(arg.to_string()),
             "point" if !arg.is_empty() => Action::Point(arg.to_string()),
             "idle" => Action::Idle,
+            "fight" => Action::Fight,
             "frames" => Action::Frames(arg.parse().map_err(|_| bad())?),
             "turn" => Action::Turn(arg.parse().map_err(|_| bad())?),
             "wait" if arg == "lost" => Action::Connection(false),
             "wait" if arg == "back" => Action::Connection(true),
             "wait" if arg == "dead" => Action::Ended,
+            "wait" if arg == "resting" => Action::Resting,
             "wait" if arg == "scores" => Action::Scores,
             "wait" if arg.starts_with("floor ") => {
                 Action::Floor(arg["floor ".len()..].trim().parse().map_err(|_| bad())?)
@@ -157,6 +173,7 @@ pub fn parse(text: &str) -> Result<Vec<Action>, String> {
                     .find(|c| c.name() == arg)
                     .ok_or_else(bad)?,
             ),
+            "auto" => Action::Auto(arg.parse().map_err(|_| bad())?),
             "shot" if !arg.is_empty() => Action::Shot(arg.to_string()),
             "quit" => Action::Quit,
             _ => return Err(bad()),
@@ -196,7 +213,7 @@ mod tests {
 
     #[test]
     fn a_script_reads_step_by_step() {
-        let s = parse("key x; idle; hover monster; click -2,1; tap row 2; point explore; wait floor 2; wait log You equip; rush h; key Escape; frames 3; turn 4; wait lost; wait back; wait dead; sound level-up; watch Ann; wait Bob; wait Ann 4,-1; shot /tmp/a b.png; quit").unwrap();
+        let s = parse("key x; idle; hover monster; click -2,1; tap row 2; point explore; wait floor 2; wait log You equip; rush h; key Escape; frames 3; turn 4; wait lost; wait back; wait dead; wait resting; fight; sound level-up; watch Ann; wait Bob; wait Ann 4,-1; auto 20; shot /tmp/a b.png; quit").unwrap();
         assert_eq!(
             s,
             vec![
@@ -215,10 +232,13 @@ mod tests {
                 Action::Connection(false),
                 Action::Connection(true),
                 Action::Ended,
+                Action::Resting,
+                Action::Fight,
                 Action::Sound(crate::sound::Cue::LevelUp),
                 Action::Watch("Ann".into()),
                 Action::Sees("Bob".into()),
                 Action::Arrives("Ann".into(), 4, -1),
+                Action::Auto(20),
                 Action::Shot("/tmp/a b.png".into()),
                 Action::Quit,
             ]

@@ -60,7 +60,10 @@ fn a_mouse_alone_plays_through_every_dialog() {
         ),
     );
 
-    // A level gained by clicking a monster to death: the stat chosen by a click on its line.
+    // A level gained by clicking a monster to death (a click on a monster walks to it and
+    // fights it until it dies): the stat chosen by a click on its line. One click only: with
+    // other mice in sight, a second click on one would land on the level-up dialog drawn over
+    // the map, and choose whatever line lies there.
     let generous = content_with(|m| {
         m.replace("hp = [1, 4]", "hp = [1, 1]")
             .replace("attack = [1, 3]", "attack = [1, 1]")
@@ -70,8 +73,26 @@ fn a_mouse_alone_plays_through_every_dialog() {
         &x,
         "level-up",
         &generous,
-        "idle; tap explore; idle; tap explore; idle; click monster; idle; click monster; idle; \
-         wait log You are now level 2; tap row 1; wait log rises; quit",
+        "idle; tap explore; idle; tap explore; idle; click monster; \
+         wait log You are now level 2; tap row 1; wait log Your attack rises; quit",
+    );
+
+    // Hurt in a fight, healed by the Heal button (a Health Pack that heals 1 HP, so the
+    // character is still hurt), then rested by the Rest button once no monster is in sight.
+    let biting = content_with(|m| {
+        m.replace("hp = [1, 4]", "hp = [1, 1]")
+            .replace("attack = [1, 3]", "attack = [3, 3]")
+    })
+    .replace("loose = [0, 2]", "loose = [6, 6]")
+    .replace("heal_percent = 50", "heal_percent = 1");
+    assert!(biting.contains("heal_percent = 1\n") && biting.contains("loose = [6, 6]"));
+    play_by_mouse(
+        &x,
+        "heal-rest",
+        &biting,
+        "idle; tap explore; idle; tap explore; idle; tap explore; idle; fight; fight; fight; \
+         tap quick_heal; wait log You use the Health Pack and heal 1 HP; idle; \
+         fight; fight; fight; tap rest; wait resting; quit",
     );
 
     // Killed, then a new character by the death screen's button.

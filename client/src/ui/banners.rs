@@ -131,15 +131,36 @@ pub fn draw_end_banner(area: Rect, title: &str, color: Color) {
     );
 }
 
-/// A dark band across the top of `area`: a title, and under it a row of buttons.
+/// A dark band across the top of `area`: a title, and under it a row of buttons; where the
+/// row would squeeze its buttons (a phone held upright), two rows.
 fn banner_with_buttons(area: Rect, title: &str, color: Color, buttons: &[(&str, &str, Tap)]) {
-    let h = BANNER_H;
+    let row_w = area.w - 24.0;
+    let rows: Vec<&[(&str, &str, Tap)]> = if row_w / (buttons.len().max(1) as f32) < MIN_BUTTON_W {
+        let (a, b) = buttons.split_at(buttons.len().div_ceil(2));
+        vec![a, b]
+    } else {
+        vec![buttons]
+    };
+    // A finger's height on a touch screen.
+    let row_h = if super::layout::touch() { 40.0 } else { ROW_H };
+    let h = BANNER_H - ROW_H + rows.len() as f32 * (row_h + 8.0) - 8.0;
     draw_rectangle(area.x, area.y, area.w, h, Color::new(0.0, 0.0, 0.0, 0.6));
     widgets::add(Rect::new(area.x, area.y, area.w, h), Tap::Block);
-    draw_text(title, area.x + 16.0, area.y + 26.0, 24.0, color);
-    let row = Rect::new(area.x + 12.0, area.y + 38.0, area.w - 24.0, 30.0);
-    widgets::button_row(row, 8.0, buttons);
+    draw_text(
+        super::text::fit(title, area.w - 32.0, 24),
+        area.x + 16.0,
+        area.y + 26.0,
+        24.0,
+        color,
+    );
+    for (k, row) in rows.into_iter().enumerate() {
+        let y = area.y + 38.0 + k as f32 * (row_h + 8.0);
+        widgets::button_row(Rect::new(area.x + 12.0, y, row_w, row_h), 8.0, row);
+    }
 }
 
-/// The height of the watching and end banners.
-pub const BANNER_H: f32 = 76.0;
+/// The height of the watching and end banners (with one row of buttons), of a row of their
+/// buttons, and the least width a button of theirs keeps before the row is split in two.
+const BANNER_H: f32 = 76.0;
+const ROW_H: f32 = 30.0;
+const MIN_BUTTON_W: f32 = 110.0;

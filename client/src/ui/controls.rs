@@ -1,9 +1,12 @@
 //! The commands on screen: one table of what a click or a tap can ask for beside the map
-//! (explore, wait, the stairs, the pack, ...), drawn as buttons that show their keys: in the
-//! side panel's foot on a desktop, as a bar of large buttons on a touch screen. A button gives
-//! its command exactly as its key would, so a new command plugs in with one entry here (and
-//! its key in the key table, `crate::keymap`).
+//! (explore, wait, rest, the stairs, the pack, ...), drawn as buttons that show their keys: in
+//! the side panel's foot on a desktop, as a bar of large buttons on a touch screen. A button
+//! gives its command exactly as its key would, so a new command plugs in with one entry here
+//! (and its key in the key table, `crate::keymap`). What a button looks like at this moment
+//! (dim when nothing would come of it, a count on it, Rest turned into Stop while resting)
+//! comes from the player's [`Situation`], in [`offered`].
 
+use super::widgets::Look;
 use crate::keymap::{Command, KeyMap};
 
 /// When a control is offered.
@@ -17,8 +20,9 @@ pub enum When {
     Spectating,
     /// Once one's own game is over (not for a watcher).
     Over,
-    /// Where there is a keyboard (not on a touch screen): the list of keys.
-    Keyboard,
+    /// On a desktop, not on a touch screen: the list of keys, and the message history (a tap
+    /// on the log opens it on a phone, whose bar has no room to spare).
+    Desk,
     /// Always.
     Always,
 }
@@ -53,28 +57,31 @@ impl Control {
     }
 }
 
-/// Every command offered on screen, in the order shown. Rest, fight-nearest, throw and
-/// quick-heal (the engine's new actions) and give and mark (co-op) slot in here as one line
-/// each once their commands are in the key table, e.g.
-/// `control(Command::Rest, "Rest", When::Playing),`.
+/// Every command offered on screen, in the order shown: what is done every few turns first
+/// (a phone's thumbs find them in the same places), the level-up last, so that its coming and
+/// going moves no other button. Fight-nearest and throw (the engine's) and give and mark
+/// (co-op) slot in as one line each once their commands are in the key table, e.g.
+/// `control(Command::Throw, "Throw", When::Playing),`.
 pub const CONTROLS: &[Control] = &[
     control(Command::Explore, "Explore", When::Playing),
     control(Command::Wait, "Wait", When::Playing),
+    control(Command::Rest, "Rest", When::Playing),
     control(Command::Descend, "Stairs", When::Playing),
     control(Command::PickUp, "Pick up", When::Playing),
+    control(Command::QuickHeal, "Heal", When::Playing),
     control(Command::Inventory, "Pack", When::Always),
-    control(Command::LevelUp, "Level up", When::Points),
     control(Command::Character, "Character", When::Always),
-    control(Command::Messages, "Log", When::Always),
+    control(Command::Messages, "Log", When::Desk),
     control(Command::Talk, "Chat", When::Always),
     control(Command::NewCharacter, "New", When::Over),
     control(Command::Follow, "Watch", When::Spectating),
     control(Command::Scores, "Scores", When::Spectating),
-    control(Command::Help, "Keys", When::Keyboard),
+    control(Command::Help, "Keys", When::Desk),
     control(Command::Menu, "Menu", When::Always),
+    control(Command::LevelUp, "Level up", When::Points),
 ];
 
-/// What the player's situation is, for which controls show.
+/// What the player's situation is, for which controls show and how.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Situation {
     /// Driving a living character.
@@ -85,6 +92,12 @@ pub struct Situation {
     pub over: bool,
     /// Played by touch.
     pub touch: bool,
+    /// The character is resting (the server goes on by itself until something happens).
+    pub resting: bool,
+    /// How many things in the pack heal (a stack of three Health Packs is three).
+    pub heals: u32,
+    /// Something lies where the character stands, to pick up.
+    pub underfoot: bool,
 }
 
 impl Control {
@@ -95,7 +108,7 @@ impl Control {
             When::Points => s.playing && s.points,
             When::Spectating => !s.playing,
             When::Over => s.over,
-            When::Keyboard => !s.touch,
+            When::Desk => !s.touch,
             When::Always => true,
         }
     }
@@ -103,25 +116,75 @@ impl Control {
     /// The key shown on its button: the command's first key (the menu's is Esc, which opens
     /// it from the map).
     pub fn key(&self, keys: &KeyMap) -> String {
-        let command = match self.command {
-            Command::Menu => Command::Cancel,
-            c => c,
-        };
-        keys.keys_of(command)
-            .first()
-            .map_or_else(String::new, |k| match k.to_string().as_str() {
-                "Escape" => "Esc".to_string(),
-                name => name.to_string(),
-            })
+        key_of(keys, self.command)
     }
 }
 
-/// The controls offered in a situation, with the keys to show on them.
-pub fn offered(keys: &KeyMap, s: Situation) -> Vec<(String, Control)> {
+/// The first key of `command`, as a button shows it.
+fn key_of(keys: &KeyMap, command: Command) -> String {
+    let command = match command {
+        Command::Menu => Command::Cancel,
+        c => c,
+    };
+    keys.keys_of(command)
+        .first()
+        .map_or_else(String::new, |k| match k.to_string().as_str() {
+            "Escape" => "Esc".to_string(),
+            name => name.to_string(),
+        })
+}
+
+/// A control as it is drawn now.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Offer {
+    /// What a click on it gives.
+    pub command: Command,
+    /// The key that does the same, to show on it (none on a touch screen).
+    pub key: String,
+    /// Its word, and the shorter one for a phone's narrow buttons.
+    pub label: &'static str,
+    pub short: &'static str,
+    pub look: Look,
+    /// A number in its corner: how many of what it uses are left.
+    pub badge: Option<u32>,
+}
+
+impl Offer {
+    fn of(c: &Control, keys: &KeyMap, s: Situation) -> Offer {
+        let mut offer = Offer {
+            command: c.command,
+            key: c.key(keys),
+            label: c.label,
+            short: c.short(),
+            look: Look::Plain,
+            badge: None,
+        };
+        match c.command {
+            // While resting, the rest button stops it (as any key does: a wait).
+            Command::Rest if s.resting => {
+                offer.command = Command::Wait;
+                offer.key = key_of(keys, Command::Wait);
+                offer.label = "Stop";
+                offer.short = "Stop";
+                offer.look = Look::Primary;
+            }
+            Command::QuickHeal if s.heals > 0 => offer.badge = Some(s.heals),
+            // Still clickable: the game says why nothing comes of it.
+            Command::QuickHeal => offer.look = Look::Dim,
+            Command::PickUp if !s.underfoot => offer.look = Look::Dim,
+            Command::LevelUp => offer.look = Look::Primary,
+            _ => {}
+        }
+        offer
+    }
+}
+
+/// The controls offered in a situation, as they are drawn now.
+pub fn offered(keys: &KeyMap, s: Situation) -> Vec<Offer> {
     CONTROLS
         .iter()
         .filter(|c| c.shown(s))
-        .map(|c| (c.key(keys), *c))
+        .map(|c| Offer::of(c, keys, s))
         .collect()
 }
 
@@ -135,16 +198,14 @@ mod tests {
         let playing = Situation {
             playing: true,
             points: true,
-            over: false,
-            touch: false,
+            ..Situation::default()
         };
-        let shown: Vec<Command> = offered(&keys, playing)
-            .iter()
-            .map(|(_, c)| c.command)
-            .collect();
+        let shown: Vec<Command> = offered(&keys, playing).iter().map(|o| o.command).collect();
         for c in [
             Command::Explore,
             Command::Wait,
+            Command::Rest,
+            Command::QuickHeal,
             Command::Descend,
             Command::PickUp,
             Command::Inventory,
@@ -155,21 +216,76 @@ mod tests {
         }
         // The dead start again, watch or read the scores by click too.
         let dead = Situation {
-            playing: false,
-            points: false,
             over: true,
             touch: true,
+            ..Situation::default()
         };
-        let shown: Vec<Command> = offered(&keys, dead)
-            .iter()
-            .map(|(_, c)| c.command)
-            .collect();
+        let shown: Vec<Command> = offered(&keys, dead).iter().map(|o| o.command).collect();
         for c in [Command::NewCharacter, Command::Follow, Command::Scores] {
             assert!(shown.contains(&c), "{c:?}");
         }
         assert!(!shown.contains(&Command::Explore));
-        // No list of keys where there is no keyboard.
+        assert!(!shown.contains(&Command::Rest));
+        // No list of keys where there is no keyboard; the log opens by a tap on it.
         assert!(!shown.contains(&Command::Help));
+        assert!(!shown.contains(&Command::Messages));
+    }
+
+    #[test]
+    fn the_buttons_say_what_would_come_of_them_now() {
+        let keys = KeyMap::default();
+        let find = |s: Situation, label: &str| {
+            offered(&keys, s)
+                .into_iter()
+                .find(|o| o.label == label)
+                .unwrap_or_else(|| panic!("no {label} in {s:?}"))
+        };
+        let playing = Situation {
+            playing: true,
+            ..Situation::default()
+        };
+        // Resting: the rest button stops it, as a wait does.
+        let rest = find(playing, "Rest");
+        assert_eq!((rest.command, rest.key.as_str()), (Command::Rest, "r"));
+        let stop = find(
+            Situation {
+                resting: true,
+                ..playing
+            },
+            "Stop",
+        );
+        assert_eq!((stop.command, stop.look), (Command::Wait, Look::Primary));
+        // Heal shows how many heals are left, and is dim with none (a click says so).
+        let heal = find(
+            Situation {
+                heals: 3,
+                ..playing
+            },
+            "Heal",
+        );
+        assert_eq!(
+            (heal.badge, heal.look, heal.key.as_str()),
+            (Some(3), Look::Plain, "q")
+        );
+        let none = find(playing, "Heal");
+        assert_eq!((none.badge, none.look), (None, Look::Dim));
+        // Pick up is lit only with something underfoot.
+        assert_eq!(find(playing, "Pick up").look, Look::Dim);
+        let here = Situation {
+            underfoot: true,
+            ..playing
+        };
+        assert_eq!(find(here, "Pick up").look, Look::Plain);
+        // A level-up to spend comes last, so no other button moves for it.
+        let points = offered(
+            &keys,
+            Situation {
+                points: true,
+                ..playing
+            },
+        );
+        assert_eq!(points.last().map(|o| o.command), Some(Command::LevelUp));
+        assert_eq!(points.last().map(|o| o.look), Some(Look::Primary));
     }
 
     #[test]
@@ -180,5 +296,17 @@ mod tests {
             assert!(!key.is_empty(), "{:?} has no key to show", c.command);
         }
         assert_eq!(CONTROLS[0].key(&keys), "x");
+        // The buttons show the keys in force: the player's own.
+        let mine = KeyMap::from_file("[keys]\nexplore = [\"o\"]\nrest = [\"F5\"]\n").unwrap();
+        let playing = Situation {
+            playing: true,
+            ..Situation::default()
+        };
+        let keys: Vec<(Command, String)> = offered(&mine, playing)
+            .into_iter()
+            .map(|o| (o.command, o.key))
+            .collect();
+        assert!(keys.contains(&(Command::Explore, "o".into())), "{keys:?}");
+        assert!(keys.contains(&(Command::Rest, "F5".into())), "{keys:?}");
     }
 }

@@ -1,12 +1,14 @@
 //! The end of a game: the death screen and the victory screen, drawn over the map until the
 //! player chooses what next (a new character, watching a friend, the high scores), by key or
-//! by the buttons under the summary.
+//! by the buttons under the summary. In a narrow map area (a phone held upright) the summary is
+//! a column at full size, its lines wrapped and its buttons a finger's height, rather than the
+//! wide box shrunk to a sliver.
 
 use delve_protocol::SelfView;
 use macroquad::prelude::*;
 
 use super::sprites::Sprites;
-use super::text::{draw_text, measure_text, wrap};
+use super::text::{capitalise, draw_text, measure_text, wrap};
 use super::theme::{BOX_EDGE, DIM, GOLD, outline};
 use super::widgets::{self, Tap};
 use crate::keymap::Command;
@@ -36,21 +38,141 @@ fn choices(x: f32, y: f32, w: f32, k: f32, hide: &str) {
 
 /// The numbers of a finished game, one line.
 fn summary(me: &SelfView) -> String {
+    let [a, b] = summary_parts(me);
+    format!("{a}   {b}")
+}
+
+/// The numbers of a finished game, in two halves: where, and how much.
+fn summary_parts(me: &SelfView) -> [String; 2] {
     let s = |n: u64| if n == 1 { "" } else { "s" };
-    format!(
-        "Level {}   deepest floor {}   {} kill{}   {} turn{}",
-        me.level,
-        me.deepest,
-        me.kills,
-        s(u64::from(me.kills)),
-        me.turns,
-        s(me.turns)
-    )
+    [
+        format!("Level {}   deepest floor {}", me.level, me.deepest),
+        format!(
+            "{} kill{}   {} turn{}",
+            me.kills,
+            s(u64::from(me.kills)),
+            me.turns,
+            s(me.turns)
+        ),
+    ]
+}
+
+/// Below this width (in the screens' units) the summaries are drawn as a column.
+const NARROW: f32 = 560.0;
+
+/// A finished game's summary as a column across a narrow `area`: `lines` of (text, size,
+/// colour) wrapped to the width, an optional picture under the first two, then the buttons,
+/// one or two to a row at a finger's height on a touch screen.
+fn column(
+    area: Rect,
+    lines: &[(String, f32, Color)],
+    picture: Option<(&Texture2D, f32)>,
+    edge: Color,
+    hide: &str,
+) {
+    let m = 8.0;
+    let (x, w) = (area.x + m, area.w - 2.0 * m);
+    let pad = 16.0;
+    let bh = if super::layout::touch() { 44.0 } else { 32.0 };
+    // The lines as they wrap, to know the box's height before drawing it.
+    let mut rows: Vec<(String, f32, Color)> = Vec::new();
+    for (text, size, color) in lines {
+        let chars = ((w - 2.0 * pad) / (*size * 0.62)).max(12.0) as usize;
+        for part in wrap(text, chars) {
+            rows.push((part, *size, *color));
+        }
+    }
+    let text_h: f32 = rows.iter().map(|(_, size, _)| size * 1.3).sum();
+    let pic_h = picture.map_or(0.0, |(_, s)| s + 12.0);
+    let buttons_h = 3.0 * bh + 2.0 * 8.0;
+    let h = (pad + text_h + pic_h + 16.0 + buttons_h + pad).min(area.h - 2.0 * m);
+    let y0 = (area.y + (area.h - h) / 2.0).max(area.y + m).round();
+    draw_rectangle(x, y0, w, h, Color::new(0.07, 0.065, 0.095, 0.97));
+    outline(x, y0, w, h, 2.0, edge);
+    let mut y = y0 + pad;
+    for (k, (text, size, color)) in rows.iter().enumerate() {
+        y += size * 1.3;
+        draw_text(text, x + pad, (y - size * 0.3).round(), *size, *color);
+        if k == 1
+            && let Some((tex, s)) = picture
+        {
+            draw_texture_ex(
+                tex,
+                (x + (w - s) / 2.0).round(),
+                y + 6.0,
+                WHITE,
+                DrawTextureParams {
+                    dest_size: Some(vec2(s, s)),
+                    ..Default::default()
+                },
+            );
+            y += s + 12.0;
+        }
+    }
+    let (bx, bw) = (x + pad, w - 2.0 * pad);
+    let by = (y0 + h - pad - buttons_h).max(y + 16.0);
+    widgets::button_row(
+        Rect::new(bx, by, bw, bh),
+        8.0,
+        &[("n", "New character", Tap::Command(Command::NewCharacter))],
+    );
+    widgets::button_row(
+        Rect::new(bx, by + bh + 8.0, bw, bh),
+        8.0,
+        &[
+            ("w", "Watch a friend", Tap::Command(Command::Follow)),
+            ("h", "High scores", Tap::Command(Command::Scores)),
+        ],
+    );
+    widgets::button_row(
+        Rect::new(bx, by + 2.0 * (bh + 8.0), bw, bh),
+        8.0,
+        &[
+            ("Esc", hide, Tap::Command(Command::Cancel)),
+            ("Enter", "Chat", Tap::Command(Command::Talk)),
+        ],
+    );
+}
+
+/// The death cause, as a sentence.
+fn cause_line(me: &SelfView) -> String {
+    format!("{}.", capitalise(me.cause.as_deref().unwrap_or("killed")))
+}
+
+/// The map dimmed under a summary, and kept from clicks.
+fn shade(area: Rect, alpha: f32) {
+    draw_rectangle(
+        area.x,
+        area.y,
+        area.w,
+        area.h,
+        Color::new(0.0, 0.0, 0.0, alpha),
+    );
+    widgets::add(area, Tap::Block);
 }
 
 /// The death screen, inside the map area (`area`), scaled down to fit a small window. `dump`
 /// names the character dump saved for this game, if one was.
 pub fn death(me: &SelfView, area: Rect, dump: Option<&str>) {
+    let red = Color::from_rgba(255, 64, 64, 255);
+    let ghost = match dump {
+        Some(path) => format!("Your story is kept in {path}"),
+        None => "Your ghost watches the floor where you fell.".to_string(),
+    };
+    if area.w < NARROW {
+        shade(area, 0.55);
+        let [place, tally] = summary_parts(me);
+        let lines = [
+            ("You died".to_string(), 34.0, red),
+            (cause_line(me), 22.0, WHITE),
+            (place, 20.0, DIM),
+            (tally, 20.0, DIM),
+            (format!("Score {}", me.score), 26.0, GOLD),
+            (ghost, 16.0, DIM),
+        ];
+        column(area, &lines, None, BOX_EDGE, "Hide");
+        return;
+    }
     let k = ((area.w - 16.0) / 700.0)
         .min((area.h - 16.0) / 360.0)
         .min(1.0);
@@ -69,17 +191,10 @@ pub fn death(me: &SelfView, area: Rect, dump: Option<&str>) {
     widgets::add(area, Tap::Block);
     draw_rectangle(x, y, w, h, Color::new(0.07, 0.065, 0.095, 0.97));
     outline(x, y, w, h, 2.0, BOX_EDGE);
-    let red = Color::from_rgba(255, 64, 64, 255);
     let (x, y) = (x + 24.0 * k, y + 42.0 * k);
     draw_text("You died", x, y, 34.0 * k, red);
     let y = y + 32.0 * k;
-    let cause = me.cause.clone().unwrap_or_else(|| "killed".into());
-    let mut first = cause.chars();
-    let cause: String = first
-        .next()
-        .map(|c| c.to_uppercase().chain(first).collect())
-        .unwrap_or_default();
-    draw_text(format!("{cause}."), x, y, 24.0 * k, WHITE);
+    draw_text(cause_line(me), x, y, 24.0 * k, WHITE);
     draw_text(summary(me), x, y + 40.0 * k, 22.0 * k, DIM);
     draw_text("Score", x, y + 80.0 * k, 22.0 * k, DIM);
     draw_text(
@@ -89,10 +204,6 @@ pub fn death(me: &SelfView, area: Rect, dump: Option<&str>) {
         28.0 * k,
         GOLD,
     );
-    let ghost = match dump {
-        Some(path) => format!("Your story is kept in {path}"),
-        None => "Your ghost watches the floor where you fell.".to_string(),
-    };
     let max = ((w - 48.0 * k) / (10.0 * k)).max(20.0) as usize;
     let mut gy = y + 118.0 * k;
     for line in wrap(&ghost, max).into_iter().take(2) {
@@ -105,6 +216,28 @@ pub fn death(me: &SelfView, area: Rect, dump: Option<&str>) {
 /// The end of a won game: the Mouse King lies dead, and the numbers of the game that felled him.
 /// Drawn inside the map area, scaled down to fit a small window.
 pub fn victory(me: &SelfView, sprites: &Sprites, now: f64, area: Rect, dump: Option<&str>) {
+    if area.w < NARROW {
+        shade(area, 0.6);
+        let [place, tally] = summary_parts(me);
+        let mut lines = vec![
+            ("VICTORY".to_string(), 48.0, GOLD),
+            ("The Mouse King is slain.".to_string(), 22.0, WHITE),
+            (place, 20.0, DIM),
+            (tally, 20.0, DIM),
+            (format!("Score {}", me.score), 30.0, GOLD),
+        ];
+        if let Some(path) = dump {
+            lines.push((format!("Kept in {path}"), 16.0, DIM));
+        }
+        column(
+            area,
+            &lines,
+            Some((&sprites.fallen_king, 96.0)),
+            GOLD,
+            "Keep watching",
+        );
+        return;
+    }
     let k = ((area.w - 16.0) / 680.0)
         .min((area.h - 16.0) / 500.0)
         .min(1.0);

@@ -4,7 +4,7 @@
 use macroquad::prelude::*;
 
 use super::layout::screen_size;
-use super::text::{draw_text, fit, measure_text};
+use super::text::{draw_text, fit, measure_text, wrap};
 use super::theme::{BOX, BOX_EDGE as EDGE, DIM, GOLD, outline};
 use super::widgets::{self, Look, Tap};
 use crate::describe::Description;
@@ -17,13 +17,32 @@ const MOUSE: [&str; 5] = [
     "Left click a known place: walk there (a key stops the walk).",
     "Left click a monster: walk to it and fight it, following it.",
     "The buttons beside the map and on every screen do what their keys do.",
-    "Wheel over the log or a list: scroll it.",
+    "Wheel over the log or a list: scroll it. Click the log: read it all.",
 ];
 
-/// Every key, in two columns when the window is wide enough, then the mouse and the key file.
+/// What fingers do, for the help screen on a touch screen (where keys mean nothing).
+const TOUCH: [&str; 10] = [
+    "Tap the map: walk there, or attack a monster.",
+    "Hold a finger on something: what it is.",
+    "Pinch, or - and +: the map smaller or larger.",
+    "Explore: walk on until something happens.",
+    "Rest: heal until whole or disturbed; Stop ends it.",
+    "Heal: a Health Pack at once (the number: how many).",
+    "Stairs: walk to the known stairs and take them.",
+    "Take: pick up what lies where you stand.",
+    "Pack: use, equip or drop; Stats: your character.",
+    "Tap the log: all of it. Drag it: scroll.",
+];
+
+/// Every key, in two columns when the window is wide enough, then the mouse and the key file;
+/// on a touch screen, what fingers do instead.
 pub fn draw_help(keys: &KeyMap, note: &str) {
     let (sw, sh) = screen_size();
     draw_rectangle(0.0, 0.0, sw, sh, Color::new(0.0, 0.0, 0.0, 0.6));
+    if super::layout::touch() {
+        draw_touch_help(sw, sh);
+        return;
+    }
     let rows = keys.help_rows();
     let w = (sw - 24.0).min(1100.0);
     let two = w >= 760.0;
@@ -82,6 +101,29 @@ pub fn draw_help(keys: &KeyMap, note: &str) {
         f32::from(size),
         DIM,
     );
+}
+
+/// The help on a touch screen: what a tap, a held finger, a pinch and each button do.
+fn draw_touch_help(sw: f32, sh: f32) {
+    let w = (sw - 16.0).min(620.0);
+    let chars = ((w - 40.0) / measure_text("M", None, 18, 1.0).width.max(1.0)) as usize;
+    let lines: Vec<String> = TOUCH.iter().flat_map(|l| wrap(l, chars.max(16))).collect();
+    let h = (76.0 + lines.len() as f32 * 24.0 + 16.0).min(sh - 16.0);
+    let (x, y) = (((sw - w) / 2.0).round(), ((sh - h) / 2.0).round().max(8.0));
+    draw_rectangle(x, y, w, h, BOX);
+    outline(x, y, w, h, 2.0, EDGE);
+    widgets::add(Rect::new(0.0, 0.0, sw, sh), Tap::Block);
+    draw_text("Help", x + 20.0, y + 40.0, 32.0, GOLD);
+    let close = Rect::new(x + w - 20.0 - 120.0, y + 12.0, 120.0, 40.0);
+    widgets::button(close, "", "Close", Tap::Command(Command::Help), Look::Plain);
+    let mut ly = y + 86.0;
+    for line in lines {
+        if ly > y + h - 8.0 {
+            break;
+        }
+        draw_text(&line, x + 20.0, ly, 18.0, WHITE);
+        ly += 24.0;
+    }
 }
 
 /// The Esc menu: its items, the selected one marked; a click on an item chooses it. Items

@@ -268,6 +268,11 @@ impl Input {
         (out, any)
     }
 
+    /// Whether a straight move is waiting for a partner key (it is given a moment later).
+    pub fn chord_pending(&self) -> bool {
+        self.chord.is_some()
+    }
+
     /// Forgets keys held down: a screen that reads the keys itself has taken over.
     pub fn reset(&mut self) {
         self.chord = None;

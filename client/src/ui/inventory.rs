@@ -7,7 +7,7 @@ use delve_protocol::{INVENTORY_SLOTS, ItemView, View};
 use macroquad::prelude::*;
 
 use super::sprites::Sprites;
-use super::text::{draw_text, fit, measure_text, wrap};
+use super::text::{capitalise, draw_text, fit, measure_text, wrap};
 use super::theme::{BOX_EDGE as EDGE, DIM, GOLD, WARN, outline};
 use super::widgets::{self, Look, Tap};
 use crate::keymap::Command;
@@ -16,8 +16,29 @@ use crate::pack::{self, Comparison, Verdict};
 const FAINT: Color = Color::new(0.36, 0.34, 0.42, 1.0);
 pub const BETTER: Color = Color::new(0.35, 0.88, 0.42, 1.0);
 pub const WORSE: Color = Color::new(1.0, 0.36, 0.32, 1.0);
-/// The height of the buttons under an item (use, equip, drop) and under the comparison.
+/// The height of the buttons under an item (use, equip, drop) and under the comparison; on a
+/// touch screen, a finger's.
 const ACTION_H: f32 = 30.0;
+const TOUCH_ACTION_H: f32 = 44.0;
+/// The Close button at the foot, and the foot's height under the list and the detail; larger
+/// on a touch screen.
+const CLOSE: (f32, f32) = (110.0, 28.0);
+const TOUCH_CLOSE: (f32, f32) = (130.0, 44.0);
+const FOOT_H: f32 = 40.0;
+const TOUCH_FOOT_H: f32 = 62.0;
+/// The tallest a line of the list gets (when only the filled slots are listed), and on a
+/// touch screen.
+const ROW_MAX: f32 = 30.0;
+const TOUCH_ROW_MAX: f32 = 40.0;
+
+/// The buttons' height: a finger's on a touch screen.
+fn action_h() -> f32 {
+    if super::layout::touch() {
+        TOUCH_ACTION_H
+    } else {
+        ACTION_H
+    }
+}
 
 /// What the inventory screen shows besides the pack itself.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -42,19 +63,20 @@ pub struct InvLayout {
 }
 
 impl InvLayout {
-    /// The pack's layout in `area` for `len` items, with a `banner` line or not. In a narrow
-    /// area (a phone held upright) the detail pane goes under the list, which then shows the
-    /// filled slots only.
-    pub fn new(area: Rect, banner: bool, len: usize) -> InvLayout {
+    /// The pack's layout in `area` for `len` items, with a `banner` line or not, for a
+    /// `touch` screen or not. In a narrow area (a phone held upright) the detail pane goes
+    /// under the list, which then shows the filled slots only.
+    pub fn new(area: Rect, banner: bool, len: usize, touch: bool) -> InvLayout {
         let m = if area.w < 640.0 { 6.0 } else { 16.0 };
         let frame = Rect::new(area.x + m, area.y + m, area.w - 2.0 * m, area.h - 2.0 * m);
         let top = frame.y + 62.0 + if banner { 30.0 } else { 0.0 };
-        let bottom = frame.y + frame.h - 40.0;
+        let bottom = frame.y + frame.h - if touch { TOUCH_FOOT_H } else { FOOT_H };
+        let row_max = if touch { TOUCH_ROW_MAX } else { ROW_MAX };
         if frame.w < STACKED_BELOW {
             // Lines as tall as there is room for (a finger needs room), the few there are.
             let shown = len.clamp(1, INVENTORY_SLOTS) as f32;
             let row_h = ((bottom - top - DETAIL_MIN_H) / shown.max(10.0))
-                .clamp(14.0, 30.0)
+                .clamp(14.0, row_max)
                 .floor();
             let list = Rect::new(frame.x + 12.0, top, frame.w - 24.0, row_h * shown);
             let dy = list.y + list.h + 18.0;
@@ -75,8 +97,8 @@ impl InvLayout {
         } else {
             len.clamp(1, INVENTORY_SLOTS)
         };
-        let row_h = ((bottom - top) / shown.max(if all { 1 } else { 10 }) as f32)
-            .clamp(12.0, if all { 22.0 } else { 30.0 })
+        let row_h = ((bottom - top) / shown.max(if all { 1 } else { 8 }) as f32)
+            .clamp(12.0, if all { 22.0 } else { row_max })
             .floor();
         let list_w = (frame.w * 0.46).clamp(280.0, 440.0);
         let list = Rect::new(frame.x + 18.0, top, list_w, row_h * shown as f32);
@@ -142,7 +164,8 @@ fn width(text: &str, size: u16) -> f32 {
 
 pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spectating: bool) {
     let blocked = pack_blocked(view, spectating);
-    let lay = InvLayout::new(area, blocked.is_some(), view.inventory.len());
+    let touch = super::layout::touch();
+    let lay = InvLayout::new(area, blocked.is_some(), view.inventory.len(), touch);
     let f = lay.frame;
     draw_rectangle(
         area.x,
@@ -215,14 +238,16 @@ pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spe
     let fy = f.y + f.h - 14.0;
     if let Some(note) = &st.note {
         let w = f.x + f.w - 20.0 - lay.detail.x;
-        draw_text(fit(note, w, 18), lay.detail.x, fy - 26.0, 18.0, WARN);
+        let y = if touch { fy - 48.0 } else { fy - 26.0 };
+        draw_text(fit(note, w, 18), lay.detail.x, y, 18.0, WARN);
     }
     let keys = if st.compare.is_some() {
         "Enter or y: equip        Esc or n: cancel"
     } else {
         "Up/Down, A-Z or a click: select   u: use   e/w: equip or take off   d: drop"
     };
-    let close = Rect::new(f.x + f.w - 20.0 - 110.0, fy - 20.0, 110.0, 28.0);
+    let (cw, ch) = if touch { TOUCH_CLOSE } else { CLOSE };
+    let close = Rect::new(f.x + f.w - 20.0 - cw, f.y + f.h - 6.0 - ch, cw, ch);
     widgets::button(
         close,
         "i",
@@ -231,7 +256,7 @@ pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spe
         Look::Plain,
     );
     // Keys mean nothing under a finger.
-    if !super::layout::touch() {
+    if !touch {
         draw_text(
             fit(keys, close.x - f.x - 36.0, 18),
             f.x + 20.0,
@@ -290,7 +315,13 @@ fn draw_list(lay: &InvLayout, inv: &[ItemView], sprites: &Sprites, selected: usi
             size,
         );
         let name_color = if item.equipped { GOLD } else { WHITE };
-        draw_text(pack::shown_name(item), l.x + 48.0, base, font, name_color);
+        let tag_w = if item.slot.is_some() || item.usable {
+            width("worn: weapon", 16) + 18.0
+        } else {
+            0.0
+        };
+        let name = name_fit(item, l.w - 48.0 - tag_w, font as u16);
+        draw_text(&name, l.x + 48.0, base, font, name_color);
         // Where it goes, and whether it is on: "weapon" / "worn: weapon".
         if let Some(slot) = item.slot {
             let (tag, color) = if item.equipped {
@@ -324,22 +355,30 @@ fn draw_list(lay: &InvLayout, inv: &[ItemView], sprites: &Sprites, selected: usi
     }
 }
 
-/// What kind of thing it is, in a few words.
+/// An item's name cut to `w` at `size`, its count kept whole ("Vial of Anti... x2").
+fn name_fit(item: &ItemView, w: f32, size: u16) -> String {
+    if item.count <= 1 {
+        return fit(&item.name, w, size);
+    }
+    let count = format!(" x{}", item.count);
+    let name = fit(&item.name, w - width(&count, size), size);
+    format!("{name}{count}")
+}
+
+/// What kind of thing it is, in a few words; for a stack, how many it holds.
 fn kind_line(item: &ItemView) -> String {
-    match (item.slot, item.equipped) {
+    let kind = match (item.slot, item.equipped) {
         (Some(slot), true) => format!("{}, worn", capitalise(pack::slot_name(slot))),
         (Some(slot), false) => capitalise(pack::slot_name(slot)),
         (None, _) if item.usable => "Usable".into(),
         (None, _) if item.use_ == delve_protocol::ItemUse::Unlock => "Opens a locked door".into(),
         (None, _) => "Item".into(),
+    };
+    if item.count > 1 {
+        format!("{kind}; {} in one slot", item.count)
+    } else {
+        kind
     }
-}
-
-fn capitalise(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
 }
 
 fn draw_detail(
@@ -356,7 +395,7 @@ fn draw_detail(
     icon(sprites, &item.key, d.x + 6.0, d.y + 6.0, 64.0);
     let name_w = d.w - 92.0;
     draw_text(
-        fit(&pack::shown_name(item), name_w, 28),
+        name_fit(item, name_w, 28),
         d.x + 92.0,
         d.y + 30.0,
         28.0,
@@ -373,13 +412,21 @@ fn draw_detail(
     let chars = chars_in(d.w, 20);
 
     if let Some(cmp) = cmp {
-        // Under a long list (a phone's full pack) the comparison takes the picture's place.
-        let top = if lay.stacked && d.h < 108.0 + 360.0 {
+        // Where the pane is short (under a phone's long list, or a phone on its side) the
+        // comparison takes the picture's place, and its lines close up a little.
+        let rows = cmp.rows.len() as f32;
+        let fixed = comparison_frame_h(cmp);
+        let top = if y - 26.0 + fixed + COMPARE_ROW * rows > d.y + d.h {
             d.y + 26.0
         } else {
             y
         };
-        draw_comparison(d, top, item, cmp);
+        let row = ((d.y + d.h - (top - 26.0) - fixed) / rows.max(1.0))
+            .clamp(COMPARE_ROW_TIGHT, COMPARE_ROW)
+            .floor();
+        // Still too tall: it rises over the list's foot rather than under the Close button.
+        let top = top.min(d.y + d.h + 26.0 - fixed - row * rows);
+        draw_comparison(d, top, row, item, cmp);
         return;
     }
     for line in wrap(&item.description, chars) {
@@ -413,14 +460,18 @@ fn draw_detail(
             let Some(tap) = pack::pack_key(key) else {
                 continue;
             };
-            let label = capitalise(what);
+            // Dropping takes one from a stack, not the stack.
+            let label = match what {
+                "drop" if item.count > 1 => "Drop one".to_string(),
+                _ => capitalise(what),
+            };
             let w = (width(&label, 20) + width("M", 20) * 2.0 + 32.0).max(96.0);
             // Onto the next line when the pane is too narrow for another.
             if x > d.x && x + w > d.x + d.w {
                 x = d.x;
-                y += ACTION_H + 8.0;
+                y += action_h() + 8.0;
             }
-            let area = Rect::new(x, y - 22.0, w, ACTION_H);
+            let area = Rect::new(x, y - 22.0, w, action_h());
             let look = if keys.contains("Enter") {
                 Look::Primary
             } else {
@@ -433,10 +484,21 @@ fn draw_detail(
 }
 
 /// The stats now beside the stats with the item worn: better in green, worse in red.
-fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
-    let mut y = top;
+/// The comparison's height without its stat lines: the question, the column heads, the note,
+/// the buttons.
+fn comparison_frame_h(cmp: &Comparison) -> f32 {
     let note_h = if cmp.uncertain() { 28.0 } else { 6.0 };
-    let box_h = 104.0 + 30.0 * cmp.rows.len() as f32 + note_h + ACTION_H + 16.0;
+    104.0 + note_h + action_h() + 16.0
+}
+
+/// A stat line of the comparison, and the least it closes up to in a short pane.
+const COMPARE_ROW: f32 = 30.0;
+const COMPARE_ROW_TIGHT: f32 = 24.0;
+
+/// The comparison box, its question at `top`, a stat line every `row`.
+fn draw_comparison(d: Rect, top: f32, row: f32, item: &ItemView, cmp: &Comparison) {
+    let mut y = top;
+    let box_h = comparison_frame_h(cmp) + row * cmp.rows.len() as f32;
     draw_rectangle(
         d.x - 10.0,
         y - 26.0,
@@ -479,7 +541,7 @@ fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
         if diff != 0 && !r.uncertain {
             draw_text(format!("{diff:+}"), c_diff, y, 20.0, color);
         }
-        y += 30.0;
+        y += row;
     }
     if cmp.uncertain() {
         draw_text(
@@ -495,8 +557,8 @@ fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
         );
     }
     // Yes or no, by click as by key.
-    let y = top - 26.0 + box_h - ACTION_H - 10.0;
-    let yes = Rect::new(d.x, y, 150.0, ACTION_H);
+    let y = top - 26.0 + box_h - action_h() - 10.0;
+    let yes = Rect::new(d.x, y, 150.0, action_h());
     widgets::button(
         yes,
         "y",
@@ -504,7 +566,7 @@ fn draw_comparison(d: Rect, top: f32, item: &ItemView, cmp: &Comparison) {
         Tap::Command(Command::Confirm),
         Look::Primary,
     );
-    let no = Rect::new(d.x + 162.0, y, 150.0, ACTION_H);
+    let no = Rect::new(d.x + 162.0, y, 150.0, action_h());
     widgets::button(
         no,
         "n",

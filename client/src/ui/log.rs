@@ -1,13 +1,17 @@
-//! The message log under the map: the newest lines at the bottom, older ones fading.
+//! The message log under the map: the newest lines at the bottom, older ones fading. A click
+//! or a tap on it opens the whole history (`m`), the wheel or a finger's drag scrolls it.
 
 use macroquad::prelude::*;
 
 use super::text::{draw_text, measure_text, wrap};
 use super::theme::{CHAT, DIM, PANEL_EDGE, message_color};
+use super::widgets::{self, Tap};
+use crate::keymap::Command;
 use crate::model::Model;
 
 /// Draws the log in `area`, `scroll` lines back from the newest (mouse wheel over the log).
 pub fn draw(area: Rect, model: &Model, scroll: usize) {
+    widgets::add(area, Tap::Command(Command::Messages));
     draw_rectangle(
         area.x,
         area.y,
@@ -52,7 +56,11 @@ pub fn draw(area: Rect, model: &Model, scroll: usize) {
         }
     }
     if scroll > 0 {
-        let note = format!("{scroll} newer lines below - scroll down, or m for all");
+        let note = if super::layout::touch() {
+            format!("{scroll} newer lines below - tap for all")
+        } else {
+            format!("{scroll} newer lines below - scroll down, or m for all")
+        };
         let d = measure_text(&note, None, 16, 1.0);
         draw_text(
             &note,

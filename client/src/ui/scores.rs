@@ -5,7 +5,7 @@ use delve_protocol::ScoreEntry;
 use macroquad::prelude::*;
 
 use super::layout::screen_size;
-use super::text::{draw_text, measure_text};
+use super::text::{draw_text, measure_text, wrap};
 use super::theme::{BOX_EDGE, DIM, GOLD, WARN, outline};
 use super::widgets::{self, Look, Tap};
 use crate::keymap::{Command, Key};
@@ -140,9 +140,16 @@ pub fn draw(board: &ScoreBoard, entries: &[ScoreEntry], ctx: &Context) {
 
     let rows = rows_fit();
     let first_y = by + TOP;
-    let centre = |text: &str, y: f32, color: Color| {
-        let w = text_w(text, 22.0).min(inner_w);
-        draw_text(text, x + (inner_w - w) / 2.0, y, 22.0, color);
+    // A line centred in the box, wrapped where the box is narrow (a phone); returns the y
+    // under it.
+    let centre = |text: &str, mut y: f32, color: Color| {
+        let chars = (inner_w / text_w("M", 22.0).max(1.0)).max(12.0) as usize;
+        for line in wrap(text, chars) {
+            let w = text_w(&line, 22.0).min(inner_w);
+            draw_text(&line, x + (inner_w - w) / 2.0, y, 22.0, color);
+            y += 28.0;
+        }
+        y
     };
     if let Some(err) = board.error() {
         centre(
@@ -158,9 +165,9 @@ pub fn draw(board: &ScoreBoard, entries: &[ScoreEntry], ctx: &Context) {
         );
     } else if entries.is_empty() {
         let (text, why) = board.empty_text(ctx.solo);
-        centre(text, first_y + 40.0, WHITE);
+        let y = centre(text, first_y + 40.0, WHITE);
         if let Some(why) = why {
-            centre(why, first_y + 72.0, DIM);
+            centre(why, y + 4.0, DIM);
         }
     }
 

@@ -201,13 +201,16 @@ pub fn level_up_choices(model: &Model) -> Vec<Stat> {
 }
 
 pub fn level_up(model: &Model, me: &SelfView, selected: usize) {
-    let title = if me.points > 1 {
-        format!("Level up! {} points to spend", me.points)
-    } else {
-        "Level up! Raise a stat".to_string()
-    };
-    // 560 units wide, or the window's width on a phone: the columns share what there is.
+    // 560 units wide, or the window's width on a phone: the columns share what there is, and
+    // the title is shorter beside its Close button.
     let w = (screen_size().0 - 16.0).min(560.0);
+    let narrow = w < 480.0;
+    let title = match (me.points, narrow) {
+        (1, false) => "Level up! Raise a stat".to_string(),
+        (1, true) => "Level up!".to_string(),
+        (n, false) => format!("Level up! {n} points to spend"),
+        (n, true) => format!("Level up! {n} points"),
+    };
     let k = (w - 48.0) / 512.0;
     let (x, mut y) = frame(
         w,
@@ -239,17 +242,13 @@ pub fn level_up(model: &Model, me: &SelfView, selected: usize) {
         draw_text(&then, x + 390.0 * k, y, 24.0, GOOD);
         y += 40.0;
     }
-    draw_text(
-        fit(
-            "1-5, arrows + Enter, or a click: choose    Close: later",
-            line_w,
-            18,
-        ),
-        x,
-        y + 6.0,
-        18.0,
-        DIM,
-    );
+    // Keys mean nothing under a finger.
+    let hint = if super::layout::touch() {
+        "Tap a stat to raise it.  Close: later"
+    } else {
+        "1-5, arrows + Enter, or a click: choose    Close: later"
+    };
+    draw_text(fit(hint, line_w, 18), x, y + 6.0, 18.0, DIM);
 }
 
 /// The whole message log, newest at the bottom; `scroll` lines up from the newest.
@@ -300,7 +299,11 @@ pub fn messages(model: &Model, scroll: usize) {
         lines.len(),
     );
     draw_text(
-        "The wheel, arrows or the bar: scroll",
+        if super::layout::touch() {
+            "Drag or the bar: scroll"
+        } else {
+            "The wheel, arrows or the bar: scroll"
+        },
         x,
         my + h - 20.0,
         18.0,

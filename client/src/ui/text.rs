@@ -119,6 +119,14 @@ pub fn fit(text: &str, w: f32, size: u16) -> String {
     format!("{s}...")
 }
 
+/// `s` with its first letter in capitals ("killed by ..." -> "Killed by ...").
+pub fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -86,6 +86,9 @@ pub async fn ask_name(percent: u16) -> String {
     }
 }
 
+/// How many of the log's newest lines the status carries.
+pub const LOG_LINES: usize = 8;
+
 /// What the page shows, published as `window.delveStatus` (for the page and the browser
 /// tests, which find there what to tap).
 #[derive(Debug, Default, serde::Serialize)]
@@ -118,6 +121,8 @@ pub struct Status<'a> {
     pub stairs: Option<(i32, i32)>,
     /// The menu's selected line, while the menu is open.
     pub menu: Option<usize>,
+    /// The pack's selected line, while the pack is open.
+    pub pack_selected: Option<usize>,
     /// The map cell under the mouse.
     pub hover: Option<(i32, i32)>,
     /// Sound effects the game has asked for so far.
@@ -127,12 +132,20 @@ pub struct Status<'a> {
     /// The controls on screen, by what they do (as `--script`'s `tap` names them), with
     /// their centres in canvas pixels.
     pub buttons: Vec<(String, (f32, f32))>,
-    /// What is in the pack, by content key, in slot order.
+    /// What is in the pack, by content key, in slot order, and how many each slot holds.
     pub pack: Vec<String>,
+    pub counts: Vec<u32>,
+    /// The log's newest lines (up to [`LOG_LINES`]), oldest first.
+    pub log: Vec<String>,
+    /// The character is resting.
+    pub resting: bool,
     /// The last chat line heard, as `name: text`.
     pub chat: Option<String>,
     /// Something under way: a walk, an intent waiting for its turn, an animation.
     pub busy: bool,
+    /// Frames drawn so far: input given before one frame's status is read has been seen once
+    /// two more frames are drawn.
+    pub frames: u64,
 }
 
 pub fn publish(st: &Status) {

@@ -173,18 +173,28 @@ pub fn button(area: Rect, key: &str, label: &str, tap: Tap, look: Look) -> bool 
     };
     draw_rectangle(area.x, area.y, area.w, area.h, fill);
     outline(area.x, area.y, area.w, area.h, 2.0, edge);
-    let size = (area.h * 0.55).clamp(12.0, 22.0).round();
     let text_color = if look == Look::Dim && !hot {
         DIM
     } else {
         WHITE
     };
-    let key_w = if key.is_empty() {
-        0.0
-    } else {
-        measure_text(key, None, size as u16, 1.0).width + size * 0.5
-    };
     let room = area.w - 12.0;
+    // The text as large as the button allows, smaller rather than cut where it is narrow,
+    // down to a size still read at a glance.
+    let mut size = (area.h * 0.55).clamp(12.0, 22.0).round();
+    let key_w = |size: f32| {
+        if key.is_empty() {
+            0.0
+        } else {
+            measure_text(key, None, size as u16, 1.0).width + size * 0.5
+        }
+    };
+    while size > SMALLEST_LABEL
+        && measure_text(label, None, size as u16, 1.0).width + key_w(size) > room
+    {
+        size -= 1.0;
+    }
+    let key_w = key_w(size);
     let label = fit(label, (room - key_w).max(0.0), size as u16);
     let label_w = measure_text(&label, None, size as u16, 1.0).width;
     let x = (area.x + (area.w - key_w - label_w) / 2.0).max(area.x + 6.0);
@@ -194,6 +204,22 @@ pub fn button(area: Rect, key: &str, label: &str, tap: Tap, look: Look) -> bool 
     }
     draw_text(&label, (x + key_w).round(), y, size, text_color);
     hot
+}
+
+/// The smallest size a button's word shrinks to before it is cut short.
+const SMALLEST_LABEL: f32 = 14.0;
+
+/// A count in the top right corner of a button over `area` (what is left of what it uses),
+/// on a small plate of its own so that it reads apart from the button's word.
+pub fn badge(area: Rect, n: u32) {
+    let text = n.to_string();
+    let size = (area.h * 0.5).clamp(12.0, 18.0).round();
+    let w = measure_text(&text, None, size as u16, 1.0).width;
+    let (pw, ph) = ((w + size * 0.6).round(), (size * 0.95).round());
+    let (x, y) = ((area.x + area.w - pw - 2.0).round(), area.y + 2.0);
+    draw_rectangle(x, y, pw, ph, Color::new(0.36, 0.28, 0.08, 1.0));
+    let tx = (x + (pw - w) / 2.0).round();
+    draw_text(&text, tx, (y + ph * 0.8).round(), size, GOLD);
 }
 
 /// A row of buttons sharing `area`'s width, `gap` apart: (key, label, tap) each.

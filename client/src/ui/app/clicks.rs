@@ -106,13 +106,27 @@ impl App {
 
     /// What the player is doing, for which commands are offered as buttons.
     pub(super) fn situation(&self) -> crate::ui::controls::Situation {
-        let me = self.model.view.as_ref().map(|v| &v.me);
+        let view = self.model.view.as_ref();
+        let me = view.map(|v| &v.me);
         let spectating = self.spectating();
         crate::ui::controls::Situation {
             playing: !spectating && me.is_some(),
             points: me.is_some_and(|m| m.points > 0),
             over: !self.watcher_only() && me.is_some_and(|m| !m.alive || m.victory),
             touch: self.fingers.touch,
+            resting: me.is_some_and(|m| m.resting),
+            heals: view.map_or(0, |v| {
+                v.inventory
+                    .iter()
+                    .filter(|i| i.use_ == delve_protocol::ItemUse::Heal)
+                    .map(|i| i.count)
+                    .sum()
+            }),
+            underfoot: view.is_some_and(|v| {
+                v.entities
+                    .iter()
+                    .any(|e| e.kind == delve_protocol::EntityKind::Item && e.pos == v.me.pos)
+            }),
         }
     }
 

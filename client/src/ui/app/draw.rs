@@ -251,7 +251,9 @@ impl App {
                     .map(|m| m.label(sound, self.appearance))
                     .collect();
                 let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+                // Keys mean nothing under a finger: a line says what a tap does instead.
                 let footer = match MENU[*selected % MENU.len()] {
+                    _ if layout::touch() => "Tap a line; - and + change a setting",
                     MenuItem::Sound => "Left/Right: volume; Enter: sound on/off",
                     MenuItem::Scale => "Left/Right: smaller, larger; Enter: 100%",
                     MenuItem::Look => "Enter: tiles or glyphs on the map",

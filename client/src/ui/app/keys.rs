@@ -602,6 +602,7 @@ impl MenuItem {
     pub(super) fn label(self, sound: crate::sound::Settings, look: Appearance) -> String {
         match self {
             MenuItem::Resume => "Resume".into(),
+            MenuItem::Help if crate::ui::layout::touch() => "Help".into(),
             MenuItem::Help => "Help and keys".into(),
             MenuItem::Sound if sound.muted => "Sound: off".into(),
             MenuItem::Sound => format!("Sound: {}%", sound.volume),

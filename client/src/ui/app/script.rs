@@ -10,6 +10,10 @@ use crate::script::Action;
 /// Seconds any one step may wait for its condition with no turn passing.
 const STEP_PATIENCE: f64 = 30.0;
 
+/// How the server's lines that end a rest begin (server/src/view/tell.rs): a rest ended by
+/// something seen, by an attack, or by being whole again.
+const REST_ENDS: [&str; 2] = ["You stop resting", "You are fully rested"];
+
 #[derive(Debug)]
 pub(super) struct Player {
     steps: VecDeque<Action>,
@@ -60,7 +64,58 @@ impl Player {
     }
 }
 
+/// Whether a monster is in sight in `view`.
+fn view_has_monster(view: Option<&delve_protocol::View>) -> bool {
+    view.is_some_and(|v| crate::script::Target::Monster.cell(v).is_some())
+}
+
 impl App {
+    /// The next move of `auto` (with `left` moves to go), as script steps made of clicks, as
+    /// a plain player by the mouse would choose it; `None` once done (no moves left, or the
+    /// game over).
+    fn autopilot(&self, left: u32) -> Option<Vec<Action>> {
+        use crate::keymap::{Key, Named};
+        use crate::script::Target;
+        let view = self.model.view.as_ref()?;
+        let me = &view.me;
+        if left == 0 || !me.alive || me.victory {
+            return None;
+        }
+        let tap = |word: &str| vec![Action::Tap(word.into()), Action::Idle];
+        Some(match &self.screen {
+            Screen::LevelUp { .. } => vec![Action::Tap("row 0".into())],
+            Screen::Game => {
+                let last = self.model.log.back().map_or("", |l| l.text.as_str());
+                let stuck =
+                    last.starts_with("There is no known way") || last.ends_with("in the way.");
+                let low = me.hp * 10 < me.max_hp * 4;
+                if low && self.situation().heals > 0 {
+                    tap("quick_heal")
+                } else if stuck {
+                    tap("wait")
+                } else if let Some(cell) = Target::Monster.cell(view) {
+                    // A monster off the screen (a phone shows little of the map) is waited for.
+                    let on_screen = self.camera.is_some_and(|c| {
+                        let p = c.to_screen(vec2(cell.x as f32, cell.y as f32));
+                        c.area.contains(p) && c.area.contains(p + vec2(c.tile, c.tile))
+                    });
+                    if on_screen {
+                        vec![Action::Click(Target::Monster), Action::Idle]
+                    } else {
+                        tap("wait")
+                    }
+                } else if me.hp < me.max_hp && !last.starts_with("You cannot rest") {
+                    tap("rest")
+                } else if last.starts_with("Explored all") {
+                    tap("descend")
+                } else {
+                    tap("explore")
+                }
+            }
+            _ => vec![Action::Key(Key::Named(Named::Escape))],
+        })
+    }
+
     /// Nothing under way: joined, a view, no walk, no intent in flight, no animation.
     fn settled(&self, now: f64) -> bool {
         matches!(self.connection, Connection::Joined)
@@ -68,6 +123,7 @@ impl App {
             && self.trip.is_none()
             && self.awaiting.is_none()
             && self.anims.quiet(now)
+            && !self.input.chord_pending()
     }
 
     /// Runs the script's steps after a frame is drawn (so a shot saves what was drawn), until
@@ -103,6 +159,41 @@ impl App {
                     self.model.view.as_ref().map(|v| v.turn),
                 );
                 std::process::exit(1);
+            }
+            // A fight: a click on the nearest monster, if there is one, once the game is ready.
+            if step == Action::Fight {
+                if !self.settled(now) {
+                    break;
+                }
+                player.steps.pop_front();
+                player.since = None;
+                player.step_turn = None;
+                let seen = view_has_monster(self.model.view.as_ref());
+                if seen {
+                    player.steps.push_front(Action::Idle);
+                    player
+                        .steps
+                        .push_front(Action::Click(crate::script::Target::Monster));
+                }
+                continue;
+            }
+            // A move of the autopilot: once the game is ready, the steps it chooses go first.
+            if let Action::Auto(n) = step {
+                if self.end_guard.is_some()
+                    || (matches!(self.screen, Screen::Game) && !self.settled(now))
+                {
+                    break;
+                }
+                player.steps.pop_front();
+                player.since = None;
+                player.step_turn = None;
+                if let Some(mut next) = self.autopilot(n) {
+                    next.push(Action::Auto(n - 1));
+                    for s in next.into_iter().rev() {
+                        player.steps.push_front(s);
+                    }
+                }
+                continue;
             }
             let view = self.model.view.as_ref();
             let done = match &step {
@@ -175,6 +266,15 @@ impl App {
                 Action::Frames(n) => frames >= *n,
                 Action::Turn(t) => view.is_some_and(|v| v.turn >= *t),
                 Action::Ended => view.is_some_and(|v| !v.me.alive || v.me.victory),
+                // A rest cut short in its first turn (a mouse comes into view) is never seen
+                // under way: the line that ends it says the rest was taken all the same.
+                Action::Resting => {
+                    let from = player.step_turn.unwrap_or(0);
+                    view.is_some_and(|v| v.me.resting)
+                        || self.model.log.iter().any(|l| {
+                            l.turn >= from && REST_ENDS.iter().any(|end| l.text.starts_with(end))
+                        })
+                }
                 Action::Scores => matches!(&self.screen, Screen::Scores(b) if b.settled()),
                 Action::Floor(depth) => view.is_some_and(|v| v.me.depth == *depth),
                 Action::Log(text) => {
@@ -224,6 +324,7 @@ impl App {
                     self.keep_recent_now(now);
                     std::process::exit(0)
                 }
+                Action::Auto(_) | Action::Fight => true,
             };
             if done {
                 player.steps.pop_front();

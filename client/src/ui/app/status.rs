@@ -43,18 +43,30 @@ impl App {
                 Screen::Menu { selected } => Some(selected),
                 _ => None,
             },
+            pack_selected: match &self.screen {
+                Screen::Inventory(st) => Some(st.selected),
+                _ => None,
+            },
             sounds: self.audio.played().len(),
             touch: self.fingers.touch,
             buttons: crate::ui::widgets::drawn_names(),
             pack: view.map_or_else(Vec::new, |v| {
                 v.inventory.iter().map(|i| i.key.to_string()).collect()
             }),
+            counts: view.map_or_else(Vec::new, |v| v.inventory.iter().map(|i| i.count).collect()),
+            log: {
+                let log = &self.model.log;
+                let skip = log.len().saturating_sub(super::super::web::LOG_LINES);
+                log.iter().skip(skip).map(|l| l.text.clone()).collect()
+            },
+            resting: view.is_some_and(|v| v.me.resting),
             chat: self
                 .model
                 .log
                 .iter()
                 .rev()
                 .find_map(|l| l.from.as_ref().map(|f| format!("{f}: {}", l.text))),
+            frames: stats.frames,
             busy: self.trip.is_some() || self.awaiting.is_some() || !self.anims.quiet(get_time()),
         });
     }

@@ -24,11 +24,11 @@ use macroquad::prelude::*;
 
 use crate::keymap::Command;
 use crate::model::Model;
-use crate::ui::controls::Control;
+use crate::ui::controls::Offer;
 use crate::ui::sprites::Sprites;
 use crate::ui::text::{draw_text, measure_text};
 use crate::ui::theme::{DIM, GOLD, PANEL, PANEL_EDGE, WARN, player_color};
-use crate::ui::widgets::{self, Look, Tap};
+use crate::ui::widgets::{self, Tap};
 use bars::{XP, bar, draw_effects, hp_color, xp_frac};
 
 /// The least "In sight" keeps: its title and two lines.
@@ -48,7 +48,7 @@ pub fn draw(
     sprites: &Sprites,
     turn: &TurnLine,
     connection: &str,
-    controls: &[(String, Control)],
+    controls: &[Offer],
     now: f64,
 ) {
     if area.w > area.h {
@@ -99,13 +99,13 @@ pub fn draw(
 
 /// The command buttons, in rows of three, the last row's bottom at `bottom`. Returns the top
 /// of the first row.
-fn buttons(controls: &[(String, Control)], x: f32, bottom: f32, w: f32) -> f32 {
+fn buttons(controls: &[Offer], x: f32, bottom: f32, w: f32) -> f32 {
     let touch = crate::ui::layout::touch();
     let bh = if touch { TOUCH_BUTTON_H } else { BUTTON_H };
     let rows = controls.len().div_ceil(BUTTONS_PER_ROW);
     let top = bottom - rows as f32 * (bh + BUTTON_GAP) + BUTTON_GAP;
     let bw = (w - BUTTON_GAP * (BUTTONS_PER_ROW - 1) as f32) / BUTTONS_PER_ROW as f32;
-    for (k, (key, c)) in controls.iter().enumerate() {
+    for (k, c) in controls.iter().enumerate() {
         let (col, row) = (k % BUTTONS_PER_ROW, k / BUTTONS_PER_ROW);
         let area = Rect::new(
             (x + col as f32 * (bw + BUTTON_GAP)).round(),
@@ -113,14 +113,10 @@ fn buttons(controls: &[(String, Control)], x: f32, bottom: f32, w: f32) -> f32 {
             bw.floor(),
             bh,
         );
-        let look = if c.command == Command::LevelUp {
-            Look::Primary
-        } else {
-            Look::Plain
-        };
-        // Keys mean nothing under a finger.
-        let key = if touch { "" } else { key.as_str() };
-        widgets::button(area, key, c.label, Tap::Command(c.command), look);
+        widgets::button(area, &c.key, c.label, Tap::Command(c.command), c.look);
+        if let Some(n) = c.badge {
+            widgets::badge(area, n);
+        }
     }
     top
 }

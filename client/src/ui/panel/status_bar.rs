@@ -80,8 +80,13 @@ pub fn draw(area: Rect, model: &Model, turn: &TurnLine, connection: &str, now: f
     let rest_x = x + hp_w + xp_w + 20.0;
     if me.points > 0 && me.alive && !me.victory {
         let blink = (now * 3.0).sin() > -0.3;
+        let line = if crate::ui::layout::touch() {
+            "Level up!"
+        } else {
+            "Level up! p"
+        };
         draw_text(
-            "Level up! p",
+            line,
             rest_x,
             by + 15.0,
             18.0,

@@ -22,7 +22,11 @@ pub fn turn_line(model: &Model, status_age: f64, awaiting: bool) -> TurnLine {
     };
     match &model.turn_status {
         _ if view.me.resting => TurnLine {
-            text: "Resting - any key stops".into(),
+            text: if crate::ui::layout::touch() {
+                "Resting - a tap stops".into()
+            } else {
+                "Resting - any key stops".into()
+            },
             color: Color::from_rgba(140, 220, 140, 255),
         },
         Some(s) if s.turn == view.turn + 1 => {

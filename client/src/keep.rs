@@ -111,6 +111,7 @@ mod tests {
             outcome: "killed".into(),
             dungeon: "solo".into(),
             ended,
+            game: None,
         }
     }
 

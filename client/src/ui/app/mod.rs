@@ -417,6 +417,7 @@ impl App {
                 },
                 dungeon,
                 ended: secs,
+                game: None,
             };
             if let Err(e) = crate::keep::add_solo_score(entry) {
                 self.note(&format!("The solo high scores could not be saved: {e}"));

@@ -2,9 +2,10 @@
 //! running dungeon without asking it ([`DungeonStats`]).
 
 use std::net::IpAddr;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU8, AtomicUsize};
 
-use delve_protocol::{ErrorCode, Stat};
+use delve_protocol::{ErrorCode, LivePlayer, Stat};
 use tokio::sync::oneshot;
 
 use super::Outgoing;
@@ -74,4 +75,9 @@ pub struct DungeonStats {
     pub online: AtomicUsize,
     /// The deepest floor any character has reached.
     pub deepest: AtomicU8,
+    /// Whether the dungeon has a password: its games' pages then need a key.
+    pub private: bool,
+    /// Who plays there now and who watches them, for the lobby (kept up to date by the task
+    /// when it lists live games).
+    pub live: Mutex<Vec<LivePlayer>>,
 }

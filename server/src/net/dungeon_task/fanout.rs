@@ -8,7 +8,7 @@ use delve_protocol::{
 };
 
 use super::{ConnId, DungeonTask};
-use crate::game::{EntityId, Event};
+use crate::game::{Content, EntityId, Event};
 use crate::view::{self, events_for, view_of};
 
 impl DungeonTask {
@@ -132,22 +132,13 @@ impl DungeonTask {
         watching: Option<String>,
         view: View,
     ) -> ServerMsg {
-        let u = &self.dungeon.content().level_up;
         ServerMsg::Welcome {
             protocol_version: delve_protocol::PROTOCOL_VERSION,
             player_id: player,
             token,
             dungeon: self.name.clone(),
             turn_timeout_ms: self.config.turn_timeout.as_millis() as u64,
-            level_up: [
-                (Stat::MaxHp, u.max_hp),
-                (Stat::Attack, u.attack),
-                (Stat::Defence, u.defence),
-                (Stat::Sight, u.sight),
-                (Stat::Save, u.save),
-            ]
-            .map(|(stat, amount)| StatGain { stat, amount })
-            .to_vec(),
+            level_up: level_up_gains(self.dungeon.content()),
             watching,
             seq: 0,
             view,
@@ -171,4 +162,18 @@ impl DungeonTask {
             s.error(code, message, reason);
         }
     }
+}
+
+/// What one stat point adds to each stat, for a welcome's level-up dialog.
+pub(crate) fn level_up_gains(content: &Content) -> Vec<StatGain> {
+    let u = &content.level_up;
+    [
+        (Stat::MaxHp, u.max_hp),
+        (Stat::Attack, u.attack),
+        (Stat::Defence, u.defence),
+        (Stat::Sight, u.sight),
+        (Stat::Save, u.save),
+    ]
+    .map(|(stat, amount)| StatGain { stat, amount })
+    .to_vec()
 }

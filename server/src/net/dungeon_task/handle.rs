@@ -3,7 +3,7 @@
 
 use std::sync::atomic::Ordering;
 
-use delve_protocol::{ErrorCode, Event as ProtoEvent, MAX_CHAT_CHARS, View};
+use delve_protocol::{ErrorCode, Event as ProtoEvent, LivePlayer, MAX_CHAT_CHARS, View};
 use tracing::debug;
 
 use super::outbox::{Everyone, Session};
@@ -145,6 +145,40 @@ impl DungeonTask {
             .filter(|s| s.player.is_some())
             .count();
         self.stats.online.store(online, Ordering::Relaxed);
+    }
+
+    /// Updates the lobby's list of who plays here and who watches them (a public dungeon's,
+    /// when the server lists live games).
+    pub(super) fn refresh_live(&self) {
+        if !self.config.live_games || self.stats.private {
+            return;
+        }
+        let mut live: Vec<LivePlayer> = self
+            .sessions
+            .values()
+            .filter_map(|s| {
+                let id = s.player?;
+                let p = self.dungeon.player(id)?;
+                let mut watchers: Vec<String> = (self.sessions.values())
+                    .filter(|w| w.watching == Some(id) && w.player != Some(id))
+                    .map(|w| w.name.clone())
+                    .collect();
+                watchers.sort();
+                Some(LivePlayer {
+                    name: p.name().to_owned(),
+                    depth: p.depth(),
+                    level: p.level(),
+                    alive: p.alive() && !p.victory(),
+                    watchers,
+                })
+            })
+            .collect();
+        live.sort_by_key(|p| p.name.to_lowercase());
+        if let Ok(mut kept) = self.stats.live.lock()
+            && *kept != live
+        {
+            *kept = live;
+        }
     }
 
     pub(super) fn new_session(

@@ -26,7 +26,7 @@
 //! - `outbox`: each connection's channel, baseline, sequence numbers and falling behind;
 //! - `roster`: the resume tokens; `joining`: joining, takeover, leaving, starting again;
 //! - `room`: making room in a full dungeon; `watchers`: following another character's view;
-//! - `scores`: high-score entries for the games a turn ended;
+//! - `games`: the record of the games a turn ended, their dumps written off the task;
 //! - the party panel, watcher list and turn status are built in [`crate::view`].
 //!
 //! Where new behaviour goes: a new kind of request is a `Command` variant and an arm in
@@ -44,17 +44,18 @@ use tracing::{error, info};
 
 mod command;
 mod fanout;
+mod games;
 mod handle;
 mod joining;
 mod outbox;
 mod room;
 mod roster;
-mod scores;
 mod turns;
 mod watchers;
 
 use command::Refusal;
 pub use command::{Command, ConnId, DungeonStats};
+pub(crate) use fanout::level_up_gains;
 pub use outbox::Outgoing;
 use outbox::Session;
 use room::Whereabouts;
@@ -101,6 +102,8 @@ pub struct DungeonTask {
     /// dungeons fall idle together: saved all at once, hundreds of snapshots would take the
     /// cores from the dungeons still played for as long as they take.
     unloads: Arc<Semaphore>,
+    /// Character dumps being written (replaying a game takes a moment: off the task).
+    dumps: games::Writing,
 }
 
 /// At most this many queued commands are handled before the owed turn statuses go out and the
@@ -155,6 +158,7 @@ impl DungeonTask {
             unloads,
             whereabouts,
             ops,
+            dumps: games::Writing::new(),
         }
     }
 
@@ -192,12 +196,19 @@ impl DungeonTask {
                     info!(dungeon = %self.name, "nobody here for a while: saving and unloading");
                     // New joiners now load the dungeon afresh, from what is saved below.
                     rx.close();
+                    self.finish_dumps().await;
                     let saved = self.save().await;
                     drop(permit);
                     while let Ok(cmd) = rx.try_recv() {
                         self.refuse_late(cmd);
                     }
                     return saved;
+                }
+                Some(done) = self.dumps.join_next(), if !self.dumps.is_empty() => {
+                    if let Ok(Some(written)) = done {
+                        self.dump_written(written);
+                    }
+                    None
                 }
                 () = sleep_until(next.unwrap_or(now)), if next.is_some() => {
                     self.on_timers().await;
@@ -223,12 +234,14 @@ impl DungeonTask {
                 }
             }
             self.send_turn_statuses_when_due();
+            self.refresh_live();
             self.empty_since = match (self.sessions.is_empty(), self.empty_since) {
                 (true, None) => Some(Instant::now()),
                 (true, since) => since,
                 (false, _) => None,
             };
         }
+        self.finish_dumps().await;
         let saved = self.save().await;
         info!(dungeon = %self.name, "dungeon task stopped");
         saved

@@ -88,7 +88,7 @@ impl DungeonTask {
             .resolve_turn(depth, &mut Everyone(&self.sessions))
             .await;
         self.ops.metrics.turns.inc();
-        self.record_scores(&report.events).await;
+        self.record_games(&report.events).await;
         debug!(dungeon = %self.name, depth, turn = report.turn, events = report.events.len(), "turn resolved");
         // Everyone following a character on the resolved floor gets its turn; those on a floor
         // someone arrived on by the stairs get the news (and, if that floor's turn is being

@@ -133,6 +133,11 @@ pub struct Status<'a> {
     pub chat: Option<String>,
     /// Something under way: a walk, an intent waiting for its turn, an animation.
     pub busy: bool,
+    /// On a replay: the turn shown, the replay's last turn, and whether it plays.
+    pub replay: Option<(u64, u64, bool)>,
+    /// On a replay, the digest of the view shown ([`delve_protocol::view_digest`]), to compare
+    /// with the view the server sent the player.
+    pub view: Option<String>,
 }
 
 pub fn publish(st: &Status) {

@@ -2,6 +2,7 @@
 //! Its parts: `keys` (what each command does on each screen), `clicks` (what a click on a
 //! control does), `mouse` (hover, click to travel or attack on the map, and the trip under
 //! way), `draw` (one frame's drawing), `resume` (the log kept for taking a character back),
+//! `replay` (a finished game watched again: its controls and bar),
 //! `script` (`--script`), `bench` (`--bench-frames`: the cost of applying an update against
 //! drawing alone, natively).
 
@@ -12,6 +13,7 @@ mod draw;
 mod fingers;
 mod keys;
 mod mouse;
+mod replay;
 mod resume;
 mod script;
 #[cfg(target_arch = "wasm32")]
@@ -84,6 +86,8 @@ pub struct Options {
     pub bench: Option<u32>,
     /// Play by touch from the start (`--touch`; a browser finds out by itself).
     pub touch: bool,
+    /// Watch this finished game again instead of playing (the page `/replay/ID`).
+    pub replay: Option<crate::link::ReplayLink>,
 }
 
 enum Connection {
@@ -205,6 +209,8 @@ struct App {
     /// The page's text field is open for the chat line (a touch screen's keyboard).
     #[cfg(target_arch = "wasm32")]
     field_open: bool,
+    /// The controls of the finished game this connection replays, if it replays one.
+    replay: Option<crate::replay::Controls>,
 }
 
 /// Where the chat line is typed, in interface units: along the foot of the map.
@@ -241,6 +247,12 @@ impl App {
     }
 
     fn on_message(&mut self, msg: ServerMsg, now: f64) {
+        if matches!(
+            msg,
+            ServerMsg::Welcome { .. } | ServerMsg::Update { .. } | ServerMsg::Snapshot { .. }
+        ) {
+            self.replay_shown();
+        }
         if let ServerMsg::Welcome { token, .. } = &msg {
             if self.ever_joined && matches!(self.connection, Connection::Reconnecting { .. }) {
                 let turn = self.model.view.as_ref().map_or(0, |v| v.turn);
@@ -619,13 +631,19 @@ pub async fn run(mut options: Options) {
     super::text::warm(layout::scales());
     start_frame(&appearance, fingers.touch);
     // The page asks a new player's name once; their tokens are kept per name.
+    // (A replay asks nothing: nobody plays.)
     #[cfg(target_arch = "wasm32")]
-    {
-        if options.name.is_empty() {
-            options.name = super::web::ask_name(appearance.scale).await;
-        }
+    if options.replay.is_none() && options.name.is_empty() {
+        options.name = super::web::ask_name(appearance.scale).await;
     }
+    let replay = options.replay.take();
     let choice = match options.dungeon.take() {
+        // A replay names its game, not a dungeon: the lobby is not shown.
+        _ if replay.is_some() => Choice {
+            dungeon: String::new(),
+            password: None,
+            watch: None,
+        },
         Some(dungeon) => Choice {
             dungeon,
             password: options.password.take(),
@@ -646,18 +664,30 @@ pub async fn run(mut options: Options) {
     };
     // Resume our character in this dungeon if we have played it from here before.
     let token = match (&choice.watch, &options.tokens) {
+        _ if replay.is_some() => None,
         (None, Some(store)) => store.get(&options.token_server, &choice.dungeon, &options.name),
         _ => None,
     };
     let token_sent = token.clone();
-    let hello = ClientMsg::Hello {
-        version: PROTOCOL_VERSION,
-        name: options.name.clone(),
-        dungeon: choice.dungeon.clone(),
-        token,
-        password: choice.password.clone(),
-        watch: choice.watch.clone(),
+    let hello = match &replay {
+        Some(r) => ClientMsg::Replay {
+            game: r.game,
+            key: r.key.clone(),
+            password: None,
+        },
+        None => ClientMsg::Hello {
+            version: PROTOCOL_VERSION,
+            name: options.name.clone(),
+            dungeon: choice.dungeon.clone(),
+            token,
+            password: choice.password.clone(),
+            watch: choice.watch.clone(),
+        },
     };
+    if replay.is_some() {
+        // Nothing of a replay is kept: it is not our character.
+        options.tokens = None;
+    }
     let net = match <Platform as Link>::game(options.url.clone(), hello) {
         Ok(n) => n,
         Err(e) => {
@@ -714,6 +744,7 @@ pub async fn run(mut options: Options) {
         map_zoom: 1.0,
         #[cfg(target_arch = "wasm32")]
         field_open: false,
+        replay: replay.as_ref().map(|_| replay::controls()),
         tokens: options
             .tokens
             .take()
@@ -737,6 +768,7 @@ pub async fn run(mut options: Options) {
         super::widgets::new_frame((!app.fingers.touch).then(|| app.pointer()));
         app.note_pointer();
         app.pump_network(now);
+        app.replay_tick(now);
         app.keep_recent(now);
         app.scores_tick(now);
         let mut chars = typed();

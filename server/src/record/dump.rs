@@ -205,7 +205,7 @@ impl GameDump {
         let _ = writeln!(
             s,
             "Stats{}",
-            if self.victory {
+            if self.victory || !self.complete {
                 ""
             } else {
                 " (before the last blow)"

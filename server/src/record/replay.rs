@@ -116,9 +116,8 @@ impl Chronicle {
             Some(before) if !end.me.victory => before,
             _ => (end.me.clone(), end.inventory.clone()),
         };
-        let mut stats = DumpStats::of(&me);
-        stats.hp = end.me.hp.max(0);
-        dump.stats = stats;
+        // All of them as before the blow, HP too: what the character had left to meet it.
+        dump.stats = DumpStats::of(&me);
         (dump.equipment, dump.pack) = dump::kit(&inventory);
         dump.kills_by_kind = dump::kills_sorted(&self.kills);
         dump.floors = self.floors;

@@ -37,7 +37,11 @@ fn view_with_party(d: &Dungeon, id: EntityId) -> View {
 /// Plays the bot on `seed` until it dies or `max_turns` pass. With `bob_at`, a second character
 /// joins after that many turns and only waits (its own game is then the one recorded).
 fn play(seed: u64, max_turns: u64, bob_at: Option<u64>) -> Played {
-    let content = Arc::new(Content::builtin());
+    play_with(Arc::new(Content::builtin()), seed, max_turns, bob_at)
+}
+
+/// [`play`] with other content.
+fn play_with(content: Arc<Content>, seed: u64, max_turns: u64, bob_at: Option<u64>) -> Played {
     let mut d = Dungeon::new(seed, content);
     let mut inputs = Vec::new();
     let step = |d: &mut Dungeon, input: Input, inputs: &mut Vec<Input>| {
@@ -236,7 +240,8 @@ fn the_dump_tells_the_pack_as_before_the_death_and_every_kill() {
     let (worn, pack) = super::dump::kit(&before.inventory);
     assert_eq!((dump.equipment.clone(), dump.pack.clone()), (worn, pack));
     assert_eq!(dump.stats.attack_max, before.me.attack_max);
-    assert_eq!(dump.stats.hp, 0);
+    assert_eq!(dump.stats.hp, before.me.hp, "the HP the last blow met");
+    assert!(dump.stats.hp > 0);
     // Every kill of its life, by kind, adds up to its count.
     let by_kind: u32 = dump.kills_by_kind.iter().map(|k| k.count).sum();
     assert_eq!(by_kind, me.kills());
@@ -287,4 +292,60 @@ fn a_replay_that_would_not_come_out_the_same_is_refused_with_a_sentence() {
     slice.entries.remove(30);
     let err = Replayer::open(&slice, content, &facts_of(&p)).unwrap_err();
     assert!(matches!(err, ReplayError::Diverged { .. }), "{err}");
+}
+
+/// A measurement for docs/BENCHMARKS.md ("Replays"), not a check (speed is never asserted):
+/// what a long game's replay costs to keep, to open, and to jump in. Run it in release:
+/// `cargo test --release -p delve-server --lib record::tests::what_a_long_games_replay_costs
+/// -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement: run in release with --ignored --nocapture"]
+fn what_a_long_games_replay_costs() {
+    use std::time::Instant;
+    // A character who lasts: the balance bot with HP enough to play 5,000 turns.
+    let mut c = Content::builtin();
+    c.player.hp = 1_000_000;
+    let content = Arc::new(c);
+    for seed in [26, 27, 28] {
+        let p = play_with(Arc::clone(&content), seed, 5_000, None);
+        let slice = slice_of(&p);
+        let packed = slice.pack().len();
+        let turns = p.views.len() as u64 - 1;
+        let snapshot = p.d.save().len();
+        let opened = Instant::now();
+        let (mut r, _, _) =
+            Replayer::open(&slice, Arc::clone(&content), &facts_of(&p)).expect("the replay opens");
+        let open_ms = opened.elapsed().as_secs_f64() * 1e3;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut worst: f64 = 0.0;
+        let mut total = 0.0;
+        let jumps = 50;
+        for k in 0..jumps {
+            let t = if k == 0 {
+                turns
+            } else {
+                rng.random_range(0..=turns)
+            };
+            let at = Instant::now();
+            let shown = r.show(t).expect("a turn");
+            let ms = at.elapsed().as_secs_f64() * 1e3;
+            assert_eq!(shown.view, p.views[t as usize], "jump to {t}");
+            worst = worst.max(ms);
+            total += ms;
+        }
+        let stepped = Instant::now();
+        for t in 1..=200.min(turns) {
+            r.show(t).expect("a step");
+        }
+        let step_ms = stepped.elapsed().as_secs_f64() * 1e3 / 200.0_f64.min(turns as f64);
+        println!(
+            "seed {seed}: {turns} turns, {} entries; kept {packed} bytes deflated ({:.0} bytes \
+             per 1,000 turns), plus a snapshot of {snapshot} bytes when the character came \
+             after one; open {open_ms:.0} ms; {jumps} jumps: mean {:.1} ms, worst {worst:.1} \
+             ms; a step {step_ms:.2} ms",
+            slice.entries.len(),
+            packed as f64 * 1000.0 / turns as f64,
+            total / f64::from(jumps),
+        );
+    }
 }

@@ -1,7 +1,8 @@
 //! The game's state between frames and the frame loop: drain the network, read the keys, draw.
 //! Its parts: `keys` (what each command does on each screen), `clicks` (what a click on a
 //! control does), `mouse` (hover, click to travel or attack on the map, and the trip under
-//! way), `draw` (one frame's drawing), `resume` (the log kept for taking a character back),
+//! way), `draw` (one frame's drawing), `ended` (the dump of a game of ours that ended, the
+//! server's in place of our own), `resume` (the log kept for taking a character back),
 //! `replay` (a finished game watched again: its controls and bar),
 //! `script` (`--script`), `bench` (`--bench-frames`: the cost of applying an update against
 //! drawing alone, natively).
@@ -10,6 +11,7 @@
 mod bench;
 mod clicks;
 mod draw;
+mod ended;
 mod fingers;
 mod keys;
 mod mouse;
@@ -162,8 +164,14 @@ struct App {
     pointed: Option<Vec2>,
     click: bool,
     script: Option<script::Player>,
-    /// Where this game's character dump was saved, once it ended.
+    /// Where this game's character dump was saved, once it ended (as the end screen says it).
     dump: Option<String>,
+    /// Where it was saved (a path, or a browser's storage key), and the server's game whose
+    /// dump was put there (see `ended`).
+    dump_at: Option<String>,
+    dump_game: Option<u64>,
+    /// The server's address, for the links to a finished game's page.
+    url: String,
     /// The connection has been up once: a later failure is "lost", not "cannot reach".
     ever_joined: bool,
     /// The sound effects, and their volume.
@@ -294,6 +302,7 @@ impl App {
         match self.model.handle(msg) {
             Ok(h) => {
                 self.note_end();
+                self.take_server_dump();
                 if playing_before && self.ended.is_some() {
                     // Keys held to fight on, or pressed as the blow lands, must not sweep the
                     // summary away: input waits a moment (see `end_guard_holds`).
@@ -397,46 +406,6 @@ impl App {
         }
     }
 
-    /// Keeps the game that just ended: its character dump, and in a solo game its score.
-    fn keep_end(&mut self) {
-        let secs = crate::keep::now_secs();
-        let date = delve_protocol::utc_date(secs);
-        let Some(text) = crate::morgue::dump(&self.model, &date) else {
-            return;
-        };
-        let Some(me) = self.model.view.as_ref().map(|v| v.me.clone()) else {
-            return;
-        };
-        let dungeon = self.model.dungeon.clone().unwrap_or_default();
-        let file = crate::morgue::file_name(&me.name, &dungeon, me.turns);
-        match crate::keep::save_dump(&file, &text) {
-            Ok(path) => self.dump = Some(path),
-            Err(e) => self.note(&format!("The character dump could not be saved: {e}")),
-        }
-        if self.solo {
-            let entry = delve_protocol::ScoreEntry {
-                name: me.name.to_string(),
-                score: me.score,
-                level: me.level,
-                deepest: me.deepest,
-                kills: me.kills,
-                turns: me.turns,
-                victory: me.victory,
-                outcome: if me.victory {
-                    "won".into()
-                } else {
-                    me.cause.clone().unwrap_or_else(|| "died".into())
-                },
-                dungeon,
-                ended: secs,
-                game: None,
-            };
-            if let Err(e) = crate::keep::add_solo_score(entry) {
-                self.note(&format!("The solo high scores could not be saved: {e}"));
-            }
-        }
-    }
-
     /// Whether this connection has no character of its own (it only watches).
     fn watcher_only(&self) -> bool {
         self.model.token.is_none() && self.model.watching.is_some()
@@ -471,6 +440,7 @@ impl App {
                 self.screen = Screen::Game;
                 self.anims.reset();
                 (self.awaiting, self.trip, self.ended, self.dump) = (None, None, None, None);
+                self.dump_at = None;
                 (self.end_hidden, self.points_seen) = (false, 0);
                 if let Some((_, _, d)) = &mut self.tokens {
                     *d = dungeon;
@@ -721,6 +691,9 @@ pub async fn run(mut options: Options) {
         click: false,
         script: options.script.take().map(script::Player::new),
         dump: None,
+        dump_at: None,
+        dump_game: None,
+        url: options.url.clone(),
         ever_joined: false,
         audio: Audio::start(),
         recorder: None,

@@ -8,7 +8,8 @@ use macroquad::prelude::*;
 
 use super::*;
 use crate::replay::{Ask, Controls, PAGE_TURNS};
-use crate::ui::text::draw_text;
+use crate::ui::layout;
+use crate::ui::text::{draw_text, measure_text};
 use crate::ui::theme::{DIM, GOLD};
 use crate::ui::widgets::{self, Tap};
 
@@ -123,10 +124,19 @@ impl App {
         } else {
             "paused".to_string()
         };
-        let title = format!(
-            "Replay: {} in {}, {}   Turn {at} of {}   ({state})",
-            info.name, info.dungeon, info.outcome, c.turns
-        );
+        // The longest title that fits: a phone's bar is narrow.
+        let fits = |t: &str, size: u16| measure_text(t, None, size, 1.0).width <= area.w - 32.0;
+        let title = [
+            format!(
+                "Replay: {} in {}   Turn {at} of {}   ({state})",
+                info.name, info.dungeon, c.turns
+            ),
+            format!("{}: turn {at} of {}", info.name, c.turns),
+            format!("Turn {at}/{}", c.turns),
+        ]
+        .into_iter()
+        .find(|t| fits(t, 20))
+        .unwrap_or_default();
         draw_text(&title, area.x + 16.0, area.y + 24.0, 20.0, GOLD);
         // The timeline: a click on it jumps there.
         let line = Rect::new(area.x + 16.0, area.y + 34.0, area.w - 32.0, 12.0);
@@ -143,10 +153,17 @@ impl App {
             at as f32 / c.turns as f32
         };
         draw_rectangle(line.x, line.y, line.w * share, line.h, GOLD);
-        let typed = if c.typed.is_empty() {
-            "type a turn and Enter to jump; Home/End; PgUp/PgDn: 50 turns".to_string()
-        } else {
+        let typed = if !c.typed.is_empty() {
             format!("Go to turn {}_  (Enter)", c.typed)
+        } else if layout::touch() {
+            // No keys under a finger: the timeline and the buttons do it all.
+            info.outcome.clone()
+        } else {
+            let keys = "type a turn and Enter to jump; Home/End; PgUp/PgDn: 50 turns";
+            [format!("{}. {keys}", info.outcome), info.outcome.clone()]
+                .into_iter()
+                .find(|t| fits(t, 16))
+                .unwrap_or_default()
         };
         draw_text(&typed, area.x + 16.0, area.y + 62.0, 16.0, DIM);
         let row = Rect::new(area.x + 12.0, area.y + 70.0, area.w - 24.0, 28.0);

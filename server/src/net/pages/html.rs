@@ -47,7 +47,8 @@ table{border-collapse:collapse;width:100%}th,td{padding:.25em .5em;text-align:le
 border-bottom:1px solid #2a2633}th{color:#aaa;font-weight:500}td.n{text-align:right}\
 tr.won td{color:#f2d680}.dim{color:#999}form{margin:.6em 0}input{background:#1b1822;\
 color:#ddd;border:1px solid #3a3544;padding:.2em .4em}pre{white-space:pre-wrap}\
-nav a{margin-right:1em}ul{margin:.2em 0}";
+nav a{margin-right:1em}ul{margin:.2em 0}.wide{overflow-x:auto}\
+@media(max-width:40em){body{padding:.6em}.x{display:none}th,td{padding:.25em .3em}}";
 
 /// A whole page around `body`.
 pub fn page(title: &str, body: &str) -> String {
@@ -95,13 +96,15 @@ pub fn games_table(games: &[GameRow], ranked: bool, links: &Links) -> String {
     if games.is_empty() {
         return "<p class=\"dim\">No finished games yet.</p>".to_string();
     }
-    let mut s = String::from("<table><tr>");
+    // On a phone the columns marked `x` (level, floor, kills, date) give way to the rest.
+    let mut s = String::from("<div class=\"wide\"><table><tr>");
     if ranked {
         s.push_str("<th>#</th>");
     }
     s.push_str(
-        "<th>Name</th><th>Score</th><th>Level</th><th>Floor</th><th>Kills</th><th>Turns</th>\
-         <th>How it ended</th><th>Dungeon</th><th>Ended</th><th></th></tr>\n",
+        "<th>Name</th><th>Score</th><th class=\"x\">Level</th><th class=\"x\">Floor</th>\
+         <th class=\"x\">Kills</th><th>Turns</th><th>How it ended</th><th>Dungeon</th>\
+         <th class=\"x\">Ended</th><th></th></tr>\n",
     );
     for (k, g) in games.iter().enumerate() {
         let r = &g.score;
@@ -117,9 +120,9 @@ pub fn games_table(games: &[GameRow], ranked: bool, links: &Links) -> String {
         }
         let _ = writeln!(
             s,
-            "<td><a href=\"{}\">{}</a></td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td>\
-             <td><a href=\"{}\">{}</a></td><td>{date}</td><td>{replay}</td></tr>",
+            "<td><a href=\"{}\">{}</a></td><td class=\"n\">{}</td><td class=\"n x\">{}</td>\
+             <td class=\"n x\">{}</td><td class=\"n x\">{}</td><td class=\"n\">{}</td><td>{}</td>\
+             <td><a href=\"{}\">{}</a></td><td class=\"x\">{date}</td><td>{replay}</td></tr>",
             esc(&page),
             esc(&r.name),
             r.score,
@@ -132,7 +135,7 @@ pub fn games_table(games: &[GameRow], ranked: bool, links: &Links) -> String {
             esc(&r.dungeon),
         );
     }
-    s.push_str("</table>");
+    s.push_str("</table></div>");
     s
 }
 
@@ -177,10 +180,10 @@ pub fn game_page(g: &GameRow, dump: Option<&GameDump>, links: &Links) -> String 
     let st = &d.stats;
     let _ = write!(
         s,
-        "<h2>Stats{}</h2><table><tr><th>HP</th><th>Attack</th><th>Defence</th>\
-         <th>Saving throw</th><th>Sight</th><th>Experience</th></tr><tr><td>{} / {}</td>\
-         <td>{}&ndash;{}</td><td>{}</td><td>{}%</td><td>{}</td><td>{}</td></tr></table>",
-        if d.victory {
+        "<h2>Stats{}</h2><div class=\"wide\"><table><tr><th>HP</th><th>Attack</th>\
+         <th>Defence</th><th>Save</th><th>Sight</th><th>XP</th></tr><tr><td>{}&nbsp;/&nbsp;{}</td>\
+         <td>{}&ndash;{}</td><td>{}</td><td>{}%</td><td>{}</td><td>{}</td></tr></table></div>",
+        if d.victory || !d.complete {
             ""
         } else {
             " <span class=\"dim\">(before the last blow)</span>"

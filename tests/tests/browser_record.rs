@@ -1,4 +1,6 @@
-//! A finished game watched again in a real browser (issue 28): a scripted player dies on a real
+//! The record of finished games in a real browser (issue 28). A player of the browser client
+//! who dies keeps the server's own character dump, the one its page shows. And a finished game
+//! is watched again: a scripted player dies on a real
 //! server keeping its games; its replay link, opened in headless Chromium, plays by itself,
 //! pauses, jumps to a typed turn, steps back and forth, and at every turn it stops on shows
 //! exactly the view the server sent the player at that turn (the digest the page publishes
@@ -11,6 +13,7 @@ use std::time::Duration;
 
 use delve_tests::browser::{Browser, can_run, png_colours};
 use delve_tests::finished::{Finished, deadly_config, play_to_death};
+use delve_tests::http::get_text;
 use delve_tests::{Bot, TestServer};
 use serde_json::Value;
 
@@ -138,6 +141,83 @@ async fn a_replay_in_the_browser_shows_at_each_turn_the_view_the_player_had() {
                 std::fs::write(out.join(format!("{name}-{w}.png")), png).unwrap();
             }
         }
+    }
+    drop(browser);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_player_who_dies_keeps_the_servers_own_dump() {
+    if !can_run() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(deadly_config(dir.path())).await;
+    let web = server.url.replace("ws://", "http://");
+    let mut browser = Browser::launch(1280, 800).await.expect("chromium starts");
+    browser
+        .navigate(&format!("{web}/?dungeon=crypt&name=Cleo"))
+        .await
+        .unwrap();
+    browser
+        .wait_status("Cleo in the dungeon", PATIENCE, |st| st["map"] == true)
+        .await
+        .expect("the browser client joins");
+    // She waits for the mice.
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let st = browser.status().await.unwrap();
+        if st["hp"][0].as_i64().is_some_and(|hp| hp <= 0) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the mice never came: {st}"
+        );
+        browser.type_text(".").await.unwrap();
+        tokio::time::sleep(Duration::from_millis(60)).await;
+    }
+    // The server's dump of her game, as its page gives it.
+    let list = loop {
+        let (_, list) = get_text(&server.url, "/api/games?name=Cleo").await;
+        let list: Value = serde_json::from_str(&list).unwrap();
+        if list["games"][0]["id"].is_u64() {
+            break list;
+        }
+        assert!(std::time::Instant::now() < deadline, "no game recorded");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let id = list["games"][0]["id"].as_u64().unwrap();
+    let text = loop {
+        let (status, text) = get_text(&server.url, &format!("/games/{id}.txt")).await;
+        if status == 200 && !text.contains("being written") {
+            break text;
+        }
+        assert!(std::time::Instant::now() < deadline, "the dump never came");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(text.contains("Delve character dump: Cleo"), "{text}");
+    // The browser keeps that very text (in its storage, a browser's files), not one of its own.
+    let kept = "Object.keys(localStorage).filter(k => k.startsWith('delve.morgue '))\
+                .map(k => localStorage.getItem(k))";
+    let deadline = std::time::Instant::now() + PATIENCE;
+    loop {
+        let dumps = browser.eval(kept).await.unwrap();
+        if dumps
+            .as_array()
+            .is_some_and(|d| d.len() == 1 && d[0].as_str() == Some(&*text))
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the browser keeps the server's dump; it has {dumps}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    if let Some(out) = std::env::var_os("DELVE_RECORD_SHOTS") {
+        let png = browser.screenshot().await.unwrap();
+        std::fs::write(std::path::Path::new(&out).join("death-1280.png"), png).unwrap();
     }
     drop(browser);
     server.stop().await;

@@ -222,3 +222,64 @@ async fn a_browser_player_who_dies_keeps_the_servers_own_dump() {
     drop(browser);
     server.stop().await;
 }
+
+/// The lobby lists who plays where, and `w` then Enter watches them: no name to know.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_lists_who_plays_and_a_key_watches_them() {
+    if !can_run() {
+        return;
+    }
+    let server = TestServer::start(delve_tests::test_config()).await;
+    let ann = Bot::join(&server.url, "Ann", "crypt").await;
+    let at = ann.view().me.pos;
+    let web = server.url.replace("ws://", "http://");
+    let mut browser = Browser::launch(1280, 800).await.expect("chromium starts");
+    browser.navigate(&format!("{web}/?name=Zed")).await.unwrap();
+    browser
+        .wait_status("the lobby", PATIENCE, |st| st["screen"] == "lobby")
+        .await
+        .expect("the lobby opens");
+    // Once the list is drawn (Ann plays in its one dungeon), w offers her and Enter watches.
+    browser
+        .wait_status("the dungeon listed", PATIENCE, |st| {
+            (st["buttons"].as_array().into_iter().flatten()).any(|b| b[0] == "row 0")
+        })
+        .await
+        .expect("the lobby lists crypt");
+    browser.type_text("w").await.unwrap();
+    browser
+        .wait_status("the watch prompt", PATIENCE, |st| st["screen"] == "watch")
+        .await
+        .expect("w asks whom to watch");
+    browser.press("Enter").await.unwrap();
+    browser
+        .wait_status("Ann's view shown", PATIENCE, |st| {
+            st["map"] == true && st["me"] == serde_json::json!([at.x, at.y])
+        })
+        .await
+        .expect("Zed watches Ann without typing her name");
+    // The lobby now says so too.
+    let mut s = delve_client::net::Session::connect(&server.url)
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + PATIENCE;
+    loop {
+        s.send(&delve_protocol::ClientMsg::ListDungeons)
+            .await
+            .unwrap();
+        if let delve_protocol::ServerMsg::Dungeons { dungeons } = s.recv().await.unwrap() {
+            let watchers = dungeons
+                .iter()
+                .find(|d| d.name == "crypt")
+                .and_then(|d| d.players.first())
+                .map(|p| p.watchers.clone());
+            if watchers == Some(vec!["Zed".to_string()]) {
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "{dungeons:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    drop((browser, ann));
+    server.stop().await;
+}

@@ -156,6 +156,20 @@ async fn a_game_played_to_a_death_is_published_with_its_dump_and_its_replay() {
     );
     assert_eq!(g["turns"], me.turns);
     assert_eq!(g["replay"], format!("/replay/{id}"));
+    // README's example of a game has exactly the keys the server sends.
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md")).unwrap();
+    let example = readme
+        .split_once("```json api\n")
+        .and_then(|(_, rest)| rest.split_once("\n```"))
+        .map(|(block, _)| json(block))
+        .expect("README shows an /api/games game");
+    let keys = |v: &Value| {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    assert_eq!(keys(&example), keys(g), "README's /api/games example");
     assert_eq!(list["next"], Value::Null);
     for (query, n) in [
         ("?name=ann", 1),

@@ -33,9 +33,10 @@ pub fn now_secs() -> u64 {
     (delve_web_js::clock_ms() / 1000.0) as u64
 }
 
-/// Saves a dump; returns where it went, as the death screen names it.
+/// Saves a dump; returns where it went, as the death screen names it, and where to
+/// [`rewrite_dump`] it.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn save_dump(file: &str, text: &str) -> Result<String, String> {
+pub fn save_dump(file: &str, text: &str) -> Result<(String, String), String> {
     let dir = crate::tokens::solo_data_dir()
         .ok_or("no data folder (HOME is not set)")?
         .join("morgue");
@@ -50,14 +51,27 @@ pub fn save_dump(file: &str, text: &str) -> Result<String, String> {
         .find(|p| !p.exists())
         .unwrap_or_else(|| dir.join(file));
     std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(path.display().to_string())
+    let shown = path.display().to_string();
+    Ok((shown.clone(), shown))
 }
 
 #[cfg(target_arch = "wasm32")]
-pub fn save_dump(file: &str, text: &str) -> Result<String, String> {
+pub fn save_dump(file: &str, text: &str) -> Result<(String, String), String> {
     let key = format!("delve.morgue {file}");
     delve_web_js::storage_set(&key, text);
-    Ok(format!("this browser's storage ({key})"))
+    Ok((format!("this browser's storage ({key})"), key))
+}
+
+/// Puts `text` in place of the dump saved at `at` (the second half of [`save_dump`]'s answer):
+/// the server's own dump, once it comes, over the one written from the client's view.
+pub fn rewrite_dump(at: &str, text: &str) -> Result<(), String> {
+    #[cfg(not(target_arch = "wasm32"))]
+    return std::fs::write(at, text).map_err(|e| format!("{at}: {e}"));
+    #[cfg(target_arch = "wasm32")]
+    {
+        delve_web_js::storage_set(at, text);
+        Ok(())
+    }
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -111,6 +125,7 @@ mod tests {
             outcome: "killed".into(),
             dungeon: "solo".into(),
             ended,
+            game: None,
         }
     }
 

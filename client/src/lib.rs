@@ -17,6 +17,9 @@
 //!   natively, the page's own socket polled each frame in a browser; reconnecting by itself.
 //! - [`pack`]: the pack as the client reasons about it: what each key does to the selected item,
 //!   and the stat comparison shown before equipping.
+//! - [`record`]: what the server tells of finished games: where ours is kept (and its dump),
+//!   and which game a replay plays back.
+//! - [`replay`]: the controls of a finished game watched again (play, pause, speed, step, jump).
 //! - [`recent`]: the last lines of a character's log, kept to show again on resuming it.
 //! - [`scores`]: the high-score table's pure half: its columns, dates and scrolling.
 //! - [`script`]: `--script`, scripted key presses, pointing and screenshots (for tests).
@@ -40,6 +43,8 @@ pub mod morgue;
 pub mod net;
 pub mod pack;
 pub mod recent;
+pub mod record;
+pub mod replay;
 pub mod scores;
 pub mod script;
 #[cfg(not(target_arch = "wasm32"))]

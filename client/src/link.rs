@@ -6,6 +6,28 @@
 pub struct PageLink {
     pub dungeon: Option<String>,
     pub name: Option<String>,
+    /// The game's own key, for a private dungeon's game (`/replay/7?key=...`).
+    pub key: Option<String>,
+}
+
+/// The finished game a page address asks to replay: `/replay/ID` (the server serves the
+/// client there), with the key of its query for a private dungeon's game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplayLink {
+    pub game: u64,
+    pub key: Option<String>,
+}
+
+impl ReplayLink {
+    /// Reads the page's path and query; `None` for any other page.
+    pub fn parse(path: &str, query: &str) -> Option<ReplayLink> {
+        let id = path.strip_prefix("/replay/")?.trim_end_matches('/');
+        let game = id.parse().ok()?;
+        Some(ReplayLink {
+            game,
+            key: PageLink::parse(query).key,
+        })
+    }
 }
 
 impl PageLink {
@@ -22,6 +44,7 @@ impl PageLink {
             match key {
                 "dungeon" => link.dungeon = Some(value),
                 "name" => link.name = Some(value),
+                "key" => link.key = Some(value),
                 _ => {}
             }
         }
@@ -60,19 +83,42 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_replay_page_names_its_game_and_maybe_its_key() {
+        assert_eq!(
+            ReplayLink::parse("/replay/7", "?key=ab12"),
+            Some(ReplayLink {
+                game: 7,
+                key: Some("ab12".into())
+            })
+        );
+        assert_eq!(
+            ReplayLink::parse("/replay/12/", ""),
+            Some(ReplayLink {
+                game: 12,
+                key: None
+            })
+        );
+        assert_eq!(ReplayLink::parse("/", "?dungeon=crypt"), None);
+        assert_eq!(ReplayLink::parse("/replay/seven", ""), None);
+        assert_eq!(ReplayLink::parse("/replay/", ""), None);
+    }
+
+    #[test]
     fn a_shared_link_names_the_dungeon_and_maybe_the_player() {
         assert_eq!(
             PageLink::parse("?dungeon=crypt&name=Ann"),
             PageLink {
                 dungeon: Some("crypt".into()),
-                name: Some("Ann".into())
+                name: Some("Ann".into()),
+                key: None
             }
         );
         assert_eq!(
             PageLink::parse("?dungeon=the+deep%20crypt&x=1"),
             PageLink {
                 dungeon: Some("the deep crypt".into()),
-                name: None
+                name: None,
+                key: None
             }
         );
         assert_eq!(

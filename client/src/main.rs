@@ -38,6 +38,16 @@ struct Args {
     #[arg(long, requires = "dungeon")]
     watch: Option<String>,
 
+    /// Watch finished game GAME of the server again (its id, as in /games/GAME), instead of
+    /// playing: Space plays or pauses, arrows step and change the speed, a typed turn and
+    /// Enter jumps there.
+    #[arg(long, value_name = "GAME", requires = "server", conflicts_with_all = ["dungeon", "watch"])]
+    replay: Option<u64>,
+
+    /// The key of a private dungeon's game to replay (the `key=` of its link).
+    #[arg(long, requires = "replay")]
+    replay_key: Option<String>,
+
     /// Play alone: start a private server inside the game (the default without --server).
     #[arg(long)]
     solo: bool,
@@ -122,12 +132,14 @@ fn conf(size: Option<(i32, i32)>) -> Conf {
 }
 
 /// In the browser: the server is the one that served the page; `?dungeon=` and `?name=` come
-/// from the link; a name asked before is remembered.
+/// from the link; a name asked before is remembered. On `/replay/ID` the page replays that
+/// finished game instead.
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    use delve_client::link::PageLink;
+    use delve_client::link::{PageLink, ReplayLink};
     use delve_web_js::{Page, page};
     let link = PageLink::parse(&page(Page::Query));
+    let replay = ReplayLink::parse(&page(Page::Path), &page(Page::Query));
     let name = match link.name {
         Some(n) => {
             delve_client::ui::web::remember_name(&n);
@@ -152,6 +164,7 @@ fn main() {
         keys_note: "The browser uses the default keys.".into(),
         script: None,
         touch: false,
+        replay,
     };
     macroquad::Window::from_config(conf(None), run(options));
 }
@@ -221,6 +234,10 @@ fn main() {
         script,
         bench: args.bench_frames,
         touch: args.touch,
+        replay: args.replay.map(|game| delve_client::link::ReplayLink {
+            game,
+            key: args.replay_key,
+        }),
     };
     open_window(args.size, options);
 }

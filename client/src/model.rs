@@ -86,6 +86,10 @@ pub struct Model {
     /// Monsters our character killed, by name, as seen by this client since the character
     /// came in (for the character dump).
     pub kills_by_kind: BTreeMap<String, u32>,
+    /// Where the server keeps our last finished game, and its dump (`game_over`).
+    pub game_over: Option<crate::record::GameOver>,
+    /// The finished game this connection replays, if it replays one (`replay`).
+    pub replay: Option<crate::record::ReplayInfo>,
 }
 
 impl Model {
@@ -198,6 +202,8 @@ impl Model {
                 });
             }
             ServerMsg::Dungeons { dungeons } => self.dungeons = dungeons,
+            msg @ ServerMsg::GameOver { .. } => self.game_over = crate::record::GameOver::of(msg),
+            msg @ ServerMsg::Replaying { .. } => self.replay = crate::record::ReplayInfo::of(msg),
             ServerMsg::Watching { name } => self.watching = name,
             ServerMsg::Pause { paused, message } => {
                 let turn = self.view.as_ref().map_or(0, |v| v.turn);
@@ -411,6 +417,7 @@ mod tests {
             outcome: "killed by a Micro Mouse on floor 3".into(),
             dungeon: "crypt".into(),
             ended: 1_700_000_000,
+            game: None,
         };
         m.handle(ServerMsg::Scores {
             entries: vec![entry.clone(), entry.clone()],

@@ -450,6 +450,7 @@ mod tests {
             outcome: "killed by a Rabid Mouse on floor 2".into(),
             dungeon: "crypt".into(),
             ended,
+            game: None,
         }
     }
 

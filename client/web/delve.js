@@ -72,6 +72,7 @@
 
   function page(which) {
     if (which === 0) return hand(window.location.search);
+    if (which === 2) return hand(window.location.pathname);
     const scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
     return hand(scheme + window.location.host);
   }

@@ -113,6 +113,8 @@ const SERVER_TYPES: &[&str] = &[
     "watching",
     "pause",
     "error",
+    "game_over",
+    "replaying",
 ];
 
 /// A frame that is JSON with a known `type`, not yet decoded into its message.
@@ -216,6 +218,12 @@ mod tests {
             },
             ClientMsg::NewCharacter,
             ClientMsg::Resync,
+            ClientMsg::Replay {
+                game: 12,
+                key: Some("k".into()),
+                password: None,
+            },
+            ClientMsg::Seek { turn: 40 },
         ];
         let all: Vec<ClientMsg> = (all.into_iter())
             .chain(Action::examples().into_iter().map(ClientMsg::Act))
@@ -349,6 +357,7 @@ mod tests {
                     outcome: "won".into(),
                     dungeon: "crypt".into(),
                     ended: 1_795_000_000,
+                    game: None,
                 }],
             },
             ServerMsg::Watching { name: None },
@@ -360,6 +369,23 @@ mod tests {
                 code: ErrorCode::Rejected,
                 message: "no".into(),
                 reason: Some(crate::Reason::Wall),
+            },
+            ServerMsg::GameOver {
+                game: 3,
+                page: "/games/3".into(),
+                replay: Some("/replay/3".into()),
+                file: "ann-crypt-40.txt".into(),
+                dump: "Delve character dump: Ann".into(),
+            },
+            ServerMsg::Replaying {
+                game: 3,
+                name: "Ann".into(),
+                dungeon: "crypt".into(),
+                turns: 40,
+                outcome: "won".into(),
+                victory: true,
+                score: 6000,
+                ended: 1_795_000_000,
             },
         ];
         assert_eq!(all.len(), SERVER_TYPES.len());

@@ -17,6 +17,8 @@
 //!   which refuses a key named twice).
 //! - [`view`]: what one character knows ([`View`]): tiles, the visible set, entities, its own
 //!   stats, the party, the watchers and the pack, with the stats and effects they name.
+//! - [`digest`]: a short fingerprint of a view, to tell that two views are the same (a replay
+//!   shows what the player was sent).
 //! - [`diff`]: [`ViewDiff`], the change from one view to the next, and the rule that applies it.
 //! - [`patch`]: the changed fields of a record (the player's own, an entity's, a party
 //!   member's) that a diff carries instead of the whole record.
@@ -28,6 +30,7 @@ pub mod action;
 pub mod close;
 pub mod codec;
 pub mod diff;
+pub mod digest;
 pub mod event;
 pub mod geom;
 pub mod msg;
@@ -41,11 +44,12 @@ pub use codec::{
     DecodeError, MAX_CLIENT_FRAME, MAX_SERVER_FRAME, decode_client, decode_server, encode,
 };
 pub use diff::{TileSpan, ViewDiff};
+pub use digest::view_digest;
 pub use event::{Event, MessageKind};
 pub use geom::{Dir, Pos};
 pub use msg::{
-    ClientMsg, Descriptions, DungeonInfo, ErrorCode, MAX_SCORES, Reason, ScoreEntry, ServerMsg,
-    StatGain, utc_date,
+    ClientMsg, Descriptions, DungeonInfo, ErrorCode, LivePlayer, MAX_SCORES, Reason, ScoreEntry,
+    ServerMsg, StatGain, utc_date,
 };
 pub use patch::{EntityPatch, PartyPatch, SelfPatch};
 pub use stats::Stats;

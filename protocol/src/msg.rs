@@ -50,6 +50,19 @@ pub enum ClientMsg {
     },
     /// Ask for a fresh snapshot (for example after missing an update).
     Resync,
+    /// Instead of `hello`: watch finished game `game` again (answered with `replaying`, a
+    /// `welcome` at its turn 0, and a view for each `seek`). A game of a private dungeon needs
+    /// its `key` (from `game_over`) or the dungeon's `password`.
+    Replay {
+        game: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        key: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        password: Option<String>,
+    },
+    /// In a replay: show the character's turn `turn` (answered with an `update` when it is the
+    /// turn after the one shown, else a `snapshot`).
+    Seek { turn: u64 },
     /// What to do with this turn (`move`, `wait`, `use`, ...; see [`Action`]). Replaces any
     /// action already chosen this turn. On the wire an action is its own message: its `type` is
     /// the action's, so this variant adds no tag of its own.
@@ -94,6 +107,16 @@ pub(crate) enum Control {
         name: Option<String>,
     },
     Resync,
+    Replay {
+        game: u64,
+        #[serde(default)]
+        key: Option<String>,
+        #[serde(default)]
+        password: Option<String>,
+    },
+    Seek {
+        turn: u64,
+    },
 }
 
 impl From<Control> for ClientMsg {
@@ -121,13 +144,23 @@ impl From<Control> for ClientMsg {
             Control::Chat { text } => ClientMsg::Chat { text },
             Control::Watch { name } => ClientMsg::Watch { name },
             Control::Resync => ClientMsg::Resync,
+            Control::Replay {
+                game,
+                key,
+                password,
+            } => ClientMsg::Replay {
+                game,
+                key,
+                password,
+            },
+            Control::Seek { turn } => ClientMsg::Seek { turn },
         }
     }
 }
 
 impl ClientMsg {
     /// The `type` tags of the messages that are not actions, `hello` first.
-    const OWN_TYPES: [&'static str; 8] = [
+    const OWN_TYPES: [&'static str; 10] = [
         "hello",
         "level_up",
         "new_character",
@@ -136,12 +169,14 @@ impl ClientMsg {
         "list_dungeons",
         "scores",
         "resync",
+        "replay",
+        "seek",
     ];
 
     /// Every `type` tag a client may send, for telling an unknown type from a malformed
     /// message: `hello`, then the actions (made from [`Action::TYPES`]), then the others.
     pub const TYPES: &'static [&'static str] = &{
-        const OWN: [&str; 8] = ClientMsg::OWN_TYPES;
+        const OWN: [&str; 10] = ClientMsg::OWN_TYPES;
         const N: usize = OWN.len() + Action::TYPES.len();
         let mut all = [""; N];
         all[0] = OWN[0];
@@ -169,6 +204,8 @@ impl ClientMsg {
             ClientMsg::ListDungeons => "list_dungeons",
             ClientMsg::Scores { .. } => "scores",
             ClientMsg::Resync => "resync",
+            ClientMsg::Replay { .. } => "replay",
+            ClientMsg::Seek { .. } => "seek",
             ClientMsg::Act(action) => action.type_name(),
         }
     }
@@ -251,6 +288,30 @@ pub enum ServerMsg {
     /// message comes with `paused: false` and play goes on. No turn is ever shown that is not
     /// saved.
     Pause { paused: bool, message: String },
+    /// Your character's game just ended and is recorded: where its page is (a path on the
+    /// server's HTTP port, `/games/ID`), where its replay is (when the server keeps one), and
+    /// its character dump as text, with a file name to keep it under.
+    GameOver {
+        game: u64,
+        page: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        replay: Option<String>,
+        file: String,
+        dump: String,
+    },
+    /// The answer to `replay`: which game is played back, and its last turn (the replay runs
+    /// from turn 0 to `turns`). A `welcome` with the view at turn 0 follows.
+    Replaying {
+        game: u64,
+        name: String,
+        dungeon: String,
+        turns: u64,
+        outcome: String,
+        victory: bool,
+        score: u32,
+        /// When the game ended, in seconds since 1970 (UTC).
+        ended: u64,
+    },
     /// Something the server could not do. The connection stays open unless a close follows.
     /// `reason` says which rule refused an action or a character, when one did.
     Error {
@@ -345,6 +406,24 @@ pub struct DungeonInfo {
     pub online: Option<u32>,
     /// The deepest floor any character has reached; `null` for a private dungeon.
     pub deepest: Option<u8>,
+    /// Who is playing there now, and who watches them: for a loaded public dungeon whose
+    /// server lists its live games. Left out when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub players: Vec<LivePlayer>,
+}
+
+/// A player connected to a dungeon, as the lobby lists it: a click watches them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LivePlayer {
+    pub name: String,
+    /// The floor they are on.
+    pub depth: u8,
+    pub level: u32,
+    /// `false` once their character has died (they may be watching a friend).
+    pub alive: bool,
+    /// The names of those watching them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub watchers: Vec<String>,
 }
 
 /// One finished game in the high-score table.
@@ -365,6 +444,10 @@ pub struct ScoreEntry {
     pub dungeon: String,
     /// When it ended, in seconds since 1970 (UTC).
     pub ended: u64,
+    /// The game's id: its page is `/games/ID` on the server's HTTP port. Absent for games the
+    /// server recorded before it kept pages, and in a solo game's own table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<u64>,
 }
 
 /// `secs` (seconds since 1970, UTC) as YYYY-MM-DD: how score dates are shown, by the client
@@ -443,6 +526,12 @@ pub enum ErrorCode {
     ShuttingDown,
     /// The server failed; not your fault.
     Internal,
+    /// No game with that id is kept, or it is not shown to you (a private dungeon's game
+    /// without its key or password).
+    NoSuchGame,
+    /// The game is kept but cannot be replayed (its replay expired, or the server plays it
+    /// out differently now); the message says which.
+    NoReplay,
 }
 
 #[cfg(test)]

@@ -6,6 +6,8 @@
 //!   saving and replaying a world. No IO, clock or global randomness (CI greps for them).
 //! - [`view`]: each player's view of the world after a turn, and the turn's events told in that
 //!   player's words (every sentence a client shows).
+//! - [`record`]: finished games: their character dumps, and playing one back from its slice of
+//!   the journal as its character saw it (no IO: the shell and the store feed it).
 //! - [`net`]: the tokio WebSocket shell: the accept loop, one task per connection and one per
 //!   loaded dungeon, the limits, passwords, and the journaled world every input goes through.
 //! - [`store`]: the SQLite database in the data directory (dungeons, journals, snapshots, token
@@ -17,6 +19,7 @@
 pub mod game;
 pub mod logs;
 pub mod net;
+pub mod record;
 pub mod sim;
 pub mod store;
 pub mod view;

@@ -214,6 +214,28 @@ struct Args {
     /// Seconds a new connection has to complete the WebSocket upgrade and its hello.
     #[arg(long, default_value_t = 10.0, value_parser = parse_seconds)]
     handshake_timeout: f64,
+
+    /// Do not serve the record of finished games on the game port (/scores, /games/ID,
+    /// /api/games). Games are still recorded, and each player is still sent their own dump.
+    #[arg(long)]
+    no_game_pages: bool,
+
+    /// Keep no replays of finished games and serve no /replay/ID (replays kept from before are
+    /// deleted).
+    #[arg(long)]
+    no_replays: bool,
+
+    /// Days a finished game's replay is kept (its dump and score are kept for good).
+    #[arg(long, default_value_t = ServerConfig::default().replay_days)]
+    replay_days: u32,
+
+    /// Megabytes all kept replays may take together; past it the oldest are deleted first.
+    #[arg(long, default_value_t = ServerConfig::default().replay_budget >> 20)]
+    replay_budget_mb: u64,
+
+    /// Do not list in the lobby who is playing in each public dungeon and who watches them.
+    #[arg(long)]
+    no_live_games: bool,
 }
 
 fn parse_seconds(s: &str) -> Result<f64, String> {
@@ -468,6 +490,11 @@ fn run(args: Args, content: Arc<Content>) -> anyhow::Result<()> {
         handshake_timeout: Duration::from_secs_f64(args.handshake_timeout),
         grace: Duration::from_secs_f64(args.grace),
         web: !args.no_web,
+        game_pages: !args.no_game_pages,
+        replays: !args.no_replays,
+        replay_days: args.replay_days,
+        replay_budget: args.replay_budget_mb.saturating_mul(1 << 20),
+        live_games: !args.no_live_games,
         content,
         ..ServerConfig::default()
     };

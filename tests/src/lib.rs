@@ -10,7 +10,8 @@
 //!   start servers with; [`docs`]: the string literals of the sources, for the doc tests;
 //!   [`raw_ws`]: a hand-written WebSocket client for frames that break the protocol; [`walk`]:
 //!   walking a bot about by its own view (to an item, to the unknown); [`proxy`]: a TCP proxy
-//!   that can go silent, for links that die without a word;
+//!   that can go silent, for links that die without a word; [`http`]: GETs of the pages;
+//!   [`finished`]: games played to a death by a scripted player, for the record's tests;
 //! - `src/bin/delve-load.rs`: the load generator; `src/bin/png-check.rs`: CI's screenshot check;
 //! - `benches/`: the engine's hot paths and the cost of storage (docs/BENCHMARKS.md);
 //! - `tests/`: one file per story told through a real server: `bad_input`, `death`,
@@ -22,6 +23,8 @@
 pub mod docs;
 
 pub mod browser;
+pub mod finished;
+pub mod http;
 pub mod load;
 pub mod proxy;
 pub mod raw_ws;

@@ -9,6 +9,8 @@
 //! - a ```` ```json fragment ```` block holds one field of a view, `"party":[...]`, and is checked
 //!   against that field's type; ```` ```json EntityView ```` (or `ItemView`, `SelfView`,
 //!   `PartyMember`, `Watcher`, `View`, `ViewDiff`, `Event`) holds one value of that type;
+//!   ```` ```json api ```` holds a game as README's `/api/games` gives it (its keys are held to
+//!   the real server's in `record.rs`);
 //! - a ```` ```json bad ```` block holds a message that must *not* decode;
 //! - an untagged block that starts with `{` holds whole messages as JSON, one after another,
 //!   possibly shortened in the ways [`unshorten`] fills back in; each must decode;
@@ -231,6 +233,13 @@ fn typed(kind: &str, text: &str) -> Result<(), String> {
         "View" => round_trip!(View, text),
         "ViewDiff" => round_trip!(ViewDiff, text),
         "Event" => round_trip!(Event, text),
+        // A game as `/api/games` lists it (README): plain JSON here; its keys are held to a
+        // real server's answer in `record.rs`.
+        "api" => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(_)) => Ok(()),
+            Ok(_) => Err("an /api/games game is a JSON object".into()),
+            Err(e) => Err(format!("not JSON: {e}")),
+        },
         other => Err(format!(
             "unknown info string `json {other}`: use json, json fragment, json bad or json TYPE"
         )),

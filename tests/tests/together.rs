@@ -899,6 +899,17 @@ async fn a_dead_player_follows_a_living_friend_and_comes_back_to_its_own_view() 
     server.stop().await;
 }
 
+/// A player as the lobby lists it: at level 1 and alive, on floor `depth`, watched by `watchers`.
+fn live(name: &str, depth: u8, watchers: &[&str]) -> delve_protocol::LivePlayer {
+    delve_protocol::LivePlayer {
+        name: name.into(),
+        depth,
+        level: 1,
+        alive: true,
+        watchers: watchers.iter().map(|w| w.to_string()).collect(),
+    }
+}
+
 /// Sends `hello` on a raw session and returns the answer.
 async fn say_hello(s: &mut Session, hello: ClientMsg) -> ServerMsg {
     within(s.send(&hello)).await.unwrap();
@@ -939,8 +950,8 @@ async fn a_private_dungeon_refuses_wrong_passwords_and_reveals_nothing() {
     let ann = Bot::join_private(&server.url, "Ann", "vault", "swordfish").await;
     let ann_token = ann.model.token.clone().expect("a token");
 
-    // The lobby, before any hello: the public dungeon shows who is there, the private one only
-    // its name.
+    // The lobby, before any hello: the public dungeon shows who is there (and who plays
+    // there), the private one only its name.
     // It comes from another address than the guesses below, which it will outlast.
     let other: std::net::IpAddr = [127, 0, 0, 2].into();
     let mut lobby_conn = within(Session::connect_from(&server.url, other))
@@ -961,12 +972,14 @@ async fn a_private_dungeon_refuses_wrong_passwords_and_reveals_nothing() {
                 private: false,
                 online: Some(2),
                 deepest: Some(1),
+                players: vec![live("Cid", 1, &[]), live("Dan", 1, &[])],
             },
             DungeonInfo {
                 name: "vault".into(),
                 private: true,
                 online: None,
                 deepest: None,
+                players: Vec::new(),
             },
         ]
     );
@@ -1121,7 +1134,8 @@ async fn chat_reaches_everyone_in_the_dungeon_cleaned_and_within_limits() {
     let mut bob = Bot::join(&server.url, "Bob", "crypt").await;
     let mut zed = Bot::watch(&server.url, "Zed", "crypt", "Bob").await;
     assert_eq!(dan.view().depth, 2);
-    // The lobby counts the three players (not the watcher) and knows how deep they got.
+    // The lobby counts the three players (not the watcher), knows how deep they got, and
+    // lists who plays where and who watches them.
     assert_eq!(
         lobby(&server.url).await,
         vec![DungeonInfo {
@@ -1129,6 +1143,11 @@ async fn chat_reaches_everyone_in_the_dungeon_cleaned_and_within_limits() {
             private: false,
             online: Some(3),
             deepest: Some(2),
+            players: vec![
+                live("Ann", 1, &[]),
+                live("Bob", 1, &["Zed"]),
+                live("Dan", 2, &[]),
+            ],
         }]
     );
 

@@ -4,38 +4,13 @@
 //! other end-to-end test uses.)
 
 use delve_server::net::ServerConfig;
+use delve_tests::http::header;
 use delve_tests::{Bot, TestServer, test_config};
-use http_body_util::{BodyExt, Empty};
-use hyper::body::Bytes;
-use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper::{Response, StatusCode};
 
 /// One GET over a fresh connection, with extra request headers.
 async fn get(server: &TestServer, path: &str, headers: &[(&str, &str)]) -> (Response<()>, Vec<u8>) {
-    let addr = server.url.trim_start_matches("ws://").to_owned();
-    let tcp = tokio::net::TcpStream::connect(&addr)
-        .await
-        .expect("the server accepts");
-    let (mut send, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp))
-        .await
-        .expect("an HTTP connection");
-    tokio::spawn(conn);
-    let mut req = Request::get(path).header("host", &addr);
-    for (k, v) in headers {
-        req = req.header(*k, *v);
-    }
-    let req = req.body(Empty::<Bytes>::new()).expect("a request");
-    let res = send.send_request(req).await.expect("an answer");
-    let (parts, body) = res.into_parts();
-    let body = body.collect().await.expect("a body").to_bytes().to_vec();
-    (Response::from_parts(parts, ()), body)
-}
-
-fn header<'a>(r: &'a Response<()>, name: &str) -> &'a str {
-    r.headers()
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
+    delve_tests::http::get(&server.url, path, headers).await
 }
 
 #[tokio::test]

@@ -100,6 +100,8 @@ fn fatal_refusal(code: ErrorCode) -> bool {
             | ErrorCode::NameTaken
             | ErrorCode::NoSuchPlayer
             | ErrorCode::Replaced
+            | ErrorCode::NoSuchGame
+            | ErrorCode::NoReplay
     )
 }
 

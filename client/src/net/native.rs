@@ -5,7 +5,7 @@ use std::sync::mpsc as std_mpsc;
 use std::thread;
 use std::time::Duration;
 
-use delve_protocol::{ClientMsg, MAX_SERVER_FRAME, ServerMsg, decode_server, encode};
+use delve_protocol::{ClientMsg, DecodeError, MAX_SERVER_FRAME, ServerMsg, decode_server, encode};
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
@@ -113,10 +113,15 @@ impl Session {
     }
 
     /// The next message from the server. A close becomes [`NetError::Closed`] with its reason.
+    /// A message of a type this client does not know (a later server's) is passed over, as
+    /// PROTOCOL.md asks.
     pub async fn recv(&mut self) -> Result<ServerMsg, NetError> {
         loop {
             match self.ws.next().await {
-                Some(Ok(Message::Text(t))) => return Ok(decode_server(t.as_str())?),
+                Some(Ok(Message::Text(t))) => match decode_server(t.as_str()) {
+                    Err(DecodeError::UnknownType(_)) => continue,
+                    decoded => return Ok(decoded?),
+                },
                 Some(Ok(Message::Close(frame))) => {
                     let (code, reason) = frame.map_or((1005, String::new()), |f| {
                         (u16::from(f.code), f.reason.to_string())

@@ -124,6 +124,8 @@ impl WebLink {
                 }
                 WsEvent::Text(text) => match decode_server(&text) {
                     Ok(m) => self.on_message(m),
+                    // A later server's message: passed over, as PROTOCOL.md asks.
+                    Err(delve_protocol::DecodeError::UnknownType(_)) => {}
                     Err(e) => {
                         let reason = format!(
                             "the server sent something this client does not understand: {e}"

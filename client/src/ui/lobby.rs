@@ -264,12 +264,15 @@ impl Lobby {
                     TextInput::new(MAX_PASSWORD_CHARS, true),
                 )
             } else {
+                // Whoever plays there is offered first: Enter watches them, Tab the next.
+                let mut input = TextInput::new(MAX_NAME_CHARS, false);
+                input.text = next_player(&d.players, "").unwrap_or_default();
                 (
                     Prompt::Watch {
                         name: d.name.clone(),
                         password: None,
                     },
-                    TextInput::new(MAX_NAME_CHARS, false),
+                    input,
                 )
             });
         } else if let (Some(d), true) = (
@@ -355,6 +358,13 @@ impl Lobby {
             return None;
         }
         input.feed(chars);
+        if let Prompt::Watch { name, .. } = &*prompt
+            && is_key_pressed(KeyCode::Tab)
+            && let Some(d) = self.model.dungeons.iter().find(|d| &d.name == name)
+            && let Some(next) = next_player(&d.players, &input.text)
+        {
+            input.text = next;
+        }
         if !(is_key_pressed(KeyCode::Enter) || is_key_pressed(KeyCode::KpEnter) || enter) {
             return None;
         }
@@ -468,6 +478,11 @@ impl Lobby {
                 24.0,
                 WHITE,
             );
+            // Who plays there now, and who watches them: `w` offers them to watch.
+            let live = live_line(&d.players);
+            if !live.is_empty() {
+                draw_text(fit(&live, lw - 40.0, 16), x + 30.0, y + 20.0, 16.0, DIM);
+            }
             if d.private {
                 draw_text("private", players_x, y, 22.0, GOLD);
             } else {
@@ -480,7 +495,7 @@ impl Lobby {
                     WHITE,
                 );
             }
-            y += 36.0;
+            y += if live.is_empty() { 36.0 } else { 56.0 };
         }
         let buttons = [
             ("Enter", "Join", Tap::Command(Command::Confirm)),
@@ -503,7 +518,15 @@ impl Lobby {
                 Prompt::NewName => "Name of the new dungeon: ".to_string(),
                 Prompt::NewPassword { .. } => "Password (Enter for a public dungeon): ".to_string(),
                 Prompt::Password { name, .. } => format!("Password of {name}: "),
-                Prompt::Watch { name, .. } => format!("Watch whom in {name}? "),
+                Prompt::Watch { name, .. } => {
+                    let live = (self.model.dungeons.iter())
+                        .any(|d| &d.name == name && d.players.len() > 1);
+                    if live {
+                        format!("Watch whom in {name} (Tab: the next)? ")
+                    } else {
+                        format!("Watch whom in {name}? ")
+                    }
+                }
             };
             draw_rectangle(0.0, 0.0, w, h, Color::new(0.0, 0.0, 0.0, 0.5));
             widgets::add(Rect::new(0.0, 0.0, w, h), Tap::Block);
@@ -534,5 +557,64 @@ impl Lobby {
             );
         }
         layout::end();
+    }
+}
+
+/// The lobby's line of who plays in a dungeon: "Ann (floor 3, watched by Zed), Bob (floor 1,
+/// dead)"; empty when nobody does.
+fn live_line(players: &[delve_protocol::LivePlayer]) -> String {
+    let one = |p: &delve_protocol::LivePlayer| {
+        let mut s = format!("{} (floor {}", p.name, p.depth);
+        if !p.alive {
+            s.push_str(", dead");
+        }
+        if !p.watchers.is_empty() {
+            s.push_str(&format!(", watched by {}", p.watchers.join(", ")));
+        }
+        s.push(')');
+        s
+    };
+    players.iter().map(one).collect::<Vec<_>>().join(", ")
+}
+
+/// The player to offer after `current` (the first when `current` is none of them), the
+/// living first: what `w` and then Tab offer to watch.
+fn next_player(players: &[delve_protocol::LivePlayer], current: &str) -> Option<String> {
+    let mut names: Vec<&delve_protocol::LivePlayer> = players.iter().collect();
+    names.sort_by_key(|p| !p.alive);
+    let at = names
+        .iter()
+        .position(|p| p.name.eq_ignore_ascii_case(current.trim()));
+    let next = at.map_or(0, |k| (k + 1) % names.len());
+    names.get(next).map(|p| p.name.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use delve_protocol::LivePlayer;
+
+    fn player(name: &str, alive: bool, watchers: &[&str]) -> LivePlayer {
+        LivePlayer {
+            name: name.into(),
+            depth: 2,
+            level: 3,
+            alive,
+            watchers: watchers.iter().map(|w| w.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn the_lobby_says_who_plays_and_offers_them_to_watch_the_living_first() {
+        let ps = [player("Ann", false, &[]), player("Bob", true, &["Zed"])];
+        assert_eq!(
+            live_line(&ps),
+            "Ann (floor 2, dead), Bob (floor 2, watched by Zed)"
+        );
+        assert_eq!(live_line(&[]), "");
+        assert_eq!(next_player(&ps, "").as_deref(), Some("Bob"));
+        assert_eq!(next_player(&ps, "bob").as_deref(), Some("Ann"));
+        assert_eq!(next_player(&ps, "Ann").as_deref(), Some("Bob"));
+        assert_eq!(next_player(&[], ""), None);
     }
 }

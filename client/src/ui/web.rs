@@ -146,6 +146,11 @@ pub struct Status<'a> {
     /// Frames drawn so far: input given before one frame's status is read has been seen once
     /// two more frames are drawn.
     pub frames: u64,
+    /// On a replay: the turn shown, the replay's last turn, and whether it plays.
+    pub replay: Option<(u64, u64, bool)>,
+    /// On a replay, the digest of the view shown ([`delve_protocol::view_digest`]), to compare
+    /// with the view the server sent the player.
+    pub view: Option<String>,
 }
 
 pub fn publish(st: &Status) {

@@ -140,6 +140,8 @@ pub enum Page {
     /// The WebSocket address of the server that served the page: `ws://` (or `wss://` on an
     /// https page) + `location.host`.
     ServerUrl = 1,
+    /// `location.pathname`, e.g. `/replay/7`.
+    Path = 2,
 }
 
 /// A fact about the page.

@@ -86,6 +86,22 @@ pub struct ServerConfig {
     /// row; it earns one back every `new_character_refill`. Resuming never counts.
     pub new_characters_per_address: u32,
     pub new_character_refill: Duration,
+    /// Serve the record of finished games on the game port: `/scores`, `/games/ID` (and
+    /// `.txt`) and `/api/games` (`--no-game-pages` turns them off). Games are recorded either
+    /// way, and each player is still sent their own dump.
+    pub game_pages: bool,
+    /// Keep what each finished game needs to be replayed, and serve `/replay/ID`
+    /// (`--no-replays` turns both off; the journal is then compacted as soon as no living
+    /// character needs it).
+    pub replays: bool,
+    /// How long a game's replay is kept after it ended (`--replay-days`).
+    pub replay_days: u32,
+    /// The most bytes all kept replays may take together; past it the oldest go first
+    /// (`--replay-budget-mb`).
+    pub replay_budget: u64,
+    /// List in the lobby who is playing in each public dungeon and who watches them
+    /// (`--no-live-games` turns it off).
+    pub live_games: bool,
     /// Monsters and tuning numbers (the built-in content file unless `--content` says).
     pub content: Arc<Content>,
 }
@@ -118,6 +134,11 @@ impl Default for ServerConfig {
             metrics_bind: None,
             outbox_frames: 64,
             grace: Duration::from_secs(10),
+            game_pages: true,
+            replays: true,
+            replay_days: 90,
+            replay_budget: 1 << 30,
+            live_games: true,
             chat_per_sec: 1,
             chat_burst: 5,
             password_tries: 5,

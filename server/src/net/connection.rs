@@ -102,23 +102,26 @@ pub async fn serve(
 struct Joined {
     dungeon: mpsc::Sender<Command>,
     outbox: outbox_queue::Receiver<Outgoing>,
+    /// The dungeon's name: its games are in this connection's high-score table even when it
+    /// is private.
+    name: String,
 }
 
-struct Connection {
-    ws: Ws,
-    peer: SocketAddr,
+pub(super) struct Connection {
+    pub(super) ws: Ws,
+    pub(super) peer: SocketAddr,
     conn: ConnId,
-    shared: Arc<Shared>,
+    pub(super) shared: Arc<Shared>,
     limiter: RateLimiter,
     dropped: u32,
     window_start: Instant,
     last_rate_error: Option<Instant>,
-    shutdown: watch::Receiver<bool>,
+    pub(super) shutdown: watch::Receiver<bool>,
     /// The frames of one batch, encoded for the wire; kept between batches while it is small.
     out: Vec<u8>,
     /// Its place on the server: it gives way to a newcomer on a full server until it has
     /// joined (see `admission`).
-    slot: Slot,
+    pub(super) slot: Slot,
     /// When the client last sent anything (a message, a pong, ...), for telling a dead link.
     last_heard: Instant,
 }
@@ -134,7 +137,7 @@ struct Hello {
 }
 
 /// What to do with one frame read from the socket.
-enum Incoming {
+pub(super) enum Incoming {
     Msg(ClientMsg),
     /// Handled here (an error was sent, or it was a ping/pong): read on.
     Skip,
@@ -194,9 +197,28 @@ impl Connection {
                 }
                 ClientMsg::Scores { limit } => {
                     deadline = Instant::now() + self.shared.config.handshake_timeout;
-                    let entries = self.shared.top_scores(limit).await;
+                    let entries = self.shared.top_scores(limit, None).await;
                     let _ = send(&mut self.ws, &ServerMsg::Scores { entries }).await;
                     continue;
+                }
+                ClientMsg::Replay {
+                    game,
+                    key,
+                    password,
+                } => {
+                    deadline = Instant::now() + self.shared.config.handshake_timeout;
+                    match self.open_replay(game, key, password).await {
+                        Ok(replay) => {
+                            // A replay is a connection like a joined one: it does not give way.
+                            self.slot.established();
+                            self.replay(replay).await;
+                            return None;
+                        }
+                        Err((code, message)) => {
+                            let _ = send(&mut self.ws, &error(code, &message)).await;
+                            continue;
+                        }
+                    }
                 }
                 ClientMsg::Hello {
                     version,
@@ -413,6 +435,7 @@ impl Connection {
                 Ok(Joined {
                     dungeon: handle.tx,
                     outbox,
+                    name: handle.name,
                 })
             }
             Ok(Err(refusal)) => Err(Some(refusal)),
@@ -462,13 +485,21 @@ impl Connection {
                             continue;
                         }
                         ClientMsg::Scores { limit } => {
-                            let entries = self.shared.top_scores(limit).await;
+                            let entries = self.shared.top_scores(limit, Some(joined.name.clone())).await;
                             let _ = send(&mut self.ws, &ServerMsg::Scores { entries }).await;
                             continue;
                         }
                         ClientMsg::Resync => Command::Resync { conn },
                         ClientMsg::Hello { .. } => {
                             let _ = send(&mut self.ws, &error(ErrorCode::BadHandshake, "Already joined; hello is only sent once per connection.")).await;
+                            continue;
+                        }
+                        ClientMsg::Replay { .. } => {
+                            let _ = send(&mut self.ws, &error(ErrorCode::BadHandshake, "Already joined; a replay is asked for instead of a hello, on a connection of its own.")).await;
+                            continue;
+                        }
+                        ClientMsg::Seek { .. } => {
+                            let _ = send(&mut self.ws, &error(ErrorCode::BadHandshake, "Seek is for replays: this connection plays a game.")).await;
                             continue;
                         }
                     };
@@ -560,7 +591,7 @@ impl Connection {
 
     /// Pings the client, unless it has been silent for two pings already: then the link is
     /// dead and `false` ends the connection (no close handshake: nobody would answer it).
-    async fn keep_alive(&mut self, ping_every: Duration) -> bool {
+    pub(super) async fn keep_alive(&mut self, ping_every: Duration) -> bool {
         let silent = self.last_heard.elapsed();
         if silent >= ping_every * 2 {
             debug!(peer = %self.peer, silent_ms = silent.as_millis() as u64, "dead link: no answer to pings");
@@ -579,7 +610,7 @@ impl Connection {
     }
 
     /// Turns one read result into a message, answering problems on the spot.
-    async fn read(&mut self, frame: Option<Result<Message, WsError>>) -> Incoming {
+    pub(super) async fn read(&mut self, frame: Option<Result<Message, WsError>>) -> Incoming {
         if let Some(Ok(_)) = &frame {
             self.last_heard = Instant::now();
         }
@@ -688,7 +719,7 @@ impl Connection {
         Incoming::Skip
     }
 
-    async fn shutting_down(&mut self) {
+    pub(super) async fn shutting_down(&mut self) {
         let _ = send(
             &mut self.ws,
             &error(ErrorCode::ShuttingDown, "The server is shutting down."),

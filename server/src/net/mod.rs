@@ -9,17 +9,23 @@
 //! - `limits`: rate limits and per-address budgets; `validate`: names and text;
 //!   `password`: private dungeons' hashes; `outbox_queue`: the channel to each connection;
 //! - `ops/`: what an operator sees (metrics and summary log lines); `stall_watch`: the event
-//!   loop's health; `config`: every setting.
+//!   loop's health; `config`: every setting;
+//! - the record of finished games: `archive` (who sees which game, dumps left unwritten,
+//!   expired replays), `pages/` (`/scores`, `/games/ID`, `/api/games`, `/replay/ID`) and
+//!   `replay_session` (a connection that plays a game back instead of joining one).
 
 pub mod admission;
+pub mod archive;
 pub mod config;
 pub mod connection;
 pub mod dungeon_task;
 pub mod limits;
 pub mod ops;
 pub mod outbox_queue;
+pub mod pages;
 pub mod password;
 pub mod registry;
+pub mod replay_session;
 pub mod stall_watch;
 pub mod validate;
 pub mod web;
@@ -59,30 +65,47 @@ pub struct Shared {
     pub store: Option<Store>,
     /// Metrics and the summary lines of the log.
     pub ops: Arc<Ops>,
+    /// Places for replays open at once (`replay_session`).
+    pub replays: Arc<tokio::sync::Semaphore>,
 }
 
 impl Shared {
     /// The best `limit` games of the high-score table (20 if not given, at most
-    /// `MAX_SCORES`); empty when the server keeps no data.
-    pub fn scores(&self, limit: Option<u32>) -> Vec<delve_protocol::ScoreEntry> {
+    /// `MAX_SCORES`): those of public dungeons, and of the private dungeon called `private_ok`
+    /// (the one the asker plays in); empty when the server keeps no data.
+    pub fn scores(
+        &self,
+        limit: Option<u32>,
+        private_ok: Option<String>,
+    ) -> Vec<delve_protocol::ScoreEntry> {
         let limit = limit.unwrap_or(20).min(delve_protocol::MAX_SCORES) as usize;
         let Some(store) = &self.store else {
             return Vec::new();
         };
-        match store.top_scores(limit) {
+        let query = crate::store::GameQuery {
+            limit,
+            order: crate::store::Order::Best,
+            private_ok,
+            ..Default::default()
+        };
+        match store.games(&query) {
             Ok(rows) => rows
                 .into_iter()
-                .map(|r| delve_protocol::ScoreEntry {
-                    victory: r.outcome == "won",
-                    name: r.name,
-                    score: u32::try_from(r.score).unwrap_or(u32::MAX),
-                    level: r.level,
-                    deepest: u8::try_from(r.deepest).unwrap_or(u8::MAX),
-                    kills: r.kills,
-                    turns: r.turns,
-                    outcome: r.outcome,
-                    dungeon: r.dungeon,
-                    ended: u64::try_from(r.ended_at).unwrap_or(0),
+                .map(|g| {
+                    let r = g.score;
+                    delve_protocol::ScoreEntry {
+                        victory: g.victory,
+                        name: r.name,
+                        score: u32::try_from(r.score).unwrap_or(u32::MAX),
+                        level: r.level,
+                        deepest: u8::try_from(r.deepest).unwrap_or(u8::MAX),
+                        kills: r.kills,
+                        turns: r.turns,
+                        outcome: r.outcome,
+                        dungeon: r.dungeon,
+                        ended: u64::try_from(r.ended_at).unwrap_or(0),
+                        game: u64::try_from(g.id).ok(),
+                    }
                 })
                 .collect(),
             Err(e) => {
@@ -104,9 +127,10 @@ impl Shared {
     pub async fn top_scores(
         self: &Arc<Self>,
         limit: Option<u32>,
+        private_ok: Option<String>,
     ) -> Vec<delve_protocol::ScoreEntry> {
         let shared = Arc::clone(self);
-        tokio::task::spawn_blocking(move || shared.scores(limit))
+        tokio::task::spawn_blocking(move || shared.scores(limit, private_ok))
             .await
             .unwrap_or_default()
     }
@@ -223,6 +247,9 @@ impl Server {
             password_guard,
             store,
             ops: Arc::clone(&ops),
+            replays: Arc::new(tokio::sync::Semaphore::new(
+                replay_session::MAX_OPEN_REPLAYS,
+            )),
         });
         info!(%addr, "listening");
         let accept = tokio::spawn(accept_loop(listener, Arc::clone(&shared), shutdown_rx));
@@ -238,7 +265,11 @@ impl Server {
                 );
             },
         ));
-        let mut watches = vec![stalls, tokio::spawn(Arc::clone(&shared.ops).report())];
+        let mut watches = vec![
+            stalls,
+            tokio::spawn(Arc::clone(&shared.ops).report()),
+            tokio::spawn(archive::keep(Arc::clone(&shared))),
+        ];
         if let Some(listener) = metrics_listener {
             let at = listener.local_addr()?;
             info!(%at, "metrics at http://{at}/metrics");

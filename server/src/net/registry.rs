@@ -43,6 +43,15 @@ impl DungeonHandle {
             private,
             online: (!private).then(|| self.stats.online.load(Ordering::Relaxed) as u32),
             deepest: (!private).then(|| self.stats.deepest.load(Ordering::Relaxed).max(1)),
+            players: if private {
+                Vec::new()
+            } else {
+                self.stats
+                    .live
+                    .lock()
+                    .map(|l| l.clone())
+                    .unwrap_or_default()
+            },
         }
     }
 }
@@ -234,7 +243,10 @@ impl Registry {
         password: Option<PasswordHash>,
     ) -> DungeonHandle {
         let (tx, rx) = mpsc::channel(DUNGEON_QUEUE);
-        let stats = Arc::new(DungeonStats::default());
+        let stats = Arc::new(DungeonStats {
+            private: password.is_some(),
+            ..DungeonStats::default()
+        });
         let task = DungeonTask::new(
             name.to_owned(),
             world,
@@ -328,6 +340,7 @@ impl Registry {
                         online: (!private).then_some(0),
                         deepest: (!private)
                             .then(|| u8::try_from(r.deepest).unwrap_or(u8::MAX).max(1)),
+                        players: Vec::new(),
                     }
                 })
                 .collect(),

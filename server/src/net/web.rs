@@ -8,7 +8,9 @@
 //! revalidated every time (`no-cache` + ETag), so a rebuilt server is picked up on reload.
 //!
 //! `GET /metrics` answers the server's numbers for Prometheus (see [`super::ops`]), here or,
-//! with `--metrics-bind`, only on a listener of its own ([`serve_metrics`]).
+//! with `--metrics-bind`, only on a listener of its own ([`serve_metrics`]). The record of
+//! finished games (`/scores`, `/games/...`, `/api/games...`, `/replay/...`) is
+//! [`super::pages`]'.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -92,11 +94,22 @@ pub async fn serve(
     let served = Arc::new(AtomicU32::new(0));
     let service = {
         let shared = Arc::clone(&shared);
-        hyper::service::service_fn(move |req| {
+        hyper::service::service_fn(move |req: Request<Incoming>| {
             let upgrade = Arc::clone(&upgrade);
             let first = served.fetch_add(1, Ordering::Relaxed) == 0;
-            let answer = respond(req, &upgrade, first, full, &shared);
-            async move { Ok::<_, Infallible>(answer) }
+            let shared = Arc::clone(&shared);
+            async move {
+                let page = !full
+                    && (req.method() == Method::GET || req.method() == Method::HEAD)
+                    && !is_websocket(&req)
+                    && super::pages::is_page(req.uri().path());
+                let answer = if page {
+                    super::pages::serve(&req, &shared, peer.ip()).await
+                } else {
+                    respond(req, &upgrade, first, full, &shared)
+                };
+                Ok::<_, Infallible>(answer)
+            }
         })
     };
     // A refused connection only has the time to hear why.
@@ -261,7 +274,7 @@ fn respond(
 /// Hashed names never change content: a browser keeps them without asking again.
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
-fn file(
+pub(super) fn file(
     req: &Request<Incoming>,
     asset: &Asset,
     kind: &'static str,

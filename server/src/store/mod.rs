@@ -7,7 +7,8 @@
 //! - `journal`: every resolved turn's actions, one entry per `(dungeon, seq)`, since that snapshot;
 //! - `characters`: the players of each dungeon with the SHA-256 of their resume token
 //!   ([`token_hash`]; the token itself is never stored);
-//! - `scores`: the high-score table.
+//! - `games`: every finished game, with its character dump, and `replays`: what each needs to
+//!   be played back (see [`games`]); the high-score table is read from `games`.
 //!
 //! The store knows nothing about the game. Snapshots and journal entries are opaque byte blobs
 //! (the engine picks their encoding, postcard for instance) and rows are plain values: the engine
@@ -43,6 +44,7 @@
 
 mod ack;
 mod error;
+pub mod games;
 mod rows;
 pub mod schema;
 mod token;
@@ -64,6 +66,7 @@ use tokio::sync::oneshot;
 
 pub use ack::{Ack, Pending};
 pub use error::StoreError;
+pub use games::{AddedGame, GameId, GameQuery, GameRow, NewGame, Order, ReplaySlice};
 pub use rows::{CharacterRow, DungeonId, DungeonRow, Saved, ScoreRow};
 pub use token::{hashes_equal, token_hash, token_matches};
 
@@ -338,6 +341,24 @@ impl Store {
         token_hash: [u8; 32],
         origin: Option<String>,
     ) -> Ack {
+        self.put_new_character(dungeon, player_id, name, token_hash, origin, None)
+    }
+
+    /// [`Store::put_character`] for a character just made by journal entry `start_seq`: its
+    /// journal is kept from there until its game ends and is recorded ([`Store::add_game`]).
+    pub fn put_new_character(
+        &self,
+        dungeon: DungeonId,
+        player_id: u32,
+        name: String,
+        token_hash: [u8; 32],
+        origin: Option<String>,
+        start_seq: Option<u64>,
+    ) -> Ack {
+        let start_seq = match start_seq.map(|s| self.seq(s)).transpose() {
+            Ok(s) => s,
+            Err(e) => return self.failed(e),
+        };
         self.write(Op::PutCharacter {
             dungeon,
             player_id,
@@ -345,6 +366,8 @@ impl Store {
             token_hash,
             origin,
             seen: now(),
+            started_at: start_seq.map(|_| now()),
+            start_seq,
         })
     }
 
@@ -540,13 +563,14 @@ impl Store {
         )
     }
 
-    /// The best `limit` scores, highest first; equal scores by earlier end.
+    /// The best `limit` scores of every dungeon, private ones too (for the operator), highest
+    /// first; equal scores by earlier end.
     pub fn top_scores(&self, limit: usize) -> Result<Vec<ScoreRow>, StoreError> {
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.read("read the high scores", |conn| {
             let mut stmt = conn.prepare(
                 "SELECT name, score, level, deepest, kills, turns, outcome, dungeon, ended_at
-                 FROM scores ORDER BY score DESC, ended_at ASC, id ASC LIMIT ?1",
+                 FROM games ORDER BY score DESC, ended_at ASC, id ASC LIMIT ?1",
             )?;
             let rows = stmt.query_map([limit], |row| {
                 Ok(ScoreRow {
@@ -599,8 +623,31 @@ impl Store {
         }
     }
 
+    fn ask_game(&self, op: Op) -> Pending<AddedGame> {
+        let (tx, rx) = oneshot::channel();
+        self.send(Command {
+            op,
+            reply: Reply::Game(tx),
+        });
+        Pending::new(rx, self.inner.path.clone())
+    }
+
+    fn ask_count(&self, op: Op) -> Pending<u64> {
+        let (tx, rx) = oneshot::channel();
+        self.send(Command {
+            op,
+            reply: Reply::Count(tx),
+        });
+        Pending::new(rx, self.inner.path.clone())
+    }
+
     /// An Ack that has already failed.
     fn failed(&self, e: StoreError) -> Ack {
+        self.failed_with(e)
+    }
+
+    /// A [`Pending`] that has already failed.
+    fn failed_with<T>(&self, e: StoreError) -> Pending<T> {
         let (tx, rx) = oneshot::channel();
         let _ = tx.send(Err(e));
         Pending::new(rx, self.inner.path.clone())

@@ -88,6 +88,57 @@ pub const MIGRATIONS: &[&str] = &[
     ALTER TABLE characters ADD COLUMN origin TEXT;
     ALTER TABLE characters ADD COLUMN last_seen INTEGER;
     ",
+    // Version 5: the record of finished games (issue 28). `games` takes over from `scores`
+    // (its rows are copied, with no dump and no replay) and holds each game's character dump;
+    // `replays` what a game needs to be played back; `characters.start_seq` the journal entry
+    // that made each living character, which keeps its journal from being compacted away
+    // until its game ends and is copied into `replays` (see `store::games`).
+    "
+    CREATE TABLE games (
+        id          INTEGER PRIMARY KEY,
+        dungeon_id  INTEGER REFERENCES dungeons(id) ON DELETE SET NULL,
+        dungeon     TEXT    NOT NULL,           -- the dungeon's name
+        player_id   INTEGER,                    -- the character's id in its dungeon
+        name        TEXT    NOT NULL,
+        name_key    TEXT    NOT NULL,           -- the name lowercased, for looking it up
+        score       INTEGER NOT NULL,
+        level       INTEGER NOT NULL,
+        deepest     INTEGER NOT NULL,
+        kills       INTEGER NOT NULL,
+        turns       INTEGER NOT NULL,
+        outcome     TEXT    NOT NULL,           -- 'killed by a Rabid Mouse on floor 6' or 'won'
+        victory     INTEGER NOT NULL DEFAULT 0,
+        started_at  INTEGER,                    -- unix seconds, when known
+        ended_at    INTEGER NOT NULL,           -- unix seconds
+        start_seq   INTEGER,                    -- the journal entry that made the character
+        end_seq     INTEGER,                    -- the journal entry of its last turn
+        view_key    TEXT,                       -- opens its pages when its dungeon is private
+        engine      TEXT,                       -- what played it (server version, content)
+        end_hash    TEXT,                       -- the world's state hash after end_seq
+        dump        TEXT                        -- the character dump (JSON), once written
+    );
+    INSERT INTO games (dungeon_id, dungeon, name, name_key, score, level, deepest, kills, turns,
+                       outcome, victory, ended_at)
+        SELECT (SELECT id FROM dungeons WHERE key = lower(s.dungeon)), s.dungeon, s.name,
+               lower(s.name), s.score, s.level, s.deepest, s.kills, s.turns, s.outcome,
+               s.outcome = 'won', s.ended_at
+        FROM scores s ORDER BY s.id;
+    DROP TABLE scores;
+    CREATE INDEX games_by_score ON games (score DESC, ended_at ASC);
+    CREATE INDEX games_by_dungeon ON games (dungeon_id, id);
+    CREATE INDEX games_by_name ON games (name_key, id);
+    CREATE TABLE replays (
+        game_id  INTEGER PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+        seed     INTEGER NOT NULL,              -- the dungeon's seed (a u64 as i64 bits)
+        base_seq INTEGER NOT NULL,              -- the snapshot it starts from; 0: the seed
+        data     BLOB    NOT NULL,              -- deflated: that snapshot and the entries after it
+        bytes    INTEGER NOT NULL,              -- length(data)
+        kept_at  INTEGER NOT NULL               -- unix seconds
+    ) WITHOUT ROWID;
+    CREATE INDEX replays_by_age ON replays (kept_at);
+    ALTER TABLE characters ADD COLUMN start_seq INTEGER;
+    ALTER TABLE characters ADD COLUMN started_at INTEGER;
+    ",
 ];
 
 /// The schema version this server writes and understands.

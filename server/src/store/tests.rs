@@ -150,7 +150,14 @@ fn migrations_set_the_version_the_application_id_and_wal() {
     assert_eq!(version, MIGRATIONS.len() as i64);
     assert_eq!(app_id, APPLICATION_ID);
     assert_eq!(mode, "wal");
-    for table in ["dungeons", "snapshots", "journal", "characters", "scores"] {
+    for table in [
+        "dungeons",
+        "snapshots",
+        "journal",
+        "characters",
+        "games",
+        "replays",
+    ] {
         let n = conn
             .query_row(
                 "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?1",

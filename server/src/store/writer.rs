@@ -19,6 +19,7 @@ use rusqlite::{Connection, Statement, params};
 use tokio::sync::oneshot;
 
 use super::error::StoreError;
+use super::games::{self, AddedGame, COMPACT_JOURNAL, COMPACT_SNAPSHOTS, GameId, NewGame};
 use super::rows::{DungeonId, DungeonRow};
 
 /// The most commands committed in one transaction; bounds a transaction's size and the wait of
@@ -44,7 +45,8 @@ pub enum Op {
         data: Vec<u8>,
         state_hash: String,
         taken_at: i64,
-        /// Delete the journal entries the snapshot covers.
+        /// Delete the journal entries the snapshot covers and the older snapshots, except what
+        /// living characters' games still need (see `games`).
         compact: bool,
     },
     PutCharacter {
@@ -54,6 +56,10 @@ pub enum Op {
         token_hash: [u8; 32],
         origin: Option<String>,
         seen: i64,
+        /// The journal entry that made the character: its journal is kept from there on.
+        start_seq: Option<i64>,
+        /// When it was made (with `start_seq`).
+        started_at: Option<i64>,
     },
     TouchCharacter {
         dungeon: DungeonId,
@@ -79,6 +85,19 @@ pub enum Op {
         dungeon: String,
         ended_at: i64,
     },
+    /// A finished game, its replay cut from the journal (see `games`).
+    AddGame {
+        game: Box<NewGame>,
+        kept_at: i64,
+    },
+    SetDump {
+        id: GameId,
+        dump: String,
+    },
+    ExpireReplays {
+        cutoff: i64,
+        budget: i64,
+    },
     /// `row.id` is ignored: the database assigns it.
     CreateDungeon {
         row: DungeonRow,
@@ -91,6 +110,8 @@ pub enum Op {
 pub enum Reply {
     Unit(oneshot::Sender<Result<(), StoreError>>),
     Dungeon(oneshot::Sender<Result<DungeonRow, StoreError>>),
+    Game(oneshot::Sender<Result<AddedGame, StoreError>>),
+    Count(oneshot::Sender<Result<u64, StoreError>>),
 }
 
 /// Counts of the writer's work, shared with the [`Store`](super::Store) handles.
@@ -100,8 +121,16 @@ pub struct Counters {
     pub commands: AtomicU64,
 }
 
-/// What applying one op produced: a created dungeon's row, or nothing.
-type Outcome = Result<Option<DungeonRow>, StoreError>;
+/// What applying one op made, for its reply.
+#[derive(Clone)]
+enum Made {
+    Nothing,
+    Dungeon(DungeonRow),
+    Game(AddedGame),
+    Count(u64),
+}
+
+type Outcome = Result<Made, StoreError>;
 
 /// The writer thread's body. Reports on `ready` whether it could start, then serves commands
 /// until every sender is gone and the channel is drained.
@@ -179,17 +208,21 @@ impl<'c> Writer<'c> {
                 "INSERT OR REPLACE INTO snapshots (dungeon_id, seq, data, state_hash, taken_at)
                  VALUES (?1, ?2, ?3, ?4, ?5)",
             )?,
-            compact_journal: prepare("DELETE FROM journal WHERE dungeon_id = ?1 AND seq <= ?2")?,
-            compact_snapshots: prepare("DELETE FROM snapshots WHERE dungeon_id = ?1 AND seq < ?2")?,
+            compact_journal: prepare(COMPACT_JOURNAL)?,
+            compact_snapshots: prepare(COMPACT_SNAPSHOTS)?,
             mark_saved: prepare(
                 "UPDATE dungeons SET saved_seq = MAX(saved_seq, ?2) WHERE id = ?1",
             )?,
             put_character: prepare(
-                "INSERT INTO characters (dungeon_id, player_id, name, token_hash, origin, last_seen)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                "INSERT INTO characters
+                    (dungeon_id, player_id, name, token_hash, origin, last_seen, start_seq,
+                     started_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                  ON CONFLICT (dungeon_id, player_id)
                  DO UPDATE SET name = excluded.name, token_hash = excluded.token_hash,
-                    origin = excluded.origin, last_seen = excluded.last_seen",
+                    origin = excluded.origin, last_seen = excluded.last_seen,
+                    start_seq = COALESCE(excluded.start_seq, start_seq),
+                    started_at = COALESCE(excluded.started_at, started_at)",
             )?,
             touch_character: prepare(
                 "UPDATE characters SET last_seen = ?3 WHERE dungeon_id = ?1 AND player_id = ?2",
@@ -199,9 +232,11 @@ impl<'c> Writer<'c> {
             )?,
             set_deepest: prepare("UPDATE dungeons SET deepest = max(deepest, ?2) WHERE id = ?1")?,
             insert_score: prepare(
-                "INSERT INTO scores
-                 (name, score, level, deepest, kills, turns, outcome, dungeon, ended_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                "INSERT INTO games
+                 (name, name_key, score, level, deepest, kills, turns, outcome, victory, dungeon,
+                  dungeon_id, ended_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8 = 'won', ?9,
+                    (SELECT id FROM dungeons WHERE key = lower(?9)), ?10)",
             )?,
             insert_dungeon: prepare(
                 "INSERT INTO dungeons
@@ -215,7 +250,7 @@ impl<'c> Writer<'c> {
     fn commit(&mut self, batch: Vec<Command>) {
         let n = batch.len();
         let outcomes: Vec<Outcome> = if batch.iter().all(|c| matches!(c.op, Op::Flush)) {
-            vec![Ok(None); n]
+            vec![Ok(Made::Nothing); n]
         } else {
             let tried = match self.transaction(&batch, false) {
                 Ok(None) => self.transaction(&batch, true),
@@ -247,10 +282,21 @@ impl<'c> Writer<'c> {
                     let _ = tx.send(outcome.map(|_| ()));
                 }
                 Reply::Dungeon(tx) => {
-                    let _ = tx.send(outcome.and_then(|row| {
-                        row.ok_or_else(|| StoreError::Closed {
-                            path: self.path.to_path_buf(),
-                        })
+                    let _ = tx.send(outcome.and_then(|made| match made {
+                        Made::Dungeon(row) => Ok(row),
+                        _ => Err(self.closed()),
+                    }));
+                }
+                Reply::Game(tx) => {
+                    let _ = tx.send(outcome.and_then(|made| match made {
+                        Made::Game(game) => Ok(game),
+                        _ => Err(self.closed()),
+                    }));
+                }
+                Reply::Count(tx) => {
+                    let _ = tx.send(outcome.and_then(|made| match made {
+                        Made::Count(n) => Ok(n),
+                        _ => Err(self.closed()),
                     }));
                 }
             }
@@ -295,6 +341,12 @@ impl<'c> Writer<'c> {
         self.exec_or_rollback("COMMIT", "commit a transaction")?;
         self.counters.transactions.fetch_add(1, Ordering::Relaxed);
         Ok(Some(outcomes))
+    }
+
+    fn closed(&self) -> StoreError {
+        StoreError::Closed {
+            path: self.path.to_path_buf(),
+        }
     }
 
     fn exec(&self, sql: &str, action: &str) -> Result<(), StoreError> {
@@ -347,12 +399,12 @@ impl<'c> Writer<'c> {
                     .execute(params![dungeon, seq, data, state_hash, taken_at])
                     .and_then(|_| {
                         if *compact {
-                            self.compact_journal.execute(params![dungeon, seq])
+                            self.compact_journal.execute(params![dungeon, seq])?;
+                            self.compact_snapshots.execute(params![dungeon, seq])
                         } else {
                             Ok(0)
                         }
                     })
-                    .and_then(|_| self.compact_snapshots.execute(params![dungeon, seq]))
                     .and_then(|_| self.mark_saved.execute(params![dungeon, seq]))
                     .map_err(|e| StoreError::sqlite(path, action(), e))?;
             }
@@ -363,9 +415,13 @@ impl<'c> Writer<'c> {
                 token_hash,
                 origin,
                 seen,
+                start_seq,
+                started_at,
             } => {
                 self.put_character
-                    .execute(params![dungeon, player_id, name, token_hash, origin, seen])
+                    .execute(params![
+                        dungeon, player_id, name, token_hash, origin, seen, start_seq, started_at
+                    ])
                     .map_err(|e| {
                         StoreError::sqlite(
                             path,
@@ -426,7 +482,16 @@ impl<'c> Writer<'c> {
             } => {
                 self.insert_score
                     .execute(params![
-                        name, score, level, deepest, kills, turns, outcome, dungeon, ended_at
+                        name,
+                        name.to_lowercase(),
+                        score,
+                        level,
+                        deepest,
+                        kills,
+                        turns,
+                        outcome,
+                        dungeon,
+                        ended_at
                     ])
                     .map_err(|e| {
                         StoreError::sqlite(path, format!("add the high score of {name:?}"), e)
@@ -456,10 +521,29 @@ impl<'c> Writer<'c> {
                         }
                     })?;
                 let id = self.conn.last_insert_rowid();
-                return Ok(Some(DungeonRow { id, ..row.clone() }));
+                return Ok(Made::Dungeon(DungeonRow { id, ..row.clone() }));
+            }
+            Op::AddGame { game, kept_at } => {
+                let added = games::add_game(self.conn, game, *kept_at).map_err(|e| {
+                    StoreError::sqlite(path, format!("record the game of {:?}", game.score.name), e)
+                })?;
+                return Ok(Made::Game(added));
+            }
+            Op::SetDump { id, dump } => {
+                self.conn
+                    .prepare("UPDATE games SET dump = ?2 WHERE id = ?1")
+                    .and_then(|mut s| s.execute(params![id, dump]))
+                    .map_err(|e| {
+                        StoreError::sqlite(path, format!("store the dump of game {id}"), e)
+                    })?;
+            }
+            Op::ExpireReplays { cutoff, budget } => {
+                let gone = games::expire_replays(self.conn, *cutoff, *budget)
+                    .map_err(|e| StoreError::sqlite(path, "delete old replays", e))?;
+                return Ok(Made::Count(gone as u64));
             }
             Op::Flush => {}
         }
-        Ok(None)
+        Ok(Made::Nothing)
     }
 }

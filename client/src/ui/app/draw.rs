@@ -131,7 +131,12 @@ impl App {
                 turn.color = Color::from_rgba(255, 64, 64, 255);
             }
         }
-        let controls = crate::ui::controls::offered(&self.input.keys, self.situation());
+        // A replay's controls are on its bar; the game's mean nothing there.
+        let controls = if self.replay.is_some() {
+            Vec::new()
+        } else {
+            crate::ui::controls::offered(&self.input.keys, self.situation())
+        };
         panel::draw(
             layout.panel,
             &self.model,
@@ -150,7 +155,9 @@ impl App {
         let over = Space::Ui.rect_to(Space::Screens, layout.map);
         if let Some(view) = &self.model.view {
             let me = &view.me;
-            if let Some(whom) = &self.model.watching {
+            if self.replay.is_some() {
+                self.draw_replay_bar(over);
+            } else if let Some(whom) = &self.model.watching {
                 let own_dead = !self.watcher_only();
                 banners::draw_watching(over, whom, me.alive, own_dead);
             } else if self.end_hidden && !self.watcher_only() && (!me.alive || me.victory) {

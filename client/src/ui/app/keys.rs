@@ -22,6 +22,9 @@ impl App {
             return;
         }
         let click = self.take_click();
+        if self.replay_input(chars, &click) {
+            return;
+        }
         // The high scores take every key while open, even while the connection is down.
         if let Screen::Scores(board) = &mut self.screen {
             self.input.reset();

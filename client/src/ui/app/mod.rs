@@ -1,7 +1,9 @@
 //! The game's state between frames and the frame loop: drain the network, read the keys, draw.
 //! Its parts: `keys` (what each command does on each screen), `clicks` (what a click on a
 //! control does), `mouse` (hover, click to travel or attack on the map, and the trip under
-//! way), `draw` (one frame's drawing), `resume` (the log kept for taking a character back),
+//! way), `draw` (one frame's drawing), `ended` (the dump of a game of ours that ended, the
+//! server's in place of our own), `resume` (the log kept for taking a character back),
+//! `replay` (a finished game watched again: its controls and bar),
 //! `script` (`--script`), `bench` (`--bench-frames`: the cost of applying an update against
 //! drawing alone, natively).
 
@@ -9,9 +11,11 @@
 mod bench;
 mod clicks;
 mod draw;
+mod ended;
 mod fingers;
 mod keys;
 mod mouse;
+mod replay;
 mod resume;
 mod script;
 #[cfg(target_arch = "wasm32")]
@@ -84,6 +88,8 @@ pub struct Options {
     pub bench: Option<u32>,
     /// Play by touch from the start (`--touch`; a browser finds out by itself).
     pub touch: bool,
+    /// Watch this finished game again instead of playing (the page `/replay/ID`).
+    pub replay: Option<crate::link::ReplayLink>,
 }
 
 enum Connection {
@@ -162,8 +168,14 @@ struct App {
     pointed: Option<Vec2>,
     click: bool,
     script: Option<script::Player>,
-    /// Where this game's character dump was saved, once it ended.
+    /// Where this game's character dump was saved, once it ended (as the end screen says it).
     dump: Option<String>,
+    /// Where it was saved (a path, or a browser's storage key), and the server's game whose
+    /// dump was put there (see `ended`).
+    dump_at: Option<String>,
+    dump_game: Option<u64>,
+    /// The server's address, for the links to a finished game's page.
+    url: String,
     /// The connection has been up once: a later failure is "lost", not "cannot reach".
     ever_joined: bool,
     /// The sound effects, and their volume.
@@ -209,6 +221,8 @@ struct App {
     /// The page's text field is open for the chat line (a touch screen's keyboard).
     #[cfg(target_arch = "wasm32")]
     field_open: bool,
+    /// The controls of the finished game this connection replays, if it replays one.
+    replay: Option<crate::replay::Controls>,
 }
 
 /// Where the chat line is typed, in interface units: along the foot of the map.
@@ -245,6 +259,12 @@ impl App {
     }
 
     fn on_message(&mut self, msg: ServerMsg, now: f64) {
+        if matches!(
+            msg,
+            ServerMsg::Welcome { .. } | ServerMsg::Update { .. } | ServerMsg::Snapshot { .. }
+        ) {
+            self.replay_shown();
+        }
         if let ServerMsg::Welcome { token, .. } = &msg {
             if self.ever_joined && matches!(self.connection, Connection::Reconnecting { .. }) {
                 let turn = self.model.view.as_ref().map_or(0, |v| v.turn);
@@ -286,6 +306,7 @@ impl App {
         match self.model.handle(msg) {
             Ok(h) => {
                 self.note_end();
+                self.take_server_dump();
                 if playing_before && self.ended.is_some() {
                     // Keys held to fight on, or pressed as the blow lands, must not sweep the
                     // summary away: input waits a moment (see `end_guard_holds`).
@@ -389,45 +410,6 @@ impl App {
         }
     }
 
-    /// Keeps the game that just ended: its character dump, and in a solo game its score.
-    fn keep_end(&mut self) {
-        let secs = crate::keep::now_secs();
-        let date = delve_protocol::utc_date(secs);
-        let Some(text) = crate::morgue::dump(&self.model, &date) else {
-            return;
-        };
-        let Some(me) = self.model.view.as_ref().map(|v| v.me.clone()) else {
-            return;
-        };
-        let dungeon = self.model.dungeon.clone().unwrap_or_default();
-        let file = crate::morgue::file_name(&me.name, &dungeon, me.turns);
-        match crate::keep::save_dump(&file, &text) {
-            Ok(path) => self.dump = Some(path),
-            Err(e) => self.note(&format!("The character dump could not be saved: {e}")),
-        }
-        if self.solo {
-            let entry = delve_protocol::ScoreEntry {
-                name: me.name.to_string(),
-                score: me.score,
-                level: me.level,
-                deepest: me.deepest,
-                kills: me.kills,
-                turns: me.turns,
-                victory: me.victory,
-                outcome: if me.victory {
-                    "won".into()
-                } else {
-                    me.cause.clone().unwrap_or_else(|| "died".into())
-                },
-                dungeon,
-                ended: secs,
-            };
-            if let Err(e) = crate::keep::add_solo_score(entry) {
-                self.note(&format!("The solo high scores could not be saved: {e}"));
-            }
-        }
-    }
-
     /// Whether this connection has no character of its own (it only watches).
     fn watcher_only(&self) -> bool {
         self.model.token.is_none() && self.model.watching.is_some()
@@ -462,6 +444,7 @@ impl App {
                 self.screen = Screen::Game;
                 self.anims.reset();
                 (self.awaiting, self.trip, self.ended, self.dump) = (None, None, None, None);
+                self.dump_at = None;
                 (self.end_hidden, self.points_seen) = (false, 0);
                 if let Some((_, _, d)) = &mut self.tokens {
                     *d = dungeon;
@@ -622,13 +605,19 @@ pub async fn run(mut options: Options) {
     super::text::warm(layout::scales());
     start_frame(&appearance, fingers.touch);
     // The page asks a new player's name once; their tokens are kept per name.
+    // (A replay asks nothing: nobody plays.)
     #[cfg(target_arch = "wasm32")]
-    {
-        if options.name.is_empty() {
-            options.name = super::web::ask_name(appearance.scale).await;
-        }
+    if options.replay.is_none() && options.name.is_empty() {
+        options.name = super::web::ask_name(appearance.scale).await;
     }
+    let replay = options.replay.take();
     let choice = match options.dungeon.take() {
+        // A replay names its game, not a dungeon: the lobby is not shown.
+        _ if replay.is_some() => Choice {
+            dungeon: String::new(),
+            password: None,
+            watch: None,
+        },
         Some(dungeon) => Choice {
             dungeon,
             password: options.password.take(),
@@ -649,18 +638,30 @@ pub async fn run(mut options: Options) {
     };
     // Resume our character in this dungeon if we have played it from here before.
     let token = match (&choice.watch, &options.tokens) {
+        _ if replay.is_some() => None,
         (None, Some(store)) => store.get(&options.token_server, &choice.dungeon, &options.name),
         _ => None,
     };
     let token_sent = token.clone();
-    let hello = ClientMsg::Hello {
-        version: PROTOCOL_VERSION,
-        name: options.name.clone(),
-        dungeon: choice.dungeon.clone(),
-        token,
-        password: choice.password.clone(),
-        watch: choice.watch.clone(),
+    let hello = match &replay {
+        Some(r) => ClientMsg::Replay {
+            game: r.game,
+            key: r.key.clone(),
+            password: None,
+        },
+        None => ClientMsg::Hello {
+            version: PROTOCOL_VERSION,
+            name: options.name.clone(),
+            dungeon: choice.dungeon.clone(),
+            token,
+            password: choice.password.clone(),
+            watch: choice.watch.clone(),
+        },
     };
+    if replay.is_some() {
+        // Nothing of a replay is kept: it is not our character.
+        options.tokens = None;
+    }
     let net = match <Platform as Link>::game(options.url.clone(), hello) {
         Ok(n) => n,
         Err(e) => {
@@ -696,6 +697,9 @@ pub async fn run(mut options: Options) {
         click: false,
         script: options.script.take().map(script::Player::new),
         dump: None,
+        dump_at: None,
+        dump_game: None,
+        url: options.url.clone(),
         ever_joined: false,
         audio: Audio::start(),
         recorder: None,
@@ -719,6 +723,7 @@ pub async fn run(mut options: Options) {
         map_zoom: 1.0,
         #[cfg(target_arch = "wasm32")]
         field_open: false,
+        replay: replay.as_ref().map(|_| replay::controls()),
         tokens: options
             .tokens
             .take()
@@ -742,6 +747,7 @@ pub async fn run(mut options: Options) {
         super::widgets::new_frame((!app.fingers.touch).then(|| app.pointer()));
         app.note_pointer();
         app.pump_network(now);
+        app.replay_tick(now);
         app.keep_recent(now);
         app.scores_tick(now);
         let mut chars = typed();

@@ -67,6 +67,16 @@ impl App {
                 .rev()
                 .find_map(|l| l.from.as_ref().map(|f| format!("{f}: {}", l.text))),
             frames: stats.frames,
+            replay: self
+                .replay
+                .as_ref()
+                .map(|c| (view.map_or(0, |v| v.me.turns), c.turns, c.playing)),
+            // Only on a replay: a digest a frame is work a game has no use for.
+            view: self
+                .replay
+                .as_ref()
+                .and(view)
+                .map(delve_protocol::view_digest),
             busy: self.trip.is_some() || self.awaiting.is_some() || !self.anims.quiet(get_time()),
         });
     }

@@ -28,9 +28,16 @@ impl DungeonTask {
             .and_then(|w| w.origin)
             .map(|ip| ip.to_string());
         if let (Some(j), Some(p)) = (self.dungeon.journal(), self.dungeon.player(id)) {
-            let ack = j
-                .store
-                .put_character(j.dungeon, id, p.name().to_owned(), hash, origin);
+            // Called right after the entry that made the character: its journal is kept from
+            // there until its game is recorded.
+            let ack = j.store.put_new_character(
+                j.dungeon,
+                id,
+                p.name().to_owned(),
+                hash,
+                origin,
+                Some(j.seq),
+            );
             if let Err(e) = ack.await {
                 error!(dungeon = %self.name, player = id, error = %e, "cannot store a character");
             }

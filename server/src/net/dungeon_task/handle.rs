@@ -1,0 +1,204 @@
+//! The commands of connections, one by one: acting, levelling up, chatting, following, leaving;
+//! and the small lookups between connections and characters that they share.
+
+use std::sync::atomic::Ordering;
+
+use delve_protocol::{ErrorCode, Event as ProtoEvent, MAX_CHAT_CHARS, View};
+use tracing::debug;
+
+use super::outbox::{Everyone, Session};
+use super::{Command, ConnId, DungeonTask, Outgoing};
+use crate::game::{EntityId, Input, Refusal as EngineRefusal};
+use crate::net::limits::RateLimiter;
+use crate::net::outbox_queue;
+use crate::view::input_refusal;
+
+impl DungeonTask {
+    pub(super) async fn handle(&mut self, cmd: Command) {
+        match cmd {
+            Command::Join {
+                name,
+                token,
+                from,
+                conn,
+                out,
+                reply,
+            } => {
+                let result = self.join(name, token, from, conn, out).await;
+                let _ = reply.send(result);
+            }
+            Command::JoinWatching {
+                name,
+                target,
+                conn,
+                out,
+                reply,
+            } => {
+                let result = self.join_watching(name, &target, conn, out);
+                let _ = reply.send(result);
+            }
+            Command::Act { conn, action } => {
+                let Some(player) = self.player_or_refuse(conn) else {
+                    return;
+                };
+                match self
+                    .dungeon
+                    .step(
+                        Input::Choose { id: player, action },
+                        &mut Everyone(&self.sessions),
+                    )
+                    .await
+                {
+                    Ok(_) => {
+                        self.unplayed.remove(&player);
+                        self.after_choice(player).await;
+                    }
+                    Err(e) => self.refuse(conn, &e),
+                }
+            }
+            Command::LevelUp { conn, stat } => {
+                let Some(player) = self.player_or_refuse(conn) else {
+                    return;
+                };
+                match self
+                    .dungeon
+                    .step(
+                        Input::SpendPoint { id: player, stat },
+                        &mut Everyone(&self.sessions),
+                    )
+                    .await
+                {
+                    Ok(done) => {
+                        // Others on the floor may see the new max HP.
+                        let depth = self.depth_of(player);
+                        self.send_views(depth, depth, &done.events, false);
+                    }
+                    Err(e) => self.refuse(conn, &e),
+                }
+            }
+            Command::NewCharacter { conn } => {
+                if let Some(player) = self.player_or_refuse(conn) {
+                    self.new_character(conn, player).await;
+                }
+            }
+            Command::Resync { conn } => self.send_snapshot(conn),
+            Command::Chat { conn, text } => self.chat(conn, &text),
+            Command::Follow { conn, name } => self.follow(conn, name.as_deref()),
+            Command::Disconnect { conn } => self.disconnect(conn).await,
+        }
+    }
+
+    /// Whether a connection drives `id` now (journaled when it changes).
+    pub(super) async fn set_connected(&mut self, id: EntityId, connected: bool) {
+        let _ = self
+            .dungeon
+            .step(
+                Input::Connected { id, connected },
+                &mut Everyone(&self.sessions),
+            )
+            .await;
+    }
+
+    /// Tells `conn` why the engine refused what it asked.
+    pub(super) fn refuse(&self, conn: ConnId, why: &EngineRefusal) {
+        let (code, reason) = match why {
+            EngineRefusal::Action(e) => (e.code(), Some(e.reason())),
+            EngineRefusal::Join(e) => (ErrorCode::CannotAct, Some(e.reason())),
+            EngineRefusal::Unchanged => (ErrorCode::CannotAct, None),
+        };
+        self.send(conn, code, input_refusal(why), reason);
+    }
+
+    pub(super) fn player_of(&self, conn: ConnId) -> Option<EntityId> {
+        self.sessions.get(&conn)?.player
+    }
+
+    /// The character connection `conn` plays; a watcher is told it has none.
+    pub(super) fn player_or_refuse(&self, conn: ConnId) -> Option<EntityId> {
+        let player = self.player_of(conn);
+        if player.is_none() {
+            self.send_error(
+                conn,
+                ErrorCode::CannotAct,
+                "Watchers have no character to act with.".into(),
+            );
+        }
+        player
+    }
+
+    /// The connection playing character `id`, if any.
+    pub(super) fn conn_of(&self, id: EntityId) -> Option<ConnId> {
+        self.sessions
+            .iter()
+            .find(|(_, s)| s.player == Some(id))
+            .map(|(c, _)| *c)
+    }
+
+    pub(super) fn depth_of(&self, id: EntityId) -> u8 {
+        self.dungeon.player(id).map_or(1, |p| p.depth())
+    }
+
+    pub(super) fn refresh_online(&self) {
+        let online = self
+            .sessions
+            .values()
+            .filter(|s| s.player.is_some())
+            .count();
+        self.stats.online.store(online, Ordering::Relaxed);
+    }
+
+    pub(super) fn new_session(
+        &self,
+        out: outbox_queue::Sender<Outgoing>,
+        player: Option<EntityId>,
+        watching: Option<EntityId>,
+        name: String,
+        view: View,
+    ) -> Session {
+        let chat = RateLimiter::new(self.config.chat_per_sec, self.config.chat_burst);
+        Session::new(out, player, watching, name, view, chat)
+    }
+
+    /// Relays a chat line to everyone in the dungeon, the sender included.
+    pub(super) fn chat(&mut self, conn: ConnId, text: &str) {
+        let Some(s) = self.sessions.get_mut(&conn) else {
+            return;
+        };
+        // Control characters would let a line rewrite the others' screens.
+        let clean: String = text.chars().filter(|c| !c.is_control()).collect();
+        let clean = clean.trim();
+        let refusal = if clean.is_empty() {
+            Some((
+                ErrorCode::Rejected,
+                "An empty chat line was not sent.".to_string(),
+            ))
+        } else if clean.chars().count() > MAX_CHAT_CHARS {
+            Some((
+                ErrorCode::Rejected,
+                format!("A chat line can be at most {MAX_CHAT_CHARS} characters."),
+            ))
+        } else if !s.may_chat() {
+            // Every refused line is answered, so the sender knows which lines never went out;
+            // the message rate limit above already bounds how many answers a flood can draw.
+            Some((
+                ErrorCode::RateLimited,
+                "You are chatting too fast; that line was not sent.".to_string(),
+            ))
+        } else {
+            None
+        };
+        if let Some((code, message)) = refusal {
+            self.send_error(conn, code, message);
+            return;
+        }
+        let line = ProtoEvent::Chat {
+            from: s.name.clone(),
+            text: clean.to_string(),
+        };
+        debug!(dungeon = %self.name, from = %s.name, "chat");
+        let conns: Vec<ConnId> = self.sessions.keys().copied().collect();
+        for c in conns {
+            self.push_view(c, vec![line.clone()], false);
+        }
+    }
+}

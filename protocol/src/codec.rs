@@ -296,6 +296,8 @@ mod tests {
             victory: false,
             score: 0,
             resting: false,
+            away: false,
+            revive_turns: None,
         };
         let view = View {
             inventory: Vec::new(),
@@ -307,6 +309,7 @@ mod tests {
             me,
             party: Vec::new(),
             watchers: Vec::new(),
+            marks: Vec::new(),
         };
         // One of each: a variant missing from SERVER_TYPES would be refused by every client.
         let all = [

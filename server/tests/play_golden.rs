@@ -61,6 +61,7 @@ struct Coverage {
     evictions: u32,
     throws: u32,
     rests: u32,
+    aways: u32,
 }
 
 impl Coverage {
@@ -78,6 +79,7 @@ impl Coverage {
             Event::Dropped { .. } => self.dropped += 1,
             Event::DoorOpened { .. } => self.doors += 1,
             Event::EffectStarted { .. } => self.effects += 1,
+            Event::Away { .. } => self.aways += 1,
             Event::ChangedFloor { .. } => self.stairs += 1,
             Event::Flew { .. } => self.throws += 1,
             Event::RestEnded { .. } => self.rests += 1,

@@ -170,10 +170,12 @@ pub enum Event {
         by: Option<Arc<str>>,
     },
     /// A floor's turn ended: its clock advances, and so do the turn counts of the characters
-    /// who were on it when the turn began and are still alive.
+    /// who were on it when the turn began and are still alive. `missed` are those the turn
+    /// waited for that did not choose (it resolved when its timer ran out).
     TurnEnded {
         depth: u8,
         players: Vec<EntityId>,
+        missed: Vec<EntityId>,
     },
     /// A door opened: walked into by `by`, unlocked with the Key `key` if it was locked (the
     /// Key is gone).
@@ -271,6 +273,15 @@ pub enum Event {
     RestEnded {
         id: EntityId,
         why: RestEnd,
+    },
+    /// Character `id`'s player let its floor's timer run out too many turns in a row: it is
+    /// away, and nobody waits for it until it sends anything.
+    Away {
+        id: EntityId,
+    },
+    /// Character `id`'s player, away, sent something: its floor waits for it again.
+    Back {
+        id: EntityId,
     },
     /// Monster `id` on floor `depth` changed its plan (whom it hunts, the route it walks). Never
     /// told: nobody sees what a mouse intends, only where it goes.

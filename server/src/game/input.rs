@@ -60,6 +60,11 @@ pub enum Input {
     Forget {
         id: EntityId,
     },
+    /// The player of character `id` sent something while away: it is back (see
+    /// [`crate::game::dungeon`]'s `away`). Refused, and so not journaled, if it was not away.
+    Back {
+        id: EntityId,
+    },
 }
 
 impl Input {
@@ -162,6 +167,7 @@ impl Dungeon {
                 ..Outcome::default()
             }),
             Input::Forget { id } => changed(self.forget_unplayed(*id)),
+            Input::Back { id } => changed(self.come_back(*id)),
         }
     }
 

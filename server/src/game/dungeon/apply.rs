@@ -44,8 +44,12 @@ impl Dungeon {
             }
             Event::Forgotten { id } => {
                 self.players.remove(id);
+                self.party.forget(*id);
             }
             Event::Connected { id, connected } => {
+                // A connection that comes or goes starts its player's attention afresh.
+                self.party.away.remove(id);
+                self.party.missed.remove(id);
                 if let Some(p) = self.players.get_mut(id) {
                     p.connected = *connected;
                     // Nobody is there to rest: a rest needs its player to stop it.
@@ -175,6 +179,8 @@ impl Dungeon {
                     k.kills += 1;
                 }
                 if let Some(p) = self.players.get_mut(&victim.id) {
+                    self.party.away.remove(&victim.id);
+                    self.party.missed.remove(&victim.id);
                     p.alive = false;
                     p.hp = 0;
                     // The fatal turn counts as one lived through (TurnEnded only counts the living).
@@ -324,6 +330,7 @@ impl Dungeon {
             }
             Event::Victory { winners, .. } => {
                 for id in winners {
+                    self.party.away.remove(id);
                     if let Some(p) = self.players.get_mut(id) {
                         p.victory = true;
                         // The winners leave the floor: they take no more turns, hold up no
@@ -336,7 +343,25 @@ impl Dungeon {
                     }
                 }
             }
-            Event::TurnEnded { depth, players } => {
+            Event::Away { id } => {
+                self.party.away.insert(*id);
+                self.party.missed.remove(id);
+            }
+            Event::Back { id } => {
+                self.party.away.remove(id);
+            }
+            Event::TurnEnded {
+                depth,
+                players,
+                missed,
+            } => {
+                for id in players {
+                    if missed.contains(id) {
+                        *self.party.missed.entry(*id).or_default() += 1;
+                    } else {
+                        self.party.missed.remove(id);
+                    }
+                }
                 let floor = self.floor_mut(*depth);
                 floor.turn += 1;
                 // The choices made for this turn are spent, and so are the monsters' stuns.

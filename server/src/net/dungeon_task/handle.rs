@@ -15,6 +15,16 @@ use crate::view::input_refusal;
 
 impl DungeonTask {
     pub(super) async fn handle(&mut self, cmd: Command) {
+        // Anything a player sends (but a resync, which clients ask for by themselves) brings
+        // them back if they were away.
+        match &cmd {
+            Command::Act { conn, .. }
+            | Command::LevelUp { conn, .. }
+            | Command::NewCharacter { conn }
+            | Command::Chat { conn, .. }
+            | Command::Follow { conn, .. } => self.heard_from(*conn).await,
+            _ => {}
+        }
         match cmd {
             Command::Join {
                 name,

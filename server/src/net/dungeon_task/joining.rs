@@ -279,6 +279,36 @@ impl DungeonTask {
         self.check_floor(self.depth_of(player)).await;
     }
 
+    /// The player of connection `conn` sent something: if it was away, it is back, and its
+    /// floor waits for it again (journaled, so a replay comes back when this did).
+    pub(super) async fn heard_from(&mut self, conn: ConnId) {
+        let Some(id) = self.player_of(conn) else {
+            return;
+        };
+        if !self.dungeon.party().is_away(id) {
+            return;
+        }
+        let Ok(done) = self
+            .dungeon
+            .step(Input::Back { id }, &mut Everyone(&self.sessions))
+            .await
+        else {
+            return;
+        };
+        debug!(dungeon = %self.name, player = id, "back from away");
+        let depth = self.depth_of(id);
+        self.send_views(depth, depth, &done.events, false);
+        // Everyone else sees the party panel change.
+        let others: Vec<ConnId> = (self.sessions.iter())
+            .filter(|(_, s)| s.subject().is_none_or(|w| self.depth_of(w) != depth))
+            .map(|(c, _)| *c)
+            .collect();
+        for c in others {
+            self.push_view(c, Vec::new(), false);
+        }
+        self.send_turn_status(depth);
+    }
+
     /// The grace period of a disconnected character ended: it leaves its floor until its player
     /// comes back, or, never played, it is forgotten.
     pub(super) async fn lift(&mut self, id: EntityId) {

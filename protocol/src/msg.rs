@@ -334,6 +334,19 @@ pub enum Reason {
     OutOfRange,
     /// `use` of something that clears the head (Smelling Salts) while not stunned or confused.
     ClearHead,
+    /// `give` or `use_on` naming no character of the party on your floor.
+    NoSuchFriend,
+    /// `give` or `use_on` naming yourself.
+    Yourself,
+    /// `give` or `use_on` to a friend (or remains) not next to you.
+    NotNextTo,
+    /// `use_on` of something that does nothing for a friend (a Pocket Teleporter), or of
+    /// anything but a Health Pack on a fallen friend's remains.
+    NotForFriend,
+    /// `use_on` of a Health Pack on a fallen friend too late to bring back.
+    TooLate,
+    /// `give` to a friend who has fallen.
+    FriendFallen,
 }
 
 /// One dungeon in the lobby. A private dungeon shows only its name.

@@ -226,6 +226,8 @@ fn pinned_name(action: Action) -> String {
         Action::Drop { item } => format!("Drop({item})"),
         Action::Throw { item, at } => format!("Throw({item},{},{})", at.x, at.y),
         Action::Fire { at } => format!("Fire({},{})", at.x, at.y),
+        Action::Give { item, to } => format!("Give({item},{to})"),
+        Action::UseOn { item, on } => format!("UseOn({item},{on})"),
         Action::Wait | Action::Descend | Action::Ascend | Action::PickUp | Action::Rest => {
             format!("{action:?}")
         }

@@ -283,6 +283,42 @@ pub enum Event {
     Back {
         id: EntityId,
     },
+    /// Character `id` gave item `item` (called `name`) to friend `to`, taking it off first if
+    /// it wore it.
+    Gave {
+        id: EntityId,
+        to: EntityId,
+        item: EntityId,
+        name: Arc<str>,
+    },
+    /// Character `by` used an item called `what` on friend `on`: it healed `healed` HP and
+    /// ended the effects `cured`.
+    Helped {
+        by: EntityId,
+        on: EntityId,
+        what: Arc<str>,
+        healed: i32,
+        cured: Vec<Effect>,
+    },
+    /// Fallen character `id` can be brought back by a friend until its floor's turn `until`.
+    Revivable {
+        id: EntityId,
+        until: u64,
+    },
+    /// Fallen character `id` can no longer be brought back: its game is over.
+    BeyondHelp {
+        id: EntityId,
+    },
+    /// Fallen character `id` was brought back by `by` with an item called `what`: it lives
+    /// again at `pos`, with `hp` HP and `xp` experience.
+    Revived {
+        id: EntityId,
+        by: EntityId,
+        what: Arc<str>,
+        pos: Pos,
+        hp: i32,
+        xp: u32,
+    },
     /// Monster `id` on floor `depth` changed its plan (whom it hunts, the route it walks). Never
     /// told: nobody sees what a mouse intends, only where it goes.
     Planned {

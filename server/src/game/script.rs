@@ -162,6 +162,14 @@ impl Live {
             ActionKind::Fire => Action::Fire {
                 at: self.near(id, bytes.byte()),
             },
+            ActionKind::Give => Action::Give {
+                item: item(),
+                to: self.who(bytes.byte()),
+            },
+            ActionKind::UseOn => Action::UseOn {
+                item: item(),
+                on: self.who(bytes.byte()),
+            },
         }
     }
 

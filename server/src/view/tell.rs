@@ -474,7 +474,13 @@ pub fn events_for(
             | Event::Dazed { .. }
             | Event::Called { .. }
             | Event::Teleported { .. } => super::far::tell(dungeon, viewer, e, &sees, &mut out),
-            Event::Away { .. } | Event::Back { .. } => {
+            Event::Away { .. }
+            | Event::Back { .. }
+            | Event::Gave { .. }
+            | Event::Helped { .. }
+            | Event::Revivable { .. }
+            | Event::BeyondHelp { .. }
+            | Event::Revived { .. } => {
                 super::together::tell(dungeon, viewer, e, here, &sees, &mut out)
             }
         }

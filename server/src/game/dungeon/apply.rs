@@ -343,6 +343,53 @@ impl Dungeon {
                     }
                 }
             }
+            Event::Gave { id, to, item, .. } => {
+                let Some(p) = self.players.get_mut(id) else {
+                    return;
+                };
+                let Some(k) = p.inventory.iter().position(|i| i.id == *item) else {
+                    return;
+                };
+                let mut it = p.inventory.remove(k);
+                let was_worn = std::mem::take(&mut it.equipped);
+                if was_worn {
+                    self.after_gear_change(*id);
+                }
+                if let Some(f) = self.players.get_mut(to) {
+                    f.stow(it, &content);
+                }
+            }
+            Event::Helped {
+                on, healed, cured, ..
+            } => {
+                if let Some(f) = self.players.get_mut(on) {
+                    f.hp = (f.hp + healed).min(f.stats(&content).max_hp);
+                    for e in cured {
+                        f.effects.remove(e);
+                        f.fresh_effects.remove(e);
+                    }
+                }
+            }
+            Event::Revivable { id, until } => {
+                self.party.fallen.insert(*id, *until);
+            }
+            Event::BeyondHelp { id } => {
+                self.party.fallen.remove(id);
+            }
+            Event::Revived {
+                id, pos, hp, xp, ..
+            } => {
+                self.party.fallen.remove(id);
+                if let Some(p) = self.players.get_mut(id) {
+                    p.alive = true;
+                    p.present = true;
+                    p.death = None;
+                    p.hp = *hp;
+                    p.xp = *xp;
+                    p.pos = *pos;
+                    self.update_sight(*id);
+                }
+            }
             Event::Away { id } => {
                 self.party.away.insert(*id);
                 self.party.missed.remove(id);

@@ -77,6 +77,7 @@ impl Dungeon {
             | Action::Unequip { item: _ }
             | Action::Drop { item: _ } => self.check_pack(p, floor, action),
             Action::Throw { .. } | Action::Fire { .. } => self.check_aim(p, floor, action),
+            Action::Give { .. } | Action::UseOn { .. } => self.check_friend(p, action),
             Action::Rest => {
                 if let Some(m) = self.monster_in_sight(p) {
                     let name = m.kind(&self.content).name.to_string();

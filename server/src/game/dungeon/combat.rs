@@ -125,6 +125,7 @@ impl Dungeon {
                     out,
                 );
             }
+            self.open_revival(depth, victim.actor.id, out);
         }
         let content = Arc::clone(&self.content);
         if !victim.actor.player && killer.actor.player {

@@ -17,6 +17,7 @@
 //! - `items`: the pack, pick-ups and doors; `effects`: status effects and the victory;
 //! - `rest`: resting, the wait that goes on by itself until something happens;
 //! - `away`: players who let the turn timer run out, whom nobody waits for until they are back;
+//! - `friends`: giving to a friend, using things on one, bringing a fallen friend back;
 //! - `ranged`: throwing and shooting, blasts and dazes; `wander`: monsters that arrive later;
 //! - `apply`: the only code that changes the world, one event at a time;
 //! - `invariants`: what must hold after every input (checked by the fuzzer and property tests).
@@ -26,6 +27,7 @@ mod away;
 mod check;
 mod combat;
 mod effects;
+mod friends;
 mod invariants;
 mod items;
 mod ranged;

@@ -83,6 +83,7 @@ impl Dungeon {
         self.wanderer(depth, &mut out);
         self.end_turn(depth, present, missed.clone(), &mut out);
         self.go_away(&missed, &mut out);
+        self.too_late(depth, &mut out);
         self.rest_on(depth, resting, &mut out);
         let turn = self.floor(depth).map_or(0, |f| f.turn);
         Outcome {
@@ -153,6 +154,7 @@ impl Dungeon {
             // A rest is a wait that goes on (see `rest_on`).
             Action::Wait | Action::Rest => {}
             Action::Throw { .. } | Action::Fire { .. } => self.shoot(depth, id, action, out),
+            Action::Give { .. } | Action::UseOn { .. } => self.help(depth, id, action, out),
             Action::Move { dir } => self.step_into(depth, id, from, from.step(dir), out),
             Action::PickUp => {
                 if self

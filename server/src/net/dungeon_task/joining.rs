@@ -11,7 +11,7 @@ use tracing::{debug, error, info};
 
 use super::outbox::Everyone;
 use super::{ConnId, DungeonTask, Outgoing, Refusal};
-use crate::game::{EntityId, Input, JoinError, Outcome, Refusal as EngineRefusal};
+use crate::game::{EntityId, Event, Input, JoinError, Outcome, Refusal as EngineRefusal};
 use crate::net::limits::in_words;
 use crate::net::ops::Cut;
 use crate::net::validate::new_token;
@@ -346,6 +346,10 @@ impl DungeonTask {
     /// A dead character's player starts a new one: same connection, same name and token, a new
     /// id, and a welcome with its first view.
     pub(super) async fn new_character(&mut self, conn: ConnId, old: EntityId) {
+        // A fallen character a friend could still have brought back: its game ends now.
+        let owed = (self.dungeon.party().revivable_until(old).is_some())
+            .then(|| self.score_row(old))
+            .flatten();
         let (id, events) = match self
             .dungeon
             .step(Input::NewCharacter { old }, &mut Everyone(&self.sessions))
@@ -371,6 +375,9 @@ impl DungeonTask {
                 return;
             }
         };
+        if let Some(row) = owed.filter(|_| events.contains(&Event::BeyondHelp { id: old })) {
+            self.add_score(old, row).await;
+        }
         // The token belongs to the player, not the character: it now resumes the new one.
         let token = self.roster.hand_over(old);
         if let Some(w) = self.whereabouts.remove(&old) {

@@ -97,6 +97,7 @@ impl DungeonTask {
             .await;
         self.ops.metrics.turns.inc();
         self.record_scores(&report.events).await;
+        self.own_view_again(&report.events);
         debug!(dungeon = %self.name, depth, turn = report.turn, events = report.events.len(), "turn resolved");
         // Everyone following a character on the resolved floor gets its turn; those on a floor
         // someone arrived on by the stairs get the news (and, if that floor's turn is being

@@ -456,7 +456,6 @@ fn numbers(c: &Content) -> Vec<(&'static str, String)> {
             "party.revive_xp_loss_percent",
             c.party.revive_xp_loss_percent.to_string(),
         ),
-        ("party.mark_turns", c.party.mark_turns.to_string()),
         (
             "party.monster_hp_per_friend",
             c.party.monster_hp_per_friend.to_string(),
@@ -468,10 +467,6 @@ fn numbers(c: &Content) -> Vec<(&'static str, String)> {
         (
             "party.wanderers_per_friend",
             c.party.wanderers_per_friend.to_string(),
-        ),
-        (
-            "party.drop_percent_per_friend",
-            c.party.drop_percent_per_friend.to_string(),
         ),
         ("INVENTORY_SLOTS", INVENTORY_SLOTS.to_string()),
     ]

@@ -515,7 +515,6 @@ impl Content {
         for (field, v, max) in [
             ("revive_hp_percent", pr.revive_hp_percent, 100),
             ("revive_xp_loss_percent", pr.revive_xp_loss_percent, 100),
-            ("drop_percent_per_friend", pr.drop_percent_per_friend, 100),
             ("monster_hp_per_friend", pr.monster_hp_per_friend, 1000),
             (
                 "monster_damage_per_friend",

@@ -300,6 +300,11 @@ pub enum Event {
         healed: i32,
         cured: Vec<Effect>,
     },
+    /// Floor `depth`'s monsters grow for `n` characters on it (more than they were made for).
+    Grown {
+        depth: u8,
+        n: u32,
+    },
     /// Fallen character `id` can be brought back by a friend until its floor's turn `until`.
     Revivable {
         id: EntityId,

@@ -86,10 +86,8 @@ pub struct PartyRules {
     /// A character brought back loses this share, in percent, of the experience it had gained
     /// towards its next level.
     pub revive_xp_loss_percent: u32,
-    /// A marked spot shows for this many turns of its floor.
-    pub mark_turns: u32,
     /// Each character on a floor beyond the first gives its monsters this much more HP, in
-    /// percent of their own, and their kills that much more XP.
+    /// percent of their own.
     pub monster_hp_per_friend: u32,
     /// Each character on a floor beyond the first makes its monsters' blows this much harder, in
     /// percent (rounded down).
@@ -97,23 +95,18 @@ pub struct PartyRules {
     /// Each character on a floor beyond the first brings wanderers this much more often, in
     /// percent, and lets the floor hold that many more monsters.
     pub wanderers_per_friend: u32,
-    /// Each character on a floor beyond the first gives a monster killed there this chance, in
-    /// percent, to leave something behind.
-    pub drop_percent_per_friend: u32,
 }
 
 impl Default for PartyRules {
     fn default() -> PartyRules {
         PartyRules {
             away_after: 2,
-            revive_turns: 40,
+            revive_turns: 60,
             revive_hp_percent: 25,
             revive_xp_loss_percent: 50,
-            mark_turns: 10,
-            monster_hp_per_friend: 50,
+            monster_hp_per_friend: 15,
             monster_damage_per_friend: 0,
-            wanderers_per_friend: 100,
-            drop_percent_per_friend: 10,
+            wanderers_per_friend: 0,
         }
     }
 }

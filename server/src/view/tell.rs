@@ -478,6 +478,7 @@ pub fn events_for(
             | Event::Back { .. }
             | Event::Gave { .. }
             | Event::Helped { .. }
+            | Event::Grown { .. }
             | Event::Revivable { .. }
             | Event::BeyondHelp { .. }
             | Event::Revived { .. } => {

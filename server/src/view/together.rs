@@ -120,6 +120,10 @@ pub(super) fn tell(
                 say(out, Normal, text);
             }
         }
+        Event::Grown { n, .. } if here => {
+            let text = format!("There are {n} of you on this floor now: its mice grow stronger.");
+            say(out, MessageKind::Warning, text);
+        }
         // News of the party, for everyone in it wherever they are.
         Event::Revivable { id, .. } => {
             let turns = dungeon.content().party.revive_turns;

@@ -370,6 +370,7 @@ impl Dungeon {
                     }
                 }
             }
+            Event::Grown { depth, n } => self.apply_grown(*depth, *n),
             Event::Revivable { id, until } => {
                 self.party.fallen.insert(*id, *until);
             }

@@ -18,6 +18,7 @@
 //! - `rest`: resting, the wait that goes on by itself until something happens;
 //! - `away`: players who let the turn timer run out, whom nobody waits for until they are back;
 //! - `friends`: giving to a friend, using things on one, bringing a fallen friend back;
+//! - `scale`: a floor's monsters grown for the number of friends on it;
 //! - `ranged`: throwing and shooting, blasts and dazes; `wander`: monsters that arrive later;
 //! - `apply`: the only code that changes the world, one event at a time;
 //! - `invariants`: what must hold after every input (checked by the fuzzer and property tests).
@@ -33,6 +34,7 @@ mod items;
 mod ranged;
 mod rest;
 mod roster;
+mod scale;
 mod turn;
 mod wander;
 

@@ -140,7 +140,7 @@ actions! {
 }
 
 /// `[x, y]`: how a cell is written in the fields of actions that aim (`throw`, `fire`).
-mod pos_pair {
+pub(crate) mod pos_pair {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     use crate::geom::Pos;

@@ -216,6 +216,9 @@ mod tests {
             },
             ClientMsg::NewCharacter,
             ClientMsg::Resync,
+            ClientMsg::Mark {
+                at: crate::Pos::new(3, 4),
+            },
         ];
         let all: Vec<ClientMsg> = (all.into_iter())
             .chain(Action::examples().into_iter().map(ClientMsg::Act))

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::action::Action;
 use crate::diff::ViewDiff;
 use crate::event::Event;
+use crate::geom::Pos;
 use crate::view::{Stat, View};
 
 /// Everything a client can send. The first message on a connection must be `hello`.
@@ -50,6 +51,12 @@ pub enum ClientMsg {
     },
     /// Ask for a fresh snapshot (for example after missing an update).
     Resync,
+    /// Mark the cell `at`, `[x, y]` (one you have seen), for the friends on your floor to look
+    /// at, for a few turns. At once: it takes no turn. A new mark replaces your old one.
+    Mark {
+        #[serde(with = "crate::action::pos_pair")]
+        at: Pos,
+    },
     /// What to do with this turn (`move`, `wait`, `use`, ...; see [`Action`]). Replaces any
     /// action already chosen this turn. On the wire an action is its own message: its `type` is
     /// the action's, so this variant adds no tag of its own.
@@ -94,6 +101,10 @@ pub(crate) enum Control {
         name: Option<String>,
     },
     Resync,
+    Mark {
+        #[serde(with = "crate::action::pos_pair")]
+        at: Pos,
+    },
 }
 
 impl From<Control> for ClientMsg {
@@ -121,18 +132,20 @@ impl From<Control> for ClientMsg {
             Control::Chat { text } => ClientMsg::Chat { text },
             Control::Watch { name } => ClientMsg::Watch { name },
             Control::Resync => ClientMsg::Resync,
+            Control::Mark { at } => ClientMsg::Mark { at },
         }
     }
 }
 
 impl ClientMsg {
     /// The `type` tags of the messages that are not actions, `hello` first.
-    const OWN_TYPES: [&'static str; 8] = [
+    const OWN_TYPES: [&'static str; 9] = [
         "hello",
         "level_up",
         "new_character",
         "chat",
         "watch",
+        "mark",
         "list_dungeons",
         "scores",
         "resync",
@@ -141,7 +154,7 @@ impl ClientMsg {
     /// Every `type` tag a client may send, for telling an unknown type from a malformed
     /// message: `hello`, then the actions (made from [`Action::TYPES`]), then the others.
     pub const TYPES: &'static [&'static str] = &{
-        const OWN: [&str; 8] = ClientMsg::OWN_TYPES;
+        const OWN: [&str; 9] = ClientMsg::OWN_TYPES;
         const N: usize = OWN.len() + Action::TYPES.len();
         let mut all = [""; N];
         all[0] = OWN[0];
@@ -169,6 +182,7 @@ impl ClientMsg {
             ClientMsg::ListDungeons => "list_dungeons",
             ClientMsg::Scores { .. } => "scores",
             ClientMsg::Resync => "resync",
+            ClientMsg::Mark { .. } => "mark",
             ClientMsg::Act(action) => action.type_name(),
         }
     }
@@ -347,6 +361,8 @@ pub enum Reason {
     TooLate,
     /// `give` to a friend who has fallen.
     FriendFallen,
+    /// `mark` of a cell you have never seen.
+    UnknownCell,
 }
 
 /// One dungeon in the lobby. A private dungeon shows only its name.

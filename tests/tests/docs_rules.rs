@@ -464,6 +464,7 @@ fn numbers(c: &Content) -> Vec<(&'static str, String)> {
             "party.monster_damage_per_friend",
             c.party.monster_damage_per_friend.to_string(),
         ),
+        ("party.mark_turns", c.party.mark_turns.to_string()),
         (
             "party.wanderers_per_friend",
             c.party.wanderers_per_friend.to_string(),

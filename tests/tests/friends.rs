@@ -299,3 +299,42 @@ async fn a_friend_fallen_to_a_bomb_is_brought_back_with_a_health_pack() {
         assert_no_leaks(&b.name, b.view());
     }
 }
+
+#[tokio::test]
+async fn a_marked_spot_reaches_a_friend_on_the_floor_at_once() {
+    let mut config = strewn_with("health_pack");
+    config.turn_timeout = Duration::from_millis(300);
+    let server = TestServer::start(config).await;
+    let mut ann = Bot::join(&server.url, "Ann", "look").await;
+    let mut bob = Bot::join(&server.url, "Bob", "look").await;
+    while ann.view().party.len() < 2 {
+        ann.next_view().await;
+    }
+    // A cell Ann has never seen is refused, and changes nothing.
+    ann.send(ClientMsg::Mark {
+        at: delve_protocol::Pos::new(0, 0),
+    })
+    .await;
+    assert_eq!(ann.next_reason().await, Some(Reason::UnknownCell));
+    // One she sees reaches Bob at once, with no turn taken.
+    let at = ann.view().me.pos;
+    let turn = ann.view().turn;
+    ann.send(ClientMsg::Mark { at }).await;
+    let events = bob.next_view().await;
+    assert!(
+        lines(&events).contains(&"Ann marks a spot: look here.".to_string()),
+        "{events:?}"
+    );
+    let marks = &bob.view().marks;
+    assert_eq!(marks.len(), 1, "{marks:?}");
+    assert_eq!(
+        (marks[0].by, &*marks[0].name, marks[0].pos),
+        (ann.id(), "Ann", at)
+    );
+    assert_eq!(bob.view().turn, turn, "marking takes no turn");
+    ann.next_view().await;
+    assert_eq!(ann.view().marks.len(), 1);
+    for b in [&ann, &bob] {
+        assert_no_leaks(&b.name, b.view());
+    }
+}

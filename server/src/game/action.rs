@@ -93,6 +93,8 @@ pub enum ActionError {
     TooLate(String),
     /// A gift for a friend (its name) who has fallen.
     FriendFallen(String),
+    /// `mark` of a cell the character has never seen.
+    UnknownCell,
 }
 
 impl ActionError {
@@ -138,7 +140,8 @@ impl ActionError {
             | ActionError::NotForFriend(_)
             | ActionError::HealsOnly(_)
             | ActionError::TooLate(_)
-            | ActionError::FriendFallen(_) => ErrorCode::Rejected,
+            | ActionError::FriendFallen(_)
+            | ActionError::UnknownCell => ErrorCode::Rejected,
         }
     }
 
@@ -184,6 +187,7 @@ impl ActionError {
             ActionError::NotForFriend(_) | ActionError::HealsOnly(_) => Reason::NotForFriend,
             ActionError::TooLate(_) => Reason::TooLate,
             ActionError::FriendFallen(_) => Reason::FriendFallen,
+            ActionError::UnknownCell => Reason::UnknownCell,
         }
     }
 }

@@ -300,6 +300,18 @@ pub enum Event {
         healed: i32,
         cured: Vec<Effect>,
     },
+    /// Character `id` marked cell `pos` of floor `depth` for its friends there, until that
+    /// floor's turn `until`.
+    Marked {
+        id: EntityId,
+        depth: u8,
+        pos: Pos,
+        until: u64,
+    },
+    /// Character `id`'s marked spot is gone (its time is up).
+    Unmarked {
+        id: EntityId,
+    },
     /// Floor `depth`'s monsters grow for `n` characters on it (more than they were made for).
     Grown {
         depth: u8,

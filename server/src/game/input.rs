@@ -65,6 +65,11 @@ pub enum Input {
     Back {
         id: EntityId,
     },
+    /// Character `id` marked cell `at` of its floor for its friends (it takes no turn).
+    Mark {
+        id: EntityId,
+        at: delve_protocol::Pos,
+    },
 }
 
 impl Input {
@@ -168,6 +173,7 @@ impl Dungeon {
             }),
             Input::Forget { id } => changed(self.forget_unplayed(*id)),
             Input::Back { id } => changed(self.come_back(*id)),
+            Input::Mark { id, at } => Ok(Outcome::of(self.mark(*id, *at)?)),
         }
     }
 

@@ -86,6 +86,8 @@ pub struct PartyRules {
     /// A character brought back loses this share, in percent, of the experience it had gained
     /// towards its next level.
     pub revive_xp_loss_percent: u32,
+    /// A marked spot shows for this many turns of its floor.
+    pub mark_turns: u32,
     /// Each character on a floor beyond the first gives its monsters this much more HP, in
     /// percent of their own.
     pub monster_hp_per_friend: u32,
@@ -104,6 +106,7 @@ impl Default for PartyRules {
             revive_turns: 60,
             revive_hp_percent: 25,
             revive_xp_loss_percent: 50,
+            mark_turns: 10,
             monster_hp_per_friend: 15,
             monster_damage_per_friend: 0,
             wanderers_per_friend: 0,

@@ -66,6 +66,7 @@ pub fn refusal(why: &ActionError) -> String {
         ActionError::FriendFallen(name) => {
             return format!("{name} has fallen: there is nobody to hand it to.");
         }
+        ActionError::UnknownCell => "You can only mark a place you have seen.",
     };
     text.to_string()
 }
@@ -132,6 +133,7 @@ mod tests {
             ActionError::NotForFriend("Key".into()),
             ActionError::TooLate("Bob".into()),
             ActionError::FriendFallen("Bob".into()),
+            ActionError::UnknownCell,
         ];
         // A friend's version of a rule keeps that rule's code.
         for (friend, own) in [

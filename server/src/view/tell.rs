@@ -479,6 +479,8 @@ pub fn events_for(
             | Event::Gave { .. }
             | Event::Helped { .. }
             | Event::Grown { .. }
+            | Event::Marked { .. }
+            | Event::Unmarked { .. }
             | Event::Revivable { .. }
             | Event::BeyondHelp { .. }
             | Event::Revived { .. } => {

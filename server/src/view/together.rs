@@ -120,6 +120,17 @@ pub(super) fn tell(
                 say(out, Normal, text);
             }
         }
+        Event::Marked { id, .. } if here => {
+            if *id == viewer {
+                say(
+                    out,
+                    Normal,
+                    "You mark the spot for your friends on this floor.".into(),
+                );
+            } else if let Some(who) = name(id) {
+                say(out, Normal, format!("{who} marks a spot: look here."));
+            }
+        }
         Event::Grown { n, .. } if here => {
             let text = format!("There are {n} of you on this floor now: its mice grow stronger.");
             say(out, MessageKind::Warning, text);

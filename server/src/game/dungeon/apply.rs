@@ -371,6 +371,22 @@ impl Dungeon {
                 }
             }
             Event::Grown { depth, n } => self.apply_grown(*depth, *n),
+            Event::Marked {
+                id,
+                depth,
+                pos,
+                until,
+            } => {
+                let mark = crate::game::party::Mark {
+                    depth: *depth,
+                    pos: *pos,
+                    until: *until,
+                };
+                self.party.marks.insert(*id, mark);
+            }
+            Event::Unmarked { id } => {
+                self.party.marks.remove(id);
+            }
             Event::Revivable { id, until } => {
                 self.party.fallen.insert(*id, *until);
             }

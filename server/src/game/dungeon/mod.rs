@@ -19,6 +19,7 @@
 //! - `away`: players who let the turn timer run out, whom nobody waits for until they are back;
 //! - `friends`: giving to a friend, using things on one, bringing a fallen friend back;
 //! - `scale`: a floor's monsters grown for the number of friends on it;
+//! - `marks`: spots marked for the friends on a floor ("look here");
 //! - `ranged`: throwing and shooting, blasts and dazes; `wander`: monsters that arrive later;
 //! - `apply`: the only code that changes the world, one event at a time;
 //! - `invariants`: what must hold after every input (checked by the fuzzer and property tests).
@@ -31,6 +32,7 @@ mod effects;
 mod friends;
 mod invariants;
 mod items;
+mod marks;
 mod ranged;
 mod rest;
 mod roster;

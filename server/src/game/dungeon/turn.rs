@@ -85,6 +85,7 @@ impl Dungeon {
         self.go_away(&missed, &mut out);
         self.too_late(depth, &mut out);
         self.grow(depth, &mut out);
+        self.marks_fade(depth, &mut out);
         self.rest_on(depth, resting, &mut out);
         let turn = self.floor(depth).map_or(0, |f| f.turn);
         Outcome {

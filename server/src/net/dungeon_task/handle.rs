@@ -20,6 +20,7 @@ impl DungeonTask {
         match &cmd {
             Command::Act { conn, .. }
             | Command::LevelUp { conn, .. }
+            | Command::Mark { conn, .. }
             | Command::NewCharacter { conn }
             | Command::Chat { conn, .. }
             | Command::Follow { conn, .. } => self.heard_from(*conn).await,
@@ -80,6 +81,26 @@ impl DungeonTask {
                 {
                     Ok(done) => {
                         // Others on the floor may see the new max HP.
+                        let depth = self.depth_of(player);
+                        self.send_views(depth, depth, &done.events, false);
+                    }
+                    Err(e) => self.refuse(conn, &e),
+                }
+            }
+            Command::Mark { conn, at } => {
+                let Some(player) = self.player_or_refuse(conn) else {
+                    return;
+                };
+                match self
+                    .dungeon
+                    .step(
+                        Input::Mark { id: player, at },
+                        &mut Everyone(&self.sessions),
+                    )
+                    .await
+                {
+                    Ok(done) => {
+                        // The floor's friends see the mark at once.
                         let depth = self.depth_of(player);
                         self.send_views(depth, depth, &done.events, false);
                     }

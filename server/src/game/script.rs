@@ -266,11 +266,16 @@ impl Live {
                 self.take(Input::Turn { depth, actions })
             }
             // The inputs about the party, which are rarer.
-            14 => match bytes.byte() % 2 {
+            14 => match bytes.byte() % 3 {
                 0 => self.take(Input::EvictDead),
-                _ => {
+                1 => {
                     let id = self.who(bytes.byte());
                     self.take(Input::Back { id })
+                }
+                _ => {
+                    let id = self.who(bytes.byte());
+                    let at = self.near(id, bytes.byte());
+                    self.take(Input::Mark { id, at })
                 }
             },
             _ => self.reload(),

@@ -295,11 +295,14 @@ mod tests {
             victory: false,
             score: 0,
             resting: false,
+            away: false,
+            revive_turns: None,
         };
         View {
             inventory: Vec::new(),
             party: Vec::new(),
             watchers: Vec::new(),
+            marks: Vec::new(),
             turn: 0,
             depth: 1,
             map: TileGrid::new(4, 3),

@@ -385,6 +385,8 @@ mod tests {
             victory: false,
             score: 0,
             resting: false,
+            away: false,
+            revive_turns: None,
         }
     }
 

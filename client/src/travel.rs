@@ -485,9 +485,12 @@ pub(crate) mod tests {
                 victory: false,
                 score: 0,
                 resting: false,
+                away: false,
+                revive_turns: None,
             },
             party: Vec::new(),
             watchers: Vec::new(),
+            marks: Vec::new(),
             inventory: Vec::new(),
         }
     }

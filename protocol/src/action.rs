@@ -129,10 +129,18 @@ actions! {
     /// Shoot the ranged weapon you wield (a Slingshot) at the cell `at`, `[x, y]`, as a throw
     /// flies. Monsters that shoot choose this too.
     "fire" => Fire { #[wire(with = "pos_pair")] at: Pos = Pos::new(5, 6) };
+    /// Give item `item` of your pack (one of a stack; a worn thing is taken off first) to the
+    /// friend whose character id is `to`, standing next to you.
+    "give" => Give { item: u32 = 8, to: u32 = 2 };
+    /// Use item `item` of your pack on the friend whose character id is `on`, next to you: a
+    /// Health Pack heals them, a Vial of Antivenom cures their poison, Smelling Salts clear
+    /// their head; a Health Pack on the remains of a fallen friend (next to you, or under you)
+    /// brings them back while that can still be done.
+    "use_on" => UseOn { item: u32 = 9, on: u32 = 2 };
 }
 
 /// `[x, y]`: how a cell is written in the fields of actions that aim (`throw`, `fire`).
-mod pos_pair {
+pub(crate) mod pos_pair {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     use crate::geom::Pos;

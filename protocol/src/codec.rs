@@ -224,6 +224,9 @@ mod tests {
                 password: None,
             },
             ClientMsg::Seek { turn: 40 },
+            ClientMsg::Mark {
+                at: crate::Pos::new(3, 4),
+            },
         ];
         let all: Vec<ClientMsg> = (all.into_iter())
             .chain(Action::examples().into_iter().map(ClientMsg::Act))
@@ -304,6 +307,8 @@ mod tests {
             victory: false,
             score: 0,
             resting: false,
+            away: false,
+            revive_turns: None,
         };
         let view = View {
             inventory: Vec::new(),
@@ -315,6 +320,7 @@ mod tests {
             me,
             party: Vec::new(),
             watchers: Vec::new(),
+            marks: Vec::new(),
         };
         // One of each: a variant missing from SERVER_TYPES would be refused by every client.
         let all = [

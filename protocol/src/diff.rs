@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use crate::geom::Pos;
 use crate::patch::{EntityPatch, PartyPatch, SelfPatch};
 use crate::view::{
-    CellSet, EntityView, ItemView, PartyMember, Tile, View, ViewError, Watcher, same_tiles,
+    CellSet, EntityView, ItemView, MarkedSpot, PartyMember, Tile, View, ViewError, Watcher,
+    same_tiles,
 };
 
 /// A horizontal run of tiles that changed, starting at (`x`, `y`) and going east. `tiles` has one
@@ -58,6 +59,9 @@ pub struct ViewDiff {
     /// The whole pack, if anything in it changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub inventory: Option<Vec<ItemView>>,
+    /// The whole list of marked spots, if it changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub marks: Option<Vec<MarkedSpot>>,
 }
 
 impl ViewDiff {
@@ -73,6 +77,7 @@ impl ViewDiff {
             && self.party_changed.is_empty()
             && self.watchers.is_none()
             && self.inventory.is_none()
+            && self.marks.is_none()
     }
 }
 
@@ -183,6 +188,7 @@ impl View {
             party_changed,
             watchers: (self.watchers != next.watchers).then(|| next.watchers.clone()),
             inventory: (self.inventory != next.inventory).then(|| next.inventory.clone()),
+            marks: (self.marks != next.marks).then(|| next.marks.clone()),
         })
     }
 
@@ -269,6 +275,9 @@ impl View {
         if let Some(inventory) = &diff.inventory {
             self.inventory = inventory.clone();
         }
+        if let Some(marks) = &diff.marks {
+            self.marks = marks.clone();
+        }
         self.turn = turn;
         Ok(())
     }
@@ -331,6 +340,11 @@ mod tests {
                 depth: rng.random_range(1..3),
                 alive: rng.random_ratio(4, 5),
                 connected: rng.random_ratio(4, 5),
+                away: rng.random_ratio(1, 5),
+                pos: rng
+                    .random_ratio(1, 2)
+                    .then(|| Pos::new(rng.random_range(0..W as i32), 3)),
+                revive_turns: rng.random_ratio(1, 5).then(|| rng.random_range(0..40)),
             })
             .collect();
         let watchers = (0..rng.random_range(0..2u32))
@@ -357,8 +371,17 @@ mod tests {
                 range: 0,
             })
             .collect();
+        let marks = (0..rng.random_range(0..3u32))
+            .map(|k| MarkedSpot {
+                by: k + 1,
+                name: format!("p{k}").into(),
+                pos: Pos::new(rng.random_range(0..W as i32), 2),
+                until: rng.random_range(1..20),
+            })
+            .collect();
         View {
             inventory,
+            marks,
             party,
             watchers,
             turn,
@@ -396,6 +419,8 @@ mod tests {
                 victory: false,
                 score: rng.random_range(0..100),
                 resting: rng.random_ratio(1, 4),
+                away: rng.random_ratio(1, 4),
+                revive_turns: rng.random_ratio(1, 4).then_some(7),
             },
         }
     }

@@ -54,8 +54,8 @@ pub use msg::{
 pub use patch::{EntityPatch, PartyPatch, SelfPatch};
 pub use stats::Stats;
 pub use view::{
-    Bonus, CellSet, Effect, EntityKind, EntityView, ItemUse, ItemView, PartyMember, SelfView, Slot,
-    Stat, Tile, TileGrid, View, ViewError, Watcher,
+    Bonus, CellSet, Effect, EntityKind, EntityView, ItemUse, ItemView, MarkedSpot, PartyMember,
+    SelfView, Slot, Stat, Tile, TileGrid, View, ViewError, Watcher,
 };
 
 /// The protocol version this build speaks. A client with another version is refused with an

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::action::Action;
 use crate::diff::ViewDiff;
 use crate::event::Event;
+use crate::geom::Pos;
 use crate::view::{Stat, View};
 
 /// Everything a client can send. The first message on a connection must be `hello`.
@@ -63,6 +64,12 @@ pub enum ClientMsg {
     /// In a replay: show the character's turn `turn` (answered with an `update` when it is the
     /// turn after the one shown, else a `snapshot`).
     Seek { turn: u64 },
+    /// Mark the cell `at`, `[x, y]` (one you have seen), for the friends on your floor to look
+    /// at, for a few turns. At once: it takes no turn. A new mark replaces your old one.
+    Mark {
+        #[serde(with = "crate::action::pos_pair")]
+        at: Pos,
+    },
     /// What to do with this turn (`move`, `wait`, `use`, ...; see [`Action`]). Replaces any
     /// action already chosen this turn. On the wire an action is its own message: its `type` is
     /// the action's, so this variant adds no tag of its own.
@@ -117,6 +124,10 @@ pub(crate) enum Control {
     Seek {
         turn: u64,
     },
+    Mark {
+        #[serde(with = "crate::action::pos_pair")]
+        at: Pos,
+    },
 }
 
 impl From<Control> for ClientMsg {
@@ -154,18 +165,20 @@ impl From<Control> for ClientMsg {
                 password,
             },
             Control::Seek { turn } => ClientMsg::Seek { turn },
+            Control::Mark { at } => ClientMsg::Mark { at },
         }
     }
 }
 
 impl ClientMsg {
     /// The `type` tags of the messages that are not actions, `hello` first.
-    const OWN_TYPES: [&'static str; 10] = [
+    const OWN_TYPES: [&'static str; 11] = [
         "hello",
         "level_up",
         "new_character",
         "chat",
         "watch",
+        "mark",
         "list_dungeons",
         "scores",
         "resync",
@@ -176,7 +189,7 @@ impl ClientMsg {
     /// Every `type` tag a client may send, for telling an unknown type from a malformed
     /// message: `hello`, then the actions (made from [`Action::TYPES`]), then the others.
     pub const TYPES: &'static [&'static str] = &{
-        const OWN: [&str; 10] = ClientMsg::OWN_TYPES;
+        const OWN: [&str; 11] = ClientMsg::OWN_TYPES;
         const N: usize = OWN.len() + Action::TYPES.len();
         let mut all = [""; N];
         all[0] = OWN[0];
@@ -206,6 +219,7 @@ impl ClientMsg {
             ClientMsg::Resync => "resync",
             ClientMsg::Replay { .. } => "replay",
             ClientMsg::Seek { .. } => "seek",
+            ClientMsg::Mark { .. } => "mark",
             ClientMsg::Act(action) => action.type_name(),
         }
     }
@@ -395,6 +409,21 @@ pub enum Reason {
     OutOfRange,
     /// `use` of something that clears the head (Smelling Salts) while not stunned or confused.
     ClearHead,
+    /// `give` or `use_on` naming no character of the party on your floor.
+    NoSuchFriend,
+    /// `give` or `use_on` naming yourself.
+    Yourself,
+    /// `give` or `use_on` to a friend (or remains) not next to you.
+    NotNextTo,
+    /// `use_on` of something that does nothing for a friend (a Pocket Teleporter), or of
+    /// anything but a Health Pack on a fallen friend's remains.
+    NotForFriend,
+    /// `use_on` of a Health Pack on a fallen friend too late to bring back.
+    TooLate,
+    /// `give` to a friend who has fallen.
+    FriendFallen,
+    /// `mark` of a cell you have never seen.
+    UnknownCell,
 }
 
 /// One dungeon in the lobby. A private dungeon shows only its name.

@@ -113,6 +113,8 @@ patch! {
         victory: bool,
         score: u32,
         resting: bool,
+        away: bool,
+        revive_turns: Option<u32>,
     }
 }
 
@@ -140,6 +142,9 @@ patch! {
         depth: u8,
         alive: bool,
         connected: bool,
+        away: bool,
+        pos: Option<Pos>,
+        revive_turns: Option<u32>,
     }
 }
 
@@ -174,6 +179,8 @@ mod tests {
             victory: false,
             score: 0,
             resting: false,
+            away: false,
+            revive_turns: None,
         }
     }
 
@@ -224,6 +231,8 @@ mod tests {
             victory: true,
             score: 77,
             resting: true,
+            away: true,
+            revive_turns: Some(12),
         };
         let patch = SelfPatch::between(&old, &new).unwrap();
         let text = serde_json::to_string(&patch).unwrap();

@@ -523,6 +523,9 @@ pub enum EntityKind {
     Monster,
     /// An item lying on the floor. Walking onto it picks it up.
     Item,
+    /// The remains of a fallen character that a friend can still bring back (`use_on` with a
+    /// Health Pack, standing on or next to them). Its `id` is the fallen character's.
+    Remains,
 }
 
 fn is_zero(n: &i32) -> bool {
@@ -785,6 +788,16 @@ pub struct SelfView {
     /// rest by itself until the rest ends. Left out while false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub resting: bool,
+    /// `true` while you are away: you let your floor's turn timer run out too many turns in a
+    /// row, so the floor no longer waits for you and your character waits each turn. Anything
+    /// you send brings you back. Left out while false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub away: bool,
+    /// Once fallen: how many more turns of your floor a friend can bring you back in (a Health
+    /// Pack used on your remains). Absent when nobody can (no friend was alive when you fell,
+    /// or it is too late).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revive_turns: Option<u32>,
 }
 
 /// One player of the dungeon, for the party panel. Players share these with each other wherever
@@ -800,6 +813,29 @@ pub struct PartyMember {
     pub alive: bool,
     /// A connection drives the character now.
     pub connected: bool,
+    /// Its player is away: connected, but it let its floor's timer run out, so nobody waits
+    /// for it. Left out while false.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub away: bool,
+    /// Where it stands (or, fallen, where its remains lie), for the members on your floor: what
+    /// friends tell each other, not what you see. Absent for members on other floors.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pos: Option<Pos>,
+    /// Fallen: how many more turns of its floor a friend can bring it back in. Absent when
+    /// nobody can.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revive_turns: Option<u32>,
+}
+
+/// A spot a player marked for its floor's friends to look at (`mark`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MarkedSpot {
+    /// The player who marked it.
+    pub by: u32,
+    pub name: Arc<str>,
+    pub pos: Pos,
+    /// The floor's turn until which it shows (it is gone from the view after it).
+    pub until: u64,
 }
 
 /// Someone following a player's view.
@@ -835,6 +871,10 @@ pub struct View {
     /// The character's pack, in pick-up order. A watcher sees the watched player's.
     #[serde(default)]
     pub inventory: Vec<ItemView>,
+    /// Spots marked by players on this floor, by the marking player's id. Left out while
+    /// there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub marks: Vec<MarkedSpot>,
 }
 
 impl View {
@@ -846,6 +886,7 @@ impl View {
         self.party.shrink_to_fit();
         self.watchers.shrink_to_fit();
         self.inventory.shrink_to_fit();
+        self.marks.shrink_to_fit();
     }
 
     /// Where the view shows entity `id`: the player's own character, or an entity in sight.

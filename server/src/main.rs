@@ -71,6 +71,9 @@ enum Command {
         /// Print one JSON object of the run's numbers (docs/BALANCE.md) instead of the table.
         #[arg(long)]
         json: bool,
+        /// Bots playing together in each game's dungeon (1: solo).
+        #[arg(long, default_value_t = 1)]
+        party: u32,
     },
     /// Print the high-score table kept in the data directory.
     Scores {
@@ -280,6 +283,7 @@ fn main() -> ExitCode {
             max_turns,
             threads,
             json,
+            party,
         }) => {
             let threads = threads
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -289,7 +293,11 @@ fn main() -> ExitCode {
                 max_turns,
                 threads,
             };
-            simulate(content, cfg, json)
+            if party > 1 {
+                simulate_party(content, cfg, json, party)
+            } else {
+                simulate(content, cfg, json)
+            }
         }
     });
     match result {
@@ -312,6 +320,31 @@ fn load_content(path: Option<&std::path::Path>) -> anyhow::Result<Arc<Content>> 
         None => Content::parse(BUILTIN, BUILTIN_NAME)?,
     };
     Ok(Arc::new(content))
+}
+
+/// `simulate --party N`: games of N bots together; the solo report of how the games ended, and
+/// the party's own numbers (always as JSON, which `--json` prints alone).
+fn simulate_party(
+    content: Arc<Content>,
+    cfg: SimConfig,
+    json: bool,
+    party: u32,
+) -> anyhow::Result<()> {
+    let results = sim::party::run_party(Arc::clone(&content), &cfg, party);
+    let floors = content.dungeon.floors;
+    let summary = sim::party::party_summary(&results, cfg.seed, floors, party);
+    if !json {
+        let games: Vec<sim::GameResult> = results.iter().map(|r| r.game.clone()).collect();
+        println!(
+            "Delve balance simulation: {} games of a party of {party}, seed {}, cap {} turns",
+            cfg.games, cfg.seed, cfg.max_turns
+        );
+        println!();
+        print!("{}", sim::report(&games, floors));
+        println!();
+    }
+    println!("{}", serde_json::to_string(&summary)?);
+    Ok(())
 }
 
 fn simulate(content: Arc<Content>, cfg: SimConfig, json: bool) -> anyhow::Result<()> {

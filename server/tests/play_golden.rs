@@ -61,6 +61,7 @@ struct Coverage {
     evictions: u32,
     throws: u32,
     rests: u32,
+    aways: u32,
 }
 
 impl Coverage {
@@ -78,6 +79,7 @@ impl Coverage {
             Event::Dropped { .. } => self.dropped += 1,
             Event::DoorOpened { .. } => self.doors += 1,
             Event::EffectStarted { .. } => self.effects += 1,
+            Event::Away { .. } => self.aways += 1,
             Event::ChangedFloor { .. } => self.stairs += 1,
             Event::Flew { .. } => self.throws += 1,
             Event::RestEnded { .. } => self.rests += 1,
@@ -224,6 +226,8 @@ fn pinned_name(action: Action) -> String {
         Action::Drop { item } => format!("Drop({item})"),
         Action::Throw { item, at } => format!("Throw({item},{},{})", at.x, at.y),
         Action::Fire { at } => format!("Fire({},{})", at.x, at.y),
+        Action::Give { item, to } => format!("Give({item},{to})"),
+        Action::UseOn { item, on } => format!("UseOn({item},{on})"),
         Action::Wait | Action::Descend | Action::Ascend | Action::PickUp | Action::Rest => {
             format!("{action:?}")
         }

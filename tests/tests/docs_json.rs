@@ -32,8 +32,8 @@
 use std::path::{Path, PathBuf};
 
 use delve_protocol::{
-    ClientMsg, EntityView, Event, ItemView, PartyMember, SelfView, ServerMsg, View, ViewDiff,
-    Watcher, decode_client, decode_server, encode,
+    ClientMsg, EntityView, Event, ItemView, MarkedSpot, PartyMember, SelfView, ServerMsg, View,
+    ViewDiff, Watcher, decode_client, decode_server, encode,
 };
 use delve_tests::docs::{fits, literals, unshorten};
 use serde_json::Value;
@@ -212,6 +212,7 @@ fn fragment(text: &str) -> Result<(), String> {
             "party" => round_trip!(Vec<PartyMember>, &text),
             "watchers" => round_trip!(Vec<Watcher>, &text),
             "inventory" => round_trip!(Vec<ItemView>, &text),
+            "marks" => round_trip!(Vec<MarkedSpot>, &text),
             "entities" => round_trip!(Vec<EntityView>, &text),
             "me" => round_trip!(SelfView, &text),
             "diff" => round_trip!(ViewDiff, &text),

@@ -446,6 +446,29 @@ fn numbers(c: &Content) -> Vec<(&'static str, String)> {
             "placement.chip_tweaks_per_floor",
             c.placement.chip_tweaks_per_floor.to_string(),
         ),
+        ("party.away_after", c.party.away_after.to_string()),
+        ("party.revive_turns", c.party.revive_turns.to_string()),
+        (
+            "party.revive_hp_percent",
+            c.party.revive_hp_percent.to_string(),
+        ),
+        (
+            "party.revive_xp_loss_percent",
+            c.party.revive_xp_loss_percent.to_string(),
+        ),
+        (
+            "party.monster_hp_per_friend",
+            c.party.monster_hp_per_friend.to_string(),
+        ),
+        (
+            "party.monster_damage_per_friend",
+            c.party.monster_damage_per_friend.to_string(),
+        ),
+        ("party.mark_turns", c.party.mark_turns.to_string()),
+        (
+            "party.wanderers_per_friend",
+            c.party.wanderers_per_friend.to_string(),
+        ),
         ("INVENTORY_SLOTS", INVENTORY_SLOTS.to_string()),
     ]
 }

@@ -121,6 +121,8 @@ pub fn draw_entities(
         let flash = anims.flash(e.id, now);
         let (c, color) = match e.kind {
             EntityKind::Player => ('@', player_color(e.id)),
+            // A fallen friend who can still be brought back: the roguelike's remains.
+            EntityKind::Remains => ('%', player_color(e.id)),
             EntityKind::Monster => monster_glyph(e.monster.as_deref()),
             EntityKind::Item => item_glyph(e.item.as_deref()),
         };

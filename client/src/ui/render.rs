@@ -194,6 +194,17 @@ pub fn draw_entities(view: &View, cam: &Camera, sprites: &Sprites, anims: &Anims
                 );
             }
             EntityKind::Item => {}
+            // A fallen friend, lying: greyed, on its side, until someone brings it back.
+            EntityKind::Remains => {
+                let grey = |c: Color| tint(Color::new(c.r * 0.45, c.g * 0.45, c.b * 0.45, 1.0));
+                let lying = DrawTextureParams {
+                    rotation: std::f32::consts::FRAC_PI_2,
+                    ..plain(size)
+                };
+                let c = player_color(e.id);
+                draw_texture_ex(&sprites.hero_cloak, base.x, base.y, grey(c), lying.clone());
+                draw_texture_ex(&sprites.hero_body, base.x, base.y, grey(WHITE), lying);
+            }
             EntityKind::Monster => {
                 let (tex, scale) = sprites.monster(e.monster.as_deref());
                 let s = cam.tile * scale;
@@ -212,6 +223,15 @@ pub fn draw_entities(view: &View, cam: &Camera, sprites: &Sprites, anims: &Anims
                     },
                 );
             }
+        }
+        if e.kind == EntityKind::Remains {
+            label(
+                &format!("{} (fallen)", e.name),
+                base.x + cam.tile / 2.0,
+                base.y - 4.0,
+                player_color(e.id),
+            );
+            continue;
         }
         if e.kind == EntityKind::Player && e.id != view.me.id {
             label(

@@ -16,7 +16,9 @@ pub fn uses_pack(action: Action) -> bool {
         | ActionKind::Unequip
         | ActionKind::Drop
         | ActionKind::Throw
-        | ActionKind::Fire => true,
+        | ActionKind::Fire
+        | ActionKind::Give
+        | ActionKind::UseOn => true,
         ActionKind::Move
         | ActionKind::Wait
         | ActionKind::Descend
@@ -69,6 +71,30 @@ pub enum ActionError {
     OutOfRange(i32),
     /// `use` of Smelling Salts with a clear head.
     ClearHead,
+    /// `give` or `use_on` naming nobody of the party on the actor's floor.
+    NoSuchFriend,
+    /// `give` or `use_on` naming the actor itself.
+    Yourself,
+    /// The friend (its name) is not next to the actor.
+    NotNextTo(String),
+    /// The friend's (its name) pack has no room for the gift.
+    FriendPackFull(String),
+    /// A healing item on a friend (its name) at full health.
+    FriendFullHealth(String),
+    /// An antidote on a friend (its name) who is not poisoned.
+    FriendNotPoisoned(String),
+    /// Smelling Salts on a friend (its name) whose head is clear.
+    FriendClearHead(String),
+    /// The item (its name) does nothing for a friend.
+    NotForFriend(String),
+    /// Only a healing item brings a fallen friend (its name) back.
+    HealsOnly(String),
+    /// The fallen friend (its name) can no longer be brought back.
+    TooLate(String),
+    /// A gift for a friend (its name) who has fallen.
+    FriendFallen(String),
+    /// `mark` of a cell the character has never seen.
+    UnknownCell,
 }
 
 impl ActionError {
@@ -81,7 +107,7 @@ impl ActionError {
             | ActionError::StunnedPack
             | ActionError::ConfusedPack => ErrorCode::CannotAct,
             ActionError::NotCarried => ErrorCode::NoSuchItem,
-            ActionError::PackFull => ErrorCode::PackFull,
+            ActionError::PackFull | ActionError::FriendPackFull(_) => ErrorCode::PackFull,
             ActionError::Wall
             | ActionError::OffMap
             | ActionError::NoStairs
@@ -104,7 +130,18 @@ impl ActionError {
             | ActionError::OwnCell
             | ActionError::OutOfSight
             | ActionError::OutOfRange(_)
-            | ActionError::ClearHead => ErrorCode::Rejected,
+            | ActionError::ClearHead
+            | ActionError::NoSuchFriend
+            | ActionError::Yourself
+            | ActionError::NotNextTo(_)
+            | ActionError::FriendFullHealth(_)
+            | ActionError::FriendNotPoisoned(_)
+            | ActionError::FriendClearHead(_)
+            | ActionError::NotForFriend(_)
+            | ActionError::HealsOnly(_)
+            | ActionError::TooLate(_)
+            | ActionError::FriendFallen(_)
+            | ActionError::UnknownCell => ErrorCode::Rejected,
         }
     }
 
@@ -140,7 +177,17 @@ impl ActionError {
             ActionError::OwnCell => Reason::OwnCell,
             ActionError::OutOfSight => Reason::OutOfSight,
             ActionError::OutOfRange(_) => Reason::OutOfRange,
-            ActionError::ClearHead => Reason::ClearHead,
+            ActionError::ClearHead | ActionError::FriendClearHead(_) => Reason::ClearHead,
+            ActionError::NoSuchFriend => Reason::NoSuchFriend,
+            ActionError::Yourself => Reason::Yourself,
+            ActionError::NotNextTo(_) => Reason::NotNextTo,
+            ActionError::FriendPackFull(_) => Reason::PackFull,
+            ActionError::FriendFullHealth(_) => Reason::FullHealth,
+            ActionError::FriendNotPoisoned(_) => Reason::NotPoisoned,
+            ActionError::NotForFriend(_) | ActionError::HealsOnly(_) => Reason::NotForFriend,
+            ActionError::TooLate(_) => Reason::TooLate,
+            ActionError::FriendFallen(_) => Reason::FriendFallen,
+            ActionError::UnknownCell => Reason::UnknownCell,
         }
     }
 }

@@ -43,6 +43,9 @@ pub struct Content {
     pub effects: EffectRules,
     pub score: ScoreRules,
     pub placement: PlacementRules,
+    /// Playing together: away players, revivals, marks, monsters grown for a party.
+    #[serde(default)]
+    pub party: super::party::PartyRules,
     #[serde(rename = "monster")]
     pub monsters: Vec<MonsterKind>,
     #[serde(rename = "item")]
@@ -508,6 +511,28 @@ impl Content {
             }
         }
         self.validate_items(file)?;
+        let pr = &self.party;
+        for (field, v, max) in [
+            ("revive_hp_percent", pr.revive_hp_percent, 100),
+            ("revive_xp_loss_percent", pr.revive_xp_loss_percent, 100),
+            ("monster_hp_per_friend", pr.monster_hp_per_friend, 1000),
+            (
+                "monster_damage_per_friend",
+                pr.monster_damage_per_friend,
+                1000,
+            ),
+            ("wanderers_per_friend", pr.wanderers_per_friend, 1000),
+        ] {
+            if v > max {
+                return Err(bad("[party]", field, format!("{v} is above {max}")));
+            }
+        }
+        at_least(
+            "[party]",
+            "revive_hp_percent",
+            pr.revive_hp_percent.into(),
+            1,
+        )?;
         let bosses: Vec<&MonsterKind> = self.monsters.iter().filter(|m| m.boss).collect();
         if bosses.len() > 1 {
             return Err(bad(

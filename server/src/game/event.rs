@@ -170,10 +170,12 @@ pub enum Event {
         by: Option<Arc<str>>,
     },
     /// A floor's turn ended: its clock advances, and so do the turn counts of the characters
-    /// who were on it when the turn began and are still alive.
+    /// who were on it when the turn began and are still alive. `missed` are those the turn
+    /// waited for that did not choose (it resolved when its timer ran out).
     TurnEnded {
         depth: u8,
         players: Vec<EntityId>,
+        missed: Vec<EntityId>,
     },
     /// A door opened: walked into by `by`, unlocked with the Key `key` if it was locked (the
     /// Key is gone).
@@ -271,6 +273,68 @@ pub enum Event {
     RestEnded {
         id: EntityId,
         why: RestEnd,
+    },
+    /// Character `id`'s player let its floor's timer run out too many turns in a row: it is
+    /// away, and nobody waits for it until it sends anything.
+    Away {
+        id: EntityId,
+    },
+    /// Character `id`'s player, away, sent something: its floor waits for it again.
+    Back {
+        id: EntityId,
+    },
+    /// Character `id` gave item `item` (called `name`) to friend `to`, taking it off first if
+    /// it wore it.
+    Gave {
+        id: EntityId,
+        to: EntityId,
+        item: EntityId,
+        name: Arc<str>,
+    },
+    /// Character `by` used an item called `what` on friend `on`: it healed `healed` HP and
+    /// ended the effects `cured`.
+    Helped {
+        by: EntityId,
+        on: EntityId,
+        what: Arc<str>,
+        healed: i32,
+        cured: Vec<Effect>,
+    },
+    /// Character `id` marked cell `pos` of floor `depth` for its friends there, until that
+    /// floor's turn `until`.
+    Marked {
+        id: EntityId,
+        depth: u8,
+        pos: Pos,
+        until: u64,
+    },
+    /// Character `id`'s marked spot is gone (its time is up).
+    Unmarked {
+        id: EntityId,
+    },
+    /// Floor `depth`'s monsters grow for `n` characters on it (more than they were made for).
+    Grown {
+        depth: u8,
+        n: u32,
+    },
+    /// Fallen character `id` can be brought back by a friend until its floor's turn `until`.
+    Revivable {
+        id: EntityId,
+        until: u64,
+    },
+    /// Fallen character `id` can no longer be brought back: its game is over.
+    BeyondHelp {
+        id: EntityId,
+    },
+    /// Fallen character `id` was brought back by `by` with an item called `what`: it lives
+    /// again at `pos`, with `hp` HP and `xp` experience.
+    Revived {
+        id: EntityId,
+        by: EntityId,
+        what: Arc<str>,
+        pos: Pos,
+        hp: i32,
+        xp: u32,
     },
     /// Monster `id` on floor `depth` changed its plan (whom it hunts, the route it walks). Never
     /// told: nobody sees what a mouse intends, only where it goes.

@@ -60,6 +60,16 @@ pub enum Input {
     Forget {
         id: EntityId,
     },
+    /// The player of character `id` sent something while away: it is back (see
+    /// [`crate::game::dungeon`]'s `away`). Refused, and so not journaled, if it was not away.
+    Back {
+        id: EntityId,
+    },
+    /// Character `id` marked cell `at` of its floor for its friends (it takes no turn).
+    Mark {
+        id: EntityId,
+        at: delve_protocol::Pos,
+    },
 }
 
 impl Input {
@@ -162,6 +172,8 @@ impl Dungeon {
                 ..Outcome::default()
             }),
             Input::Forget { id } => changed(self.forget_unplayed(*id)),
+            Input::Back { id } => changed(self.come_back(*id)),
+            Input::Mark { id, at } => Ok(Outcome::of(self.mark(*id, *at)?)),
         }
     }
 

@@ -14,6 +14,7 @@ pub mod item;
 pub mod line;
 pub mod mapgen;
 pub mod monster;
+pub mod party;
 pub mod path;
 pub mod player;
 pub mod rng;

@@ -16,6 +16,7 @@ use super::content::Content;
 use super::dungeon::Dungeon;
 use super::floor::Floor;
 use super::mapgen::GenParams;
+use super::party::Party;
 use super::player::Player;
 
 /// Bumped when the saved shape or meaning changes. Format 1 is still read (see
@@ -23,7 +24,10 @@ use super::player::Player;
 ///
 /// - 1: a death held its cause as a sentence ("killed by a Rabid Mouse on floor 6").
 /// - 2: a death holds the killer's name; the view words it.
-pub const SAVE_FORMAT: u32 = 2;
+/// - 3: the party's shared state ([`Party`]: away players, the fallen who can be brought back,
+///   marked spots, monsters grown for a party) follows everything format 2 saved. A format-2
+///   save is format 3 without it, and loads with an empty one.
+pub const SAVE_FORMAT: u32 = 3;
 
 #[derive(Serialize)]
 struct SaveRef<'a> {
@@ -33,8 +37,10 @@ struct SaveRef<'a> {
     floors: &'a [Option<Floor>],
     players: &'a BTreeMap<EntityId, Player>,
     next_id: EntityId,
+    party: &'a Party,
 }
 
+/// What every format from 1 on saves first (format 3 adds the party after it).
 #[derive(Deserialize)]
 struct SaveOwned {
     format: u32,
@@ -58,7 +64,14 @@ pub enum LoadError {
 impl Dungeon {
     /// The world as bytes (see the module docs).
     pub fn save(&self) -> Vec<u8> {
-        let (seed, params, floors, players, next_id) = self.parts();
+        let super::dungeon::Parts {
+            seed,
+            params,
+            floors,
+            players,
+            next_id,
+            party,
+        } = self.parts();
         let save = SaveRef {
             format: SAVE_FORMAT,
             seed,
@@ -66,6 +79,7 @@ impl Dungeon {
             floors,
             players,
             next_id,
+            party,
         };
         // Most of a save is a byte per map cell and per sight flag: room for those (and some
         // for the rest) up front, rather than a buffer doubled and copied a dozen times over as
@@ -81,13 +95,23 @@ impl Dungeon {
 
     /// A world from [`Dungeon::save`]'s bytes, playing by `content`.
     pub fn load(bytes: &[u8], content: Arc<Content>) -> Result<Dungeon, LoadError> {
-        let s: SaveOwned =
-            postcard::from_bytes(bytes).map_err(|e| LoadError::Damaged(e.to_string()))?;
+        let damaged = |e: postcard::Error| LoadError::Damaged(e.to_string());
+        let (s, rest): (SaveOwned, &[u8]) = postcard::take_from_bytes(bytes).map_err(damaged)?;
         let mut players = s.players;
-        match s.format {
-            SAVE_FORMAT => {}
-            1 => from_format_1(&mut players),
+        let (party, rest) = match s.format {
+            SAVE_FORMAT => postcard::take_from_bytes::<Party>(rest).map_err(damaged)?,
+            2 => (Party::default(), rest),
+            1 => {
+                from_format_1(&mut players);
+                (Party::default(), rest)
+            }
             other => return Err(LoadError::Format(other)),
+        };
+        if !rest.is_empty() {
+            return Err(LoadError::Damaged(format!(
+                "{} bytes after the end of the save",
+                rest.len()
+            )));
         }
         if s.floors.len() != usize::from(content.dungeon.floors) {
             return Err(LoadError::Floors {
@@ -100,7 +124,7 @@ impl Dungeon {
             f.rebuild_derived();
         }
         Ok(Dungeon::from_parts(
-            s.seed, s.params, content, floors, players, s.next_id,
+            s.seed, s.params, content, floors, players, s.next_id, party,
         ))
     }
 
@@ -149,7 +173,14 @@ mod tests {
         for k in 0..causes.len() {
             ids.push(d.join(&format!("p{k}")).unwrap().0);
         }
-        let (seed, params, floors, players, next_id) = d.parts();
+        let crate::game::dungeon::Parts {
+            seed,
+            params,
+            floors,
+            players,
+            next_id,
+            ..
+        } = d.parts();
         let mut players = players.clone();
         for (id, cause) in ids.iter().zip(causes) {
             let p = players.get_mut(id).unwrap();
@@ -160,10 +191,22 @@ mod tests {
             });
         }
         let (params, floors) = (params.clone(), floors.to_vec());
-        let d = Dungeon::from_parts(seed, params, Arc::clone(&content), floors, players, next_id);
+        let party = Party::default();
+        let d = Dungeon::from_parts(
+            seed,
+            params,
+            Arc::clone(&content),
+            floors,
+            players,
+            next_id,
+            party,
+        );
         let mut bytes = d.save();
-        // The format is the first field, a one-byte varint.
+        // The format is the first field, a one-byte varint; formats 1 and 2 end before the
+        // party (an empty one is five empty maps and sets: a zero byte each).
         assert_eq!(bytes[0], SAVE_FORMAT as u8);
+        assert_eq!(bytes[bytes.len() - 5..], [0; 5]);
+        bytes.truncate(bytes.len() - 5);
         bytes[0] = 1;
         (bytes, ids, content)
     }
@@ -186,6 +229,45 @@ mod tests {
             let death = d.player(*id).unwrap().death().unwrap();
             assert_eq!(crate::view::cause_of_death(&content, death), cause);
         }
+    }
+
+    #[test]
+    fn a_format_2_save_loads_with_an_empty_party_and_format_3_keeps_it() {
+        let (mut bytes, ids, content) = format_1_save(&["Rabid Mouse"]);
+        bytes[0] = 2;
+        let loaded = Dungeon::load(&bytes, Arc::clone(&content)).unwrap();
+        assert_eq!(loaded.party(), &Party::default());
+        assert_eq!(
+            loaded.player(ids[0]).unwrap().death().unwrap().killer,
+            "Rabid Mouse"
+        );
+        let crate::game::dungeon::Parts {
+            seed,
+            params,
+            floors,
+            players,
+            next_id,
+            party,
+        } = loaded.parts();
+        let mut party = party.clone();
+        party.away.insert(ids[0]);
+        party.fallen.insert(ids[0], 77);
+        let d = Dungeon::from_parts(
+            seed,
+            params.clone(),
+            Arc::clone(&content),
+            floors.to_vec(),
+            players.clone(),
+            next_id,
+            party,
+        );
+        let again = Dungeon::load(&d.save(), content).unwrap();
+        assert_eq!(again.party(), d.party());
+        assert_eq!(again.state_hash(), d.state_hash());
+        // Anything after the party is damage, not a longer save.
+        let mut longer = d.save();
+        longer.push(0);
+        assert!(Dungeon::load(&longer, Arc::new(Content::builtin())).is_err());
     }
 
     #[test]

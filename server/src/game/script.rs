@@ -162,6 +162,14 @@ impl Live {
             ActionKind::Fire => Action::Fire {
                 at: self.near(id, bytes.byte()),
             },
+            ActionKind::Give => Action::Give {
+                item: item(),
+                to: self.who(bytes.byte()),
+            },
+            ActionKind::UseOn => Action::UseOn {
+                item: item(),
+                on: self.who(bytes.byte()),
+            },
         }
     }
 
@@ -257,7 +265,19 @@ impl Live {
                 actions.dedup_by_key(|(id, _)| *id);
                 self.take(Input::Turn { depth, actions })
             }
-            14 => self.take(Input::EvictDead),
+            // The inputs about the party, which are rarer.
+            14 => match bytes.byte() % 3 {
+                0 => self.take(Input::EvictDead),
+                1 => {
+                    let id = self.who(bytes.byte());
+                    self.take(Input::Back { id })
+                }
+                _ => {
+                    let id = self.who(bytes.byte());
+                    let at = self.near(id, bytes.byte());
+                    self.take(Input::Mark { id, at })
+                }
+            },
             _ => self.reload(),
         }
     }
@@ -302,14 +322,14 @@ impl Live {
 /// fields mean equal saves; when they differ the saves decide, so the answer is always the
 /// saves' own.
 fn same_save(a: &Dungeon, b: &Dungeon) -> bool {
-    let (seed, params, floors, players, next_id) = a.parts();
-    let (seed_b, params_b, floors_b, players_b, next_id_b) = b.parts();
-    let same = seed == seed_b
-        && params == params_b
-        && next_id == next_id_b
-        && players == players_b
-        && floors.len() == floors_b.len()
-        && floors.iter().zip(floors_b).all(|pair| match pair {
+    let (x, y) = (a.parts(), b.parts());
+    let same = x.seed == y.seed
+        && x.params == y.params
+        && x.next_id == y.next_id
+        && x.players == y.players
+        && x.party == y.party
+        && x.floors.len() == y.floors.len()
+        && x.floors.iter().zip(y.floors).all(|pair| match pair {
             (Some(f), Some(g)) => same_saved_floor(f, g),
             (None, None) => true,
             _ => false,

@@ -490,6 +490,7 @@ impl Connection {
                             continue;
                         }
                         ClientMsg::Resync => Command::Resync { conn },
+                        ClientMsg::Mark { at } => Command::Mark { conn, at },
                         ClientMsg::Hello { .. } => {
                             let _ = send(&mut self.ws, &error(ErrorCode::BadHandshake, "Already joined; hello is only sent once per connection.")).await;
                             continue;

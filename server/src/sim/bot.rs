@@ -363,7 +363,7 @@ fn worth(b: Bonus) -> f64 {
 
 /// The remembered map with the doors the bot can pass marked open (the map itself, not a
 /// copy, when there are none: the common case, and this runs every turn).
-fn nav_map(map: &TileGrid, key: bool) -> std::borrow::Cow<'_, TileGrid> {
+pub(super) fn nav_map(map: &TileGrid, key: bool) -> std::borrow::Cow<'_, TileGrid> {
     let passable = |t: Tile| (t == Tile::DoorClosed) | (key & (t == Tile::DoorLocked));
     // A branch-free fold, which the compiler vectorises: this scan was most of the bot's time.
     if !map.cells().iter().fold(false, |any, &t| any | passable(t)) {
@@ -378,7 +378,7 @@ fn nav_map(map: &TileGrid, key: bool) -> std::borrow::Cow<'_, TileGrid> {
     std::borrow::Cow::Owned(nav)
 }
 
-fn dir_to(from: Pos, to: Pos) -> Option<Dir> {
+pub(super) fn dir_to(from: Pos, to: Pos) -> Option<Dir> {
     Dir::from_delta(to.x - from.x, to.y - from.y)
 }
 
@@ -390,7 +390,7 @@ pub fn frontier(map: &TileGrid, p: Pos) -> bool {
             .any(|&d| map.in_bounds(p.step(d)) && map.get(p.step(d)) == Tile::Unknown)
 }
 
-fn find_stairs(map: &TileGrid) -> Option<Pos> {
+pub(super) fn find_stairs(map: &TileGrid) -> Option<Pos> {
     map.cells()
         .iter()
         .position(|t| *t == Tile::StairsDown)

@@ -1,9 +1,11 @@
 //! The balance simulation: whole games played by [`bot::Bot`]s straight through the engine (no
 //! network), and a report of how deep they got and what killed them. Tuning changes in the
-//! content file are judged by it (`delve-server simulate`, docs/BALANCE.md).
+//! content file are judged by it (`delve-server simulate`, docs/BALANCE.md). `party` plays
+//! games of several bots in one dungeon (`simulate --party N`).
 
 pub mod bot;
 pub mod measure;
+pub mod party;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

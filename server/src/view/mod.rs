@@ -9,6 +9,7 @@ mod far;
 mod party;
 mod refusal;
 mod tell;
+mod together;
 mod words;
 
 use delve_protocol as proto;
@@ -18,7 +19,7 @@ use crate::game::item::{Item, stacks};
 use crate::game::score::score;
 use crate::game::{Content, Dungeon, EntityId, Player};
 
-pub use party::{party, turn_status, watchers};
+pub use party::{party, party_for, turn_status, watchers};
 pub use refusal::{input_refusal, join_refusal, refusal};
 pub use tell::{cause_of_death, events_for, own_lines};
 
@@ -82,7 +83,29 @@ pub fn view_of(dungeon: &Dungeon, id: EntityId) -> Option<View> {
                 }
             }),
     );
+    // The remains of the fallen a friend can still bring back, where they lie.
+    entities.extend(
+        (dungeon.players())
+            .filter(|p| p.depth() == me.depth() && !p.alive() && sees(p.pos()))
+            .filter(|p| dungeon.party().revivable_until(p.id()).is_some())
+            .map(|p| EntityView {
+                kind: EntityKind::Remains,
+                hp: 0,
+                ..player_entity(p, content)
+            }),
+    );
     entities.sort_by_key(|e| e.id);
+    let marks = (dungeon.party().marks().iter())
+        .filter(|(_, m)| m.depth == me.depth())
+        .filter_map(|(by, m)| {
+            Some(proto::MarkedSpot {
+                by: *by,
+                name: dungeon.player(*by)?.shared_name().clone(),
+                pos: m.pos,
+                until: m.until,
+            })
+        })
+        .collect();
     Some(View {
         turn: floor.turn(),
         depth: me.depth(),
@@ -91,11 +114,14 @@ pub fn view_of(dungeon: &Dungeon, id: EntityId) -> Option<View> {
         entities,
         me: SelfView {
             resting: floor.pending(id) == Some(crate::game::Action::Rest),
+            away: dungeon.party().is_away(id),
+            revive_turns: party::revive_turns(dungeon, id),
             ..self_of(me, content)
         },
         // Party and watchers are the shell's to fill: they are about connections, not the world.
         party: Vec::new(),
         watchers: Vec::new(),
+        marks,
         // One line per stack: its first unit's id names it, `count` says how many.
         inventory: stacks(me.inventory(), content)
             .into_iter()
@@ -173,6 +199,8 @@ fn self_of(p: &Player, content: &Content) -> SelfView {
         victory: p.victory(),
         score: score(p, content),
         resting: false,
+        away: false,
+        revive_turns: None,
     }
 }
 

@@ -6,11 +6,14 @@ use delve_protocol::{PartyMember, ServerMsg, Watcher};
 
 use crate::game::{Dungeon, EntityId};
 
-/// Everyone playing: the living, and the finished whose players are still here.
+/// Everyone playing: the living, and the finished whose players are still here (and the
+/// fallen who can still be brought back, whoever their players are). Each member's place is
+/// in it: [`party_for`] keeps only those of a viewer's floor.
 pub fn party(dungeon: &Dungeon) -> Vec<PartyMember> {
+    let shared = dungeon.party();
     dungeon
         .players()
-        .filter(|p| p.in_party())
+        .filter(|p| p.in_party() || shared.revivable_until(p.id()).is_some())
         .map(|p| PartyMember {
             id: p.id(),
             name: p.shared_name().clone(),
@@ -20,8 +23,32 @@ pub fn party(dungeon: &Dungeon) -> Vec<PartyMember> {
             depth: p.depth(),
             alive: p.alive(),
             connected: p.connected(),
+            away: shared.is_away(p.id()) && p.connected(),
+            // Lifted out, or won and gone: nowhere to be found.
+            pos: (p.present() || !p.alive()).then(|| p.pos()),
+            revive_turns: revive_turns(dungeon, p.id()),
         })
         .collect()
+}
+
+/// The party panel as a character on floor `depth` is told it: friends on other floors are
+/// there, but not where they stand.
+pub fn party_for(party: &[PartyMember], depth: u8) -> Vec<PartyMember> {
+    party
+        .iter()
+        .map(|m| PartyMember {
+            pos: m.pos.filter(|_| m.depth == depth),
+            ..m.clone()
+        })
+        .collect()
+}
+
+/// How many more turns of its floor fallen `id` can be brought back in, if it can.
+pub fn revive_turns(dungeon: &Dungeon, id: EntityId) -> Option<u32> {
+    let until = dungeon.party().revivable_until(id)?;
+    let depth = dungeon.player(id)?.depth();
+    let now = dungeon.floor(depth).map_or(0, |f| f.turn());
+    Some(until.saturating_sub(now).min(u64::from(u32::MAX)) as u32)
 }
 
 /// The watcher list from `following` (each watcher's name and the character it follows),
@@ -48,6 +75,7 @@ pub fn turn_status(dungeon: &Dungeon, depth: u8, timeout_ms: Option<u64>) -> Opt
     if !floor.has_choices() {
         return None;
     }
+    // Those away are not waited for, so not named.
     let waiting_for = dungeon
         .waiting_for(depth)
         .into_iter()

@@ -47,6 +47,26 @@ pub fn refusal(why: &ActionError) -> String {
             return format!("That is out of range: {range} tiles at most.");
         }
         ActionError::ClearHead => "Your head is already clear.",
+        ActionError::NoSuchFriend => "There is nobody of that name on your floor.",
+        ActionError::Yourself => "You cannot do that to yourself.",
+        ActionError::NotNextTo(name) => return format!("{name} is not next to you."),
+        ActionError::FriendPackFull(name) => return format!("{name}'s pack is full."),
+        ActionError::FriendFullHealth(name) => {
+            return format!("{name} is already at full health.");
+        }
+        ActionError::FriendNotPoisoned(name) => return format!("{name} is not poisoned."),
+        ActionError::FriendClearHead(name) => return format!("{name}'s head is already clear."),
+        ActionError::NotForFriend(item) => {
+            return format!("The {item} cannot be used on a friend.");
+        }
+        ActionError::HealsOnly(name) => {
+            return format!("Only something that heals can bring {name} back.");
+        }
+        ActionError::TooLate(name) => return format!("It is too late to bring {name} back."),
+        ActionError::FriendFallen(name) => {
+            return format!("{name} has fallen: there is nobody to hand it to.");
+        }
+        ActionError::UnknownCell => "You can only mark a place you have seen.",
     };
     text.to_string()
 }
@@ -107,7 +127,41 @@ mod tests {
             ActionError::OutOfSight,
             ActionError::OutOfRange(6),
             ActionError::ClearHead,
+            ActionError::NoSuchFriend,
+            ActionError::Yourself,
+            ActionError::NotNextTo("Bob".into()),
+            ActionError::NotForFriend("Key".into()),
+            ActionError::TooLate("Bob".into()),
+            ActionError::FriendFallen("Bob".into()),
+            ActionError::UnknownCell,
         ];
+        // A friend's version of a rule keeps that rule's code.
+        for (friend, own) in [
+            (
+                ActionError::FriendPackFull("Bob".into()),
+                ActionError::PackFull,
+            ),
+            (
+                ActionError::FriendFullHealth("Bob".into()),
+                ActionError::FullHealth,
+            ),
+            (
+                ActionError::FriendNotPoisoned("Bob".into()),
+                ActionError::NotPoisoned,
+            ),
+            (
+                ActionError::FriendClearHead("Bob".into()),
+                ActionError::ClearHead,
+            ),
+            (
+                ActionError::HealsOnly("Bob".into()),
+                ActionError::NotForFriend("Key".into()),
+            ),
+        ] {
+            assert_eq!(friend.reason(), own.reason());
+            assert_eq!(friend.code(), own.code());
+            assert!(refusal(&friend).starts_with("Bob") || refusal(&friend).contains("Bob"));
+        }
         let mut codes: Vec<_> = all.iter().map(ActionError::reason).collect();
         let joins = [
             JoinError::NameTaken("Ann".into()),

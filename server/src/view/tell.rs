@@ -154,7 +154,10 @@ pub fn own_lines(e: &Event, viewer: EntityId) -> Vec<(MessageKind, String)> {
             Good,
             &format!("The {} is dead! You have won the game!", king.name),
         ),
-        _ => super::far::own_line(e, viewer).into_iter().collect(),
+        _ => (super::far::own_line(e, viewer))
+            .or_else(|| super::together::own_line(e, viewer))
+            .into_iter()
+            .collect(),
     }
 }
 
@@ -471,6 +474,18 @@ pub fn events_for(
             | Event::Dazed { .. }
             | Event::Called { .. }
             | Event::Teleported { .. } => super::far::tell(dungeon, viewer, e, &sees, &mut out),
+            Event::Away { .. }
+            | Event::Back { .. }
+            | Event::Gave { .. }
+            | Event::Helped { .. }
+            | Event::Grown { .. }
+            | Event::Marked { .. }
+            | Event::Unmarked { .. }
+            | Event::Revivable { .. }
+            | Event::BeyondHelp { .. }
+            | Event::Revived { .. } => {
+                super::together::tell(dungeon, viewer, e, here, &sees, &mut out)
+            }
         }
     }
     if hurt && me.alive() {

@@ -150,7 +150,7 @@ pub fn draw_in_sight(view: &View, sprites: &Sprites, x: f32, mut y: f32, bottom:
     seen.sort_by_key(|e| {
         let rank = match e.kind {
             EntityKind::Monster => 0,
-            EntityKind::Player => 1,
+            EntityKind::Player | EntityKind::Remains => 1,
             EntityKind::Item => 2,
         };
         (rank, e.pos.dist2(me.pos))
@@ -166,6 +166,16 @@ pub fn draw_in_sight(view: &View, sprites: &Sprites, x: f32, mut y: f32, bottom:
             EntityKind::Item => {
                 icon(sprites, e.item.as_deref(), x - 2.0, y - 14.0);
                 draw_text(&e.name, x + 18.0, y, 18.0, WHITE);
+            }
+            EntityKind::Remains => {
+                draw_circle_lines(x + 6.0, y - 5.0, 5.0, 1.5, player_color(e.id));
+                draw_text(
+                    format!("{} has fallen: heal them", e.name),
+                    x + 18.0,
+                    y,
+                    18.0,
+                    WHITE,
+                );
             }
             EntityKind::Monster | EntityKind::Player => {
                 let dot = if e.kind == EntityKind::Monster {

@@ -45,7 +45,7 @@ pub fn draw(view: &View, sprites: &Sprites, x: f32, y: f32, w: f32, max_h: f32) 
         let (grow, color) = match e.kind {
             EntityKind::Item => (0.0, sprites.minimap(Minimap::Item)),
             EntityKind::Monster => (1.0, sprites.minimap(Minimap::Monster)),
-            EntityKind::Player => (1.0, player_color(e.id)),
+            EntityKind::Player | EntityKind::Remains => (1.0, player_color(e.id)),
         };
         draw_rectangle(
             x + ex as f32 * px - grow,

@@ -44,8 +44,12 @@ impl Dungeon {
             }
             Event::Forgotten { id } => {
                 self.players.remove(id);
+                self.party.forget(*id);
             }
             Event::Connected { id, connected } => {
+                // A connection that comes or goes starts its player's attention afresh.
+                self.party.away.remove(id);
+                self.party.missed.remove(id);
                 if let Some(p) = self.players.get_mut(id) {
                     p.connected = *connected;
                     // Nobody is there to rest: a rest needs its player to stop it.
@@ -175,6 +179,8 @@ impl Dungeon {
                     k.kills += 1;
                 }
                 if let Some(p) = self.players.get_mut(&victim.id) {
+                    self.party.away.remove(&victim.id);
+                    self.party.missed.remove(&victim.id);
                     p.alive = false;
                     p.hp = 0;
                     // The fatal turn counts as one lived through (TurnEnded only counts the living).
@@ -324,6 +330,7 @@ impl Dungeon {
             }
             Event::Victory { winners, .. } => {
                 for id in winners {
+                    self.party.away.remove(id);
                     if let Some(p) = self.players.get_mut(id) {
                         p.victory = true;
                         // The winners leave the floor: they take no more turns, hold up no
@@ -336,7 +343,89 @@ impl Dungeon {
                     }
                 }
             }
-            Event::TurnEnded { depth, players } => {
+            Event::Gave { id, to, item, .. } => {
+                let Some(p) = self.players.get_mut(id) else {
+                    return;
+                };
+                let Some(k) = p.inventory.iter().position(|i| i.id == *item) else {
+                    return;
+                };
+                let mut it = p.inventory.remove(k);
+                let was_worn = std::mem::take(&mut it.equipped);
+                if was_worn {
+                    self.after_gear_change(*id);
+                }
+                if let Some(f) = self.players.get_mut(to) {
+                    f.stow(it, &content);
+                }
+            }
+            Event::Helped {
+                on, healed, cured, ..
+            } => {
+                if let Some(f) = self.players.get_mut(on) {
+                    f.hp = (f.hp + healed).min(f.stats(&content).max_hp);
+                    for e in cured {
+                        f.effects.remove(e);
+                        f.fresh_effects.remove(e);
+                    }
+                }
+            }
+            Event::Grown { depth, n } => self.apply_grown(*depth, *n),
+            Event::Marked {
+                id,
+                depth,
+                pos,
+                until,
+            } => {
+                let mark = crate::game::party::Mark {
+                    depth: *depth,
+                    pos: *pos,
+                    until: *until,
+                };
+                self.party.marks.insert(*id, mark);
+            }
+            Event::Unmarked { id } => {
+                self.party.marks.remove(id);
+            }
+            Event::Revivable { id, until } => {
+                self.party.fallen.insert(*id, *until);
+            }
+            Event::BeyondHelp { id } => {
+                self.party.fallen.remove(id);
+            }
+            Event::Revived {
+                id, pos, hp, xp, ..
+            } => {
+                self.party.fallen.remove(id);
+                if let Some(p) = self.players.get_mut(id) {
+                    p.alive = true;
+                    p.present = true;
+                    p.death = None;
+                    p.hp = *hp;
+                    p.xp = *xp;
+                    p.pos = *pos;
+                    self.update_sight(*id);
+                }
+            }
+            Event::Away { id } => {
+                self.party.away.insert(*id);
+                self.party.missed.remove(id);
+            }
+            Event::Back { id } => {
+                self.party.away.remove(id);
+            }
+            Event::TurnEnded {
+                depth,
+                players,
+                missed,
+            } => {
+                for id in players {
+                    if missed.contains(id) {
+                        *self.party.missed.entry(*id).or_default() += 1;
+                    } else {
+                        self.party.missed.remove(id);
+                    }
+                }
                 let floor = self.floor_mut(*depth);
                 floor.turn += 1;
                 // The choices made for this turn are spent, and so are the monsters' stuns.

@@ -77,6 +77,7 @@ impl Dungeon {
             | Action::Unequip { item: _ }
             | Action::Drop { item: _ } => self.check_pack(p, floor, action),
             Action::Throw { .. } | Action::Fire { .. } => self.check_aim(p, floor, action),
+            Action::Give { .. } | Action::UseOn { .. } => self.check_friend(p, action),
             Action::Rest => {
                 if let Some(m) = self.monster_in_sight(p) {
                     let name = m.kind(&self.content).name.to_string();
@@ -124,19 +125,20 @@ impl Dungeon {
         Ok(out)
     }
 
-    /// Living, connected characters on floor `depth` that have not chosen yet.
+    /// Living, connected characters on floor `depth`, their players not away, that have not
+    /// chosen yet.
     pub fn waiting_for(&self, depth: u8) -> Vec<EntityId> {
         let Some(floor) = self.floor(depth) else {
             return Vec::new();
         };
-        self.living_on(depth)
-            .filter(|p| p.connected && !floor.pending.contains_key(&p.id))
+        self.waited_for(depth)
+            .filter(|p| !floor.pending.contains_key(&p.id))
             .map(|p| p.id)
             .collect()
     }
 
     /// Whether floor `depth`'s turn can resolve now: someone chose and every living, connected
-    /// character on the floor has chosen.
+    /// character on the floor whose player is not away has chosen.
     pub fn is_ready(&self, depth: u8) -> bool {
         self.floor(depth).is_some_and(Floor::has_choices) && self.waiting_for(depth).is_empty()
     }

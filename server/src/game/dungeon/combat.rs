@@ -65,9 +65,15 @@ impl Dungeon {
             return;
         };
         let chance = hit_chance(&self.content.combat, t.stats.defence);
+        // A monster's blows grow with the party its floor is made for.
+        let harder = |d: i32, me: &Dungeon| match a.actor.player {
+            true => d,
+            false => me.grown(depth, d, me.content.party.monster_damage_per_friend),
+        };
         let rng = &mut self.floor_mut(depth).rng;
         let damage = (rng.random_range(0..100) < chance)
-            .then(|| rng.random_range(a.stats.attack_min..=a.stats.attack_max));
+            .then(|| rng.random_range(a.stats.attack_min..=a.stats.attack_max))
+            .map(|d| harder(d, self));
         self.emit(
             Event::Attacked {
                 attacker: a.actor.clone(),
@@ -125,11 +131,13 @@ impl Dungeon {
                     out,
                 );
             }
+            self.open_revival(depth, victim.actor.id, out);
         }
         let content = Arc::clone(&self.content);
         if !victim.actor.player && killer.actor.player {
-            // Split among the living players on the floor who see the monster's cell, the
-            // killer always among them; each share at the witness's own level.
+            // Every living player on the floor who sees the monster's cell, the killer always
+            // among them, gets its worth at the witness's own level: friends never cost you
+            // experience.
             let cell = self
                 .floor(depth)
                 .and_then(|f| f.map.index(victim.actor.pos));
@@ -138,9 +146,8 @@ impl Dungeon {
                 .filter(|p| p.id == killer.actor.id || cell.is_some_and(|i| p.sees(i)))
                 .map(|p| (p.id, p.level))
                 .collect();
-            let n = witnesses.len().max(1) as u32;
             for (id, level) in witnesses {
-                let share = (kill_xp(&content.xp, victim.worth, victim.level, level) / n).max(1);
+                let share = kill_xp(&content.xp, victim.worth, victim.level, level).max(1);
                 self.gain_xp(depth, id, share, out);
             }
         } else if victim.actor.player && !killer.actor.player && killer.actor.id != victim.actor.id

@@ -4,6 +4,7 @@
 use delve_protocol::{INVENTORY_SLOTS, Pos, Tile};
 
 use super::{Dungeon, Floor};
+use crate::game::EntityId;
 
 /// Whether a character or monster may stand on `tile`.
 fn standable(tile: Tile) -> bool {
@@ -51,6 +52,7 @@ impl Dungeon {
                 return Err(format!("{} shares {:?} with {}", p.name, p.pos, q.name));
             }
         }
+        self.check_party()?;
         for floor in (1..=self.depth_count()).filter_map(|d| self.floor(d)) {
             // Cells already stood on, a flag per cell of the map (cheaper than a set of
             // positions, built and dropped for every floor after every input the fuzzer makes).
@@ -71,6 +73,43 @@ impl Dungeon {
                     let who = who();
                     return Err(format!("{who} shares {:?} with another monster", m.pos));
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// What the party keeps is about characters there are: only the connected living are away,
+    /// only the fallen can be brought back, and every mark is on a floor there is.
+    fn check_party(&self) -> Result<(), String> {
+        let party = &self.party;
+        let known = |id: &EntityId| self.players.contains_key(id);
+        let ids = (party.away.iter())
+            .chain(party.missed.keys())
+            .chain(party.fallen.keys())
+            .chain(party.marks.keys());
+        if let Some(id) = ids.clone().find(|id| !known(id)) {
+            return Err(format!("the party keeps {id}, who is not in the dungeon"));
+        }
+        for id in &party.away {
+            let p = &self.players[id];
+            if !(p.alive && p.connected && !p.victory) {
+                return Err(format!("{} is away but not a connected player", p.name));
+            }
+        }
+        for id in party.fallen.keys() {
+            if self.players[id].alive {
+                return Err(format!(
+                    "{} can be brought back but lives",
+                    self.players[id].name
+                ));
+            }
+        }
+        for m in party.marks.values() {
+            if self.floor(m.depth).is_none_or(|f| !f.map.in_bounds(m.pos)) {
+                return Err(format!(
+                    "a mark at {:?} on floor {} lies nowhere",
+                    m.pos, m.depth
+                ));
             }
         }
         Ok(())

@@ -16,19 +16,27 @@
 //! - `combat`: attacks, kills and experience;
 //! - `items`: the pack, pick-ups and doors; `effects`: status effects and the victory;
 //! - `rest`: resting, the wait that goes on by itself until something happens;
+//! - `away`: players who let the turn timer run out, whom nobody waits for until they are back;
+//! - `friends`: giving to a friend, using things on one, bringing a fallen friend back;
+//! - `scale`: a floor's monsters grown for the number of friends on it;
+//! - `marks`: spots marked for the friends on a floor ("look here");
 //! - `ranged`: throwing and shooting, blasts and dazes; `wander`: monsters that arrive later;
 //! - `apply`: the only code that changes the world, one event at a time;
 //! - `invariants`: what must hold after every input (checked by the fuzzer and property tests).
 
 mod apply;
+mod away;
 mod check;
 mod combat;
 mod effects;
+mod friends;
 mod invariants;
 mod items;
+mod marks;
 mod ranged;
 mod rest;
 mod roster;
+mod scale;
 mod turn;
 mod wander;
 
@@ -44,6 +52,7 @@ use super::event::Actor;
 use super::event::Event;
 use super::floor::Floor;
 use super::mapgen::GenParams;
+use super::party::Party;
 use super::player::Player;
 use super::stats::Stats;
 
@@ -82,10 +91,22 @@ pub struct Dungeon {
     floors: Vec<Option<Floor>>,
     players: BTreeMap<EntityId, Player>,
     next_id: EntityId,
+    /// What the party shares: who is away, who can be brought back, marks, monsters' scale.
+    party: Party,
     /// Every floor as generation makes it, made ahead and shared by copies of this world, so a
     /// first visit copies its floor instead of making it (see [`Dungeon::make_floors_ahead`]).
     /// Not part of the world's state: `None` in the server, and never saved.
     ahead: Option<Arc<Vec<Floor>>>,
+}
+
+/// What a save holds of a world, borrowed from it (see [`Dungeon::parts`]).
+pub(in crate::game) struct Parts<'a> {
+    pub seed: u64,
+    pub params: &'a GenParams,
+    pub floors: &'a [Option<Floor>],
+    pub players: &'a BTreeMap<EntityId, Player>,
+    pub next_id: EntityId,
+    pub party: &'a Party,
 }
 
 /// A fighter's numbers at the moment of an attack.
@@ -118,6 +139,7 @@ impl Dungeon {
             content,
             players: BTreeMap::new(),
             next_id: 1,
+            party: Party::default(),
             ahead: None,
         }
     }
@@ -127,22 +149,15 @@ impl Dungeon {
     }
 
     /// The saved parts of the world (see `save`).
-    pub(super) fn parts(
-        &self,
-    ) -> (
-        u64,
-        &GenParams,
-        &[Option<Floor>],
-        &BTreeMap<EntityId, Player>,
-        EntityId,
-    ) {
-        (
-            self.seed,
-            &self.params,
-            &self.floors,
-            &self.players,
-            self.next_id,
-        )
+    pub(super) fn parts(&self) -> Parts<'_> {
+        Parts {
+            seed: self.seed,
+            params: &self.params,
+            floors: &self.floors,
+            players: &self.players,
+            next_id: self.next_id,
+            party: &self.party,
+        }
     }
 
     /// A world from saved parts.
@@ -153,6 +168,7 @@ impl Dungeon {
         floors: Vec<Option<Floor>>,
         players: BTreeMap<EntityId, Player>,
         next_id: EntityId,
+        party: Party,
     ) -> Dungeon {
         Dungeon {
             seed,
@@ -161,6 +177,7 @@ impl Dungeon {
             floors,
             players,
             next_id,
+            party,
             ahead: None,
         }
     }
@@ -221,6 +238,11 @@ impl Dungeon {
 
     pub fn players(&self) -> impl Iterator<Item = &Player> {
         self.players.values()
+    }
+
+    /// What the party shares (who is away, who can be brought back, the marked spots).
+    pub fn party(&self) -> &Party {
+        &self.party
     }
 
     /// Characters on floor `depth`, the dead (who watch from where they fell) included.

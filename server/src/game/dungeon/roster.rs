@@ -9,7 +9,11 @@ impl Dungeon {
     /// Forgets the longest-finished character (dead, or victorious) whose player has gone, to
     /// make room; `false` if there is none.
     pub(in crate::game) fn evict_dead(&mut self) -> bool {
-        let Some(id) = self.players.values().find(|p| !p.in_party()).map(|p| p.id) else {
+        // The fallen a friend can still bring back stay until it is too late.
+        let Some(id) = (self.players.values())
+            .find(|p| !p.in_party() && self.party.revivable_until(p.id).is_none())
+            .map(|p| p.id)
+        else {
             return false;
         };
         self.apply(&Event::Forgotten { id });
@@ -79,8 +83,12 @@ impl Dungeon {
         if self.name_in_use(&name, Some(old)) {
             return Err(JoinError::NameTaken(name.to_string()));
         }
-        // The dead character's record has served its purpose: its player plays on as the new one.
+        // The dead character's record has served its purpose: its player plays on as the new one
+        // (and nobody can bring the old one back any more).
         let mut out = Vec::new();
+        if self.party.revivable_until(old).is_some() {
+            self.emit(Event::BeyondHelp { id: old }, &mut out);
+        }
         self.emit(Event::Forgotten { id: old }, &mut out);
         let (id, events) = self.place_new(&name)?;
         out.extend(events);

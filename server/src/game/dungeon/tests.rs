@@ -446,7 +446,7 @@ fn killing_a_monster_gives_its_xp_and_counts_the_kill() {
 }
 
 #[test]
-fn kill_xp_is_split_among_the_players_who_see_it() {
+fn every_player_who_sees_a_kill_gets_its_full_xp() {
     let mut d = quiet(3);
     let (ann, _) = d.join("Ann").unwrap();
     let (bob, _) = d.join("Bob").unwrap();
@@ -464,9 +464,9 @@ fn kill_xp_is_split_among_the_players_who_see_it() {
     }
     let (a, b) = (d.player(ann).unwrap(), d.player(bob).unwrap());
     assert!(a.alive && b.alive);
-    // The Neo Mouse's XP, split between the two witnesses, both at its level.
+    // The Neo Mouse's whole XP for each witness, both at its level: a friend costs nothing.
     let neo = d.content().monster("neo_mouse").unwrap().xp;
-    assert_eq!((a.xp, b.xp), (neo / 2, neo / 2));
+    assert_eq!((a.xp, b.xp), (neo, neo));
     assert_eq!((a.kills, b.kills), (1, 0));
 }
 

@@ -55,6 +55,9 @@ impl Dungeon {
         let mut out = Vec::new();
         let mut floors = vec![depth];
         let present: Vec<EntityId> = self.living_on(depth).map(|p| p.id).collect();
+        // Whom the turn waited for and who let its timer run out (see `away`).
+        let waited: Vec<EntityId> = self.waited_for(depth).map(|p| p.id).collect();
+        let missed = Dungeon::missed_by(&waited, actions);
         // Who rests this turn, and which friends each saw when its rest was chosen (or, in a
         // replay, as the turn begins): one coming into view ends the rest, one already in view
         // does not.
@@ -78,7 +81,11 @@ impl Dungeon {
         }
         self.monsters_act(depth, &mut out);
         self.wanderer(depth, &mut out);
-        self.end_turn(depth, present, &mut out);
+        self.end_turn(depth, present, missed.clone(), &mut out);
+        self.go_away(&missed, &mut out);
+        self.too_late(depth, &mut out);
+        self.grow(depth, &mut out);
+        self.marks_fade(depth, &mut out);
         self.rest_on(depth, resting, &mut out);
         let turn = self.floor(depth).map_or(0, |f| f.turn);
         Outcome {
@@ -149,6 +156,7 @@ impl Dungeon {
             // A rest is a wait that goes on (see `rest_on`).
             Action::Wait | Action::Rest => {}
             Action::Throw { .. } | Action::Fire { .. } => self.shoot(depth, id, action, out),
+            Action::Give { .. } | Action::UseOn { .. } => self.help(depth, id, action, out),
             Action::Move { dir } => self.step_into(depth, id, from, from.step(dir), out),
             Action::PickUp => {
                 if self
@@ -465,8 +473,15 @@ impl Dungeon {
     }
 
     /// The end of a floor's turn: natural healing, then the clock moves. `present` are the
-    /// characters who were on the floor when the turn began.
-    pub(super) fn end_turn(&mut self, depth: u8, present: Vec<EntityId>, out: &mut Vec<Event>) {
+    /// characters who were on the floor when the turn began, `missed` those it waited for in
+    /// vain.
+    pub(super) fn end_turn(
+        &mut self,
+        depth: u8,
+        present: Vec<EntityId>,
+        missed: Vec<EntityId>,
+        out: &mut Vec<Event>,
+    ) {
         let (every, percent) = (
             self.content.player.regen_turns,
             self.content.player.regen_percent,
@@ -493,6 +508,7 @@ impl Dungeon {
             Event::TurnEnded {
                 depth,
                 players: present,
+                missed,
             },
             out,
         );

@@ -27,10 +27,17 @@ impl Dungeon {
         };
         // The turn being resolved: the floor's clock moves on at its end.
         let turn = floor.turn + 1;
-        if every == 0 || turn % u64::from(every) != 0 {
+        // A floor grown for a party has its wanderers come that much more often, more of them.
+        let per = c.party.wanderers_per_friend;
+        let every =
+            u32::try_from(i64::from(every) * 100 / self.grown(depth, 100, per).max(1) as i64)
+                .unwrap_or(1)
+                .max(1);
+        if c.spawn.wander_every == 0 || turn % u64::from(every) != 0 {
             return;
         }
         let (kinds, count) = floor_kinds(&c, depth);
+        let count = self.grown(depth, count as i32, per).max(0) as u32;
         let boss = kinds.iter().any(|&k| c.monsters[k].boss);
         if boss || kinds.is_empty() || floor.monsters.len() >= count as usize {
             return;
@@ -64,6 +71,9 @@ impl Dungeon {
         let at = cells[rng.random_range(0..cells.len())];
         let kind = pick_kind(&c, &kinds, rng);
         let mut monster = make(&c, kind, id, at, u32::from(depth), rng);
+        let more_hp = c.party.monster_hp_per_friend;
+        monster.rolled_hp = self.grown(depth, monster.rolled_hp, more_hp);
+        monster.hp = self.grown(depth, monster.hp, more_hp);
         // It makes for the nearest player.
         let players: Vec<Pos> = self.living_on(depth).map(|p| p.pos).collect();
         if let Some(p) = players.iter().min_by_key(|p| p.dist2(at)) {

@@ -50,6 +50,11 @@ pub enum Command {
         conn: ConnId,
         stat: Stat,
     },
+    /// Mark a cell for the friends on one's floor (takes no turn).
+    Mark {
+        conn: ConnId,
+        at: delve_protocol::Pos,
+    },
     /// Start a new character after this one died.
     NewCharacter {
         conn: ConnId,

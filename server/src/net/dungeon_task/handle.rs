@@ -15,6 +15,17 @@ use crate::view::input_refusal;
 
 impl DungeonTask {
     pub(super) async fn handle(&mut self, cmd: Command) {
+        // Anything a player sends (but a resync, which clients ask for by themselves) brings
+        // them back if they were away.
+        match &cmd {
+            Command::Act { conn, .. }
+            | Command::LevelUp { conn, .. }
+            | Command::Mark { conn, .. }
+            | Command::NewCharacter { conn }
+            | Command::Chat { conn, .. }
+            | Command::Follow { conn, .. } => self.heard_from(*conn).await,
+            _ => {}
+        }
         match cmd {
             Command::Join {
                 name,
@@ -70,6 +81,26 @@ impl DungeonTask {
                 {
                     Ok(done) => {
                         // Others on the floor may see the new max HP.
+                        let depth = self.depth_of(player);
+                        self.send_views(depth, depth, &done.events, false);
+                    }
+                    Err(e) => self.refuse(conn, &e),
+                }
+            }
+            Command::Mark { conn, at } => {
+                let Some(player) = self.player_or_refuse(conn) else {
+                    return;
+                };
+                match self
+                    .dungeon
+                    .step(
+                        Input::Mark { id: player, at },
+                        &mut Everyone(&self.sessions),
+                    )
+                    .await
+                {
+                    Ok(done) => {
+                        // The floor's friends see the mark at once.
                         let depth = self.depth_of(player);
                         self.send_views(depth, depth, &done.events, false);
                     }

@@ -11,7 +11,7 @@ use tracing::{debug, error, info};
 
 use super::outbox::Everyone;
 use super::{ConnId, DungeonTask, Outgoing, Refusal};
-use crate::game::{EntityId, Input, JoinError, Outcome, Refusal as EngineRefusal};
+use crate::game::{EntityId, Event, Input, JoinError, Outcome, Refusal as EngineRefusal};
 use crate::net::limits::in_words;
 use crate::net::ops::Cut;
 use crate::net::validate::new_token;
@@ -286,6 +286,36 @@ impl DungeonTask {
         self.check_floor(self.depth_of(player)).await;
     }
 
+    /// The player of connection `conn` sent something: if it was away, it is back, and its
+    /// floor waits for it again (journaled, so a replay comes back when this did).
+    pub(super) async fn heard_from(&mut self, conn: ConnId) {
+        let Some(id) = self.player_of(conn) else {
+            return;
+        };
+        if !self.dungeon.party().is_away(id) {
+            return;
+        }
+        let Ok(done) = self
+            .dungeon
+            .step(Input::Back { id }, &mut Everyone(&self.sessions))
+            .await
+        else {
+            return;
+        };
+        debug!(dungeon = %self.name, player = id, "back from away");
+        let depth = self.depth_of(id);
+        self.send_views(depth, depth, &done.events, false);
+        // Everyone else sees the party panel change.
+        let others: Vec<ConnId> = (self.sessions.iter())
+            .filter(|(_, s)| s.subject().is_none_or(|w| self.depth_of(w) != depth))
+            .map(|(c, _)| *c)
+            .collect();
+        for c in others {
+            self.push_view(c, Vec::new(), false);
+        }
+        self.send_turn_status(depth);
+    }
+
     /// The grace period of a disconnected character ended: it leaves its floor until its player
     /// comes back, or, never played, it is forgotten.
     pub(super) async fn lift(&mut self, id: EntityId) {
@@ -323,6 +353,10 @@ impl DungeonTask {
     /// A dead character's player starts a new one: same connection, same name and token, a new
     /// id, and a welcome with its first view.
     pub(super) async fn new_character(&mut self, conn: ConnId, old: EntityId) {
+        // A fallen character a friend could still have brought back: its game ends now.
+        let owed = (self.dungeon.party().revivable_until(old).is_some())
+            .then(|| self.ended_game(old))
+            .flatten();
         let (id, events) = match self
             .dungeon
             .step(Input::NewCharacter { old }, &mut Everyone(&self.sessions))
@@ -348,6 +382,9 @@ impl DungeonTask {
                 return;
             }
         };
+        if let Some(row) = owed.filter(|_| events.contains(&Event::BeyondHelp { id: old })) {
+            self.record_game(old, row).await;
+        }
         // The token belongs to the player, not the character: it now resumes the new one.
         let token = self.roster.hand_over(old);
         if let Some(w) = self.whereabouts.remove(&old) {

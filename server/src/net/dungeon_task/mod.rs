@@ -80,6 +80,8 @@ pub struct DungeonTask {
     empty_since: Option<Instant>,
     /// When each floor with pending choices resolves anyway.
     deadlines: BTreeMap<u8, Instant>,
+    /// Floors whose deadline is a rest's pace rather than the turn timer (see `turns`).
+    paced: BTreeSet<u8>,
     /// When each disconnected character is lifted out of its floor.
     lifts: HashMap<EntityId, Instant>,
     /// Characters made and not yet played (no choice accepted): one whose player leaves is
@@ -150,6 +152,7 @@ impl DungeonTask {
             roster: Roster::new(tokens),
             empty_since: Some(now),
             deadlines: BTreeMap::new(),
+            paced: BTreeSet::new(),
             lifts,
             unplayed,
             new_characters,

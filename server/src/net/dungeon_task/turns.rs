@@ -40,6 +40,12 @@ impl DungeonTask {
                 self.deadlines.remove(&depth);
                 continue;
             }
+            // A rest's pace is no timeout: if someone arrived who must choose, the turn now
+            // waits for them as for any choice (and they did not let a timer run out).
+            if self.paced.remove(&depth) && !self.dungeon.is_ready(depth) {
+                self.start_timer(depth);
+                continue;
+            }
             debug!(dungeon = %self.name, depth, "turn timer ran out");
             self.resolve(depth).await;
         }
@@ -74,6 +80,7 @@ impl DungeonTask {
         } else {
             if self.dungeon.floor(depth).is_some_and(|f| !f.has_choices()) {
                 self.deadlines.remove(&depth);
+                self.paced.remove(&depth);
             }
             self.send_turn_status(depth);
         }
@@ -81,6 +88,7 @@ impl DungeonTask {
 
     pub(super) async fn resolve(&mut self, depth: u8) {
         self.deadlines.remove(&depth);
+        self.paced.remove(&depth);
         // The turn's update supersedes a status not sent yet.
         self.statuses_owed.remove(&depth);
         let report = self
@@ -89,6 +97,7 @@ impl DungeonTask {
             .await;
         self.ops.metrics.turns.inc();
         self.record_games(&report.events).await;
+        self.own_view_again(&report.events);
         debug!(dungeon = %self.name, depth, turn = report.turn, events = report.events.len(), "turn resolved");
         // Everyone following a character on the resolved floor gets its turn; those on a floor
         // someone arrived on by the stairs get the news (and, if that floor's turn is being
@@ -143,9 +152,19 @@ impl DungeonTask {
         }
         if self.dungeon.is_ready(depth) {
             self.deadlines.insert(depth, Instant::now() + REST_PACE);
+            self.paced.insert(depth);
             return;
         }
-        if !self.config.turn_timeout.is_zero() {
+        self.start_timer(depth);
+    }
+
+    /// Floor `depth` has choices and waits for others: its turn timer starts now (if the
+    /// server has one), and its players hear whom it waits for.
+    fn start_timer(&mut self, depth: u8) {
+        self.paced.remove(&depth);
+        if self.config.turn_timeout.is_zero() {
+            self.deadlines.remove(&depth);
+        } else {
             let timeout = self.config.turn_timeout;
             self.deadlines.insert(depth, Instant::now() + timeout);
         }

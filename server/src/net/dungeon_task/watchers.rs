@@ -222,4 +222,28 @@ impl DungeonTask {
         // The watcher list changed.
         self.announce(None, "", 0, &[], Vec::new());
     }
+    /// The players brought back in `events` play again: whoever of them followed a friend's
+    /// view while fallen gets its own back (a snapshot, before the turn's update).
+    pub(super) fn own_view_again(&mut self, events: &[crate::game::Event]) {
+        let revived = |id: EntityId| {
+            (events.iter())
+                .any(|e| matches!(e, crate::game::Event::Revived { id: r, .. } if *r == id))
+        };
+        let back: Vec<ConnId> = (self.sessions.iter())
+            .filter(|(_, s)| s.watching.is_some() && s.player.is_some_and(revived))
+            .map(|(c, _)| *c)
+            .collect();
+        for &conn in &back {
+            if let Some(s) = self.sessions.get_mut(&conn) {
+                s.watching = None;
+                s.send(&ServerMsg::Watching { name: None });
+            }
+            self.send_snapshot(conn);
+            self.send_turn_status_to(conn);
+        }
+        if !back.is_empty() {
+            // The watcher list changed.
+            self.announce(None, "", 0, &[], Vec::new());
+        }
+    }
 }

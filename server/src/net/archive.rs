@@ -139,17 +139,34 @@ impl Shared {
     }
 }
 
-/// Keeps the record tidy for as long as the server runs: first writes the dumps of games that
-/// ended while a server stopped before writing them, then deletes expired replays now and
-/// every hour ([`ServerConfig::replay_days`](super::ServerConfig), `replay_budget`).
-pub async fn keep(shared: Arc<Shared>) {
+/// The games that ended while a server stopped before writing their dumps (those with a replay
+/// and no dump). Listed as the server starts, before it serves anyone: one read of the
+/// database, so the reads that follow are all answers to somebody.
+pub async fn missing_dumps(shared: &Shared) -> Vec<GameId> {
+    let Some(store) = shared.store.clone() else {
+        return Vec::new();
+    };
+    match tokio::task::spawn_blocking(move || store.games_without_dump()).await {
+        Ok(Ok(ids)) => ids,
+        Ok(Err(e)) => {
+            warn!(error = %e, "cannot list the games without a dump");
+            Vec::new()
+        }
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Keeps the record tidy for as long as the server runs: first writes the dumps of `missing`
+/// ([`missing_dumps`]), then deletes expired replays now and every hour
+/// ([`ServerConfig::replay_days`](super::ServerConfig), `replay_budget`).
+pub async fn keep(shared: Arc<Shared>, missing: Vec<GameId>) {
     let Some(store) = shared.store.clone() else {
         return;
     };
     let content = Arc::clone(&shared.config.content);
     let sweep = {
         let store = store.clone();
-        tokio::task::spawn_blocking(move || write_missing_dumps(&store, &content))
+        tokio::task::spawn_blocking(move || write_missing_dumps(&store, &content, missing))
     };
     let _ = sweep.await;
     loop {
@@ -171,15 +188,8 @@ pub async fn keep(shared: Arc<Shared>) {
     }
 }
 
-/// Writes the dump of every game that has a replay and no dump yet.
-fn write_missing_dumps(store: &Store, content: &Arc<crate::game::Content>) {
-    let ids = match store.games_without_dump() {
-        Ok(ids) => ids,
-        Err(e) => {
-            warn!(error = %e, "cannot list the games without a dump");
-            return;
-        }
-    };
+/// Writes the dump of each of `ids`, games that have a replay and no dump yet.
+fn write_missing_dumps(store: &Store, content: &Arc<crate::game::Content>, ids: Vec<GameId>) {
     for id in ids {
         let (Ok(Some(row)), Ok(Some(slice))) = (store.game(id), store.replay(id)) else {
             continue;

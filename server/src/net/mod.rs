@@ -265,10 +265,11 @@ impl Server {
                 );
             },
         ));
+        let missing = archive::missing_dumps(&shared).await;
         let mut watches = vec![
             stalls,
             tokio::spawn(Arc::clone(&shared.ops).report()),
-            tokio::spawn(archive::keep(Arc::clone(&shared))),
+            tokio::spawn(archive::keep(Arc::clone(&shared), missing)),
         ];
         if let Some(listener) = metrics_listener {
             let at = listener.local_addr()?;

@@ -64,7 +64,7 @@ impl App {
                 render::draw_entities(view, &cam, &self.sprites, &self.anims, now);
             }
             if let Some(aim) = &self.aim {
-                crate::ui::aim::draw(aim, view, &cam);
+                crate::ui::aim::draw_marks(aim, view, &cam);
             }
             self.camera = Some(cam);
         }
@@ -106,6 +106,9 @@ impl App {
                 what.as_ref(),
                 Space::Window.rect_to(Space::Ui, me),
             );
+        }
+        if let (Some(aim), Some(view), Screen::Game) = (&self.aim, &self.model.view, &self.screen) {
+            crate::ui::aim::draw_bar(aim, view, layout.map, self.fingers.touch);
         }
         log::draw(layout.log, &self.model, self.log_scroll);
         let mut turn = panel::turn_line(&self.model, now - self.status_at, self.awaiting.is_some());

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 mod common;
 mod window;
 use common::Xvfb;
-use window::{TestServer, content_with, play, strewn};
+use window::{TestServer, content_with, darts, play, strewn};
 
 fn home(name: &str) -> PathBuf {
     let h = std::env::temp_dir().join("delve-mouse").join(name);
@@ -45,21 +45,6 @@ fn xvfb() -> Option<Xvfb> {
         eprintln!("skipped: no Xvfb here (apt-get install xvfb)");
     }
     x
-}
-
-/// A floor 1 strewn with Darts (the only loose things), and Micro Mice too tough to die in
-/// the few blows the test strikes and too weak to kill.
-fn darts() -> String {
-    let dart = "thrown = { damage = [2, 5], range = 6, lands = true }";
-    let text = content_with(|m| {
-        m.replace("hp = [1, 4]", "hp = [40, 40]")
-            .replace("attack = [1, 3]", "attack = [1, 1]")
-    })
-    .replace("loose = [0, 2]", "loose = [30, 30]")
-    .replace("\nloose = true", "")
-    .replace(dart, &format!("{dart}\nloose = true"));
-    assert!(text.contains("loose = [30, 30]") && text.contains("range = 6, lands = true }\nloose"));
-    text
 }
 
 #[test]

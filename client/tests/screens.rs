@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 mod common;
 mod window;
 use common::Xvfb;
-use window::{CLIENT_PATIENCE, TestServer, builtin, content_with, play, strewn};
+use window::{CLIENT_PATIENCE, TestServer, builtin, content_with, darts, play, strewn};
 
 /// A channel differing by more than this makes a pixel "changed".
 const CHANNEL_TOLERANCE: u8 = 40;
@@ -278,6 +278,19 @@ fn every_screen_looks_as_committed() {
             run.shot(&format!("touch-pack-{size}")),
         );
         run.play_and_check_with(&x, size, &["--touch"], &server.url(), &script, &home);
+    }
+
+    // Aiming a Dart (picked up on the way) at a mouse: on a phone, and by mouse in a large
+    // window: the line, the cell aimed at, and the bar with its buttons, off the target.
+    for (size, more) in [("390x844", &["--touch"][..]), ("1920x1080", &[][..])] {
+        let home = run.home(&format!("aim-{size}"));
+        let server = TestServer::start(&darts(), &home.join("server"));
+        let script = format!(
+            "idle; {}tap fire; frames 2; shot {}",
+            "tap explore; idle; ".repeat(12),
+            run.shot(&format!("aim-{size}")),
+        );
+        run.play_and_check_with(&x, size, more, &server.url(), &script, &home);
     }
 
     // The smallest window the panel stands beside the map in, large ones (the interface grows

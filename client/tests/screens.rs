@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 mod common;
 mod window;
 use common::Xvfb;
-use window::{CLIENT_PATIENCE, TestServer, builtin, content_with, play, strewn};
+use window::{CLIENT_PATIENCE, TestServer, builtin, content_with, darts, play, strewn};
 
 /// A channel differing by more than this makes a pixel "changed".
 const CHANNEL_TOLERANCE: u8 = 40;
@@ -211,9 +211,9 @@ fn every_screen_looks_as_committed() {
     }
 
     // A pack with things in it, gathered by exploring (x walks to the items in sight and picks
-    // them up): a Stun Baton and a Biker Jacket put on, more gathered, and the Bulletproof Vest
-    // chosen (Up from the first slot wraps to the last) and compared with the jacket it would
-    // replace.
+    // them up): things put on by their place in the pack (today a Bulletproof Vest is worn),
+    // more gathered, and the Biker Jacket chosen (Up from the first slot wraps to the last)
+    // and compared with the vest it would replace.
     {
         let home = run.home("pack");
         let server = TestServer::start(&strewn(), &home.join("server"));
@@ -221,9 +221,10 @@ fn every_screen_looks_as_committed() {
         let script = format!(
             "idle; {}key i; key Down; key e; key Enter; idle; \
              key i; key Down; key Down; key Down; key e; key Enter; idle; {}\
-             key i; key Up; key Up; key Up; key Up; key e; frames 2; shot {}",
+             key i; {}key e; frames 2; shot {}",
             explore(12),
             explore(10),
+            "key Up; ".repeat(9),
             run.shot("pack"),
         );
         run.play_and_check(&x, "1280x800", &server.url(), &script, &home);
@@ -278,6 +279,39 @@ fn every_screen_looks_as_committed() {
             run.shot(&format!("touch-pack-{size}")),
         );
         run.play_and_check_with(&x, size, &["--touch"], &server.url(), &script, &home);
+    }
+
+    // The glyph mode on a phone (its letters as large as the tiles fingers need), and the
+    // phone's help (what a tap, a held finger and each button do), opened from the menu.
+    {
+        let home = run.home("glyphs-390x844");
+        std::fs::create_dir_all(home.join("config")).expect("test files and runtime");
+        std::fs::write(
+            home.join("config/appearance.toml"),
+            "scale = 100\nglyphs = true\n",
+        )
+        .expect("test files and runtime");
+        let server = TestServer::start(&builtin(), &home.join("server"));
+        let script = format!(
+            "idle; tap explore; idle; tap explore; idle; shot {}; tap menu; tap row 1; \
+             frames 2; shot {}",
+            run.shot("glyphs-390x844"),
+            run.shot("help-390x844"),
+        );
+        run.play_and_check_with(&x, "390x844", &["--touch"], &server.url(), &script, &home);
+    }
+
+    // Aiming a Dart (picked up on the way) at a mouse: on a phone, and by mouse in a large
+    // window: the line, the cell aimed at, and the bar with its buttons, off the target.
+    for (size, more) in [("390x844", &["--touch"][..]), ("1920x1080", &[][..])] {
+        let home = run.home(&format!("aim-{size}"));
+        let server = TestServer::start(&darts(), &home.join("server"));
+        let script = format!(
+            "idle; {}tap fire; frames 2; shot {}",
+            "tap explore; idle; ".repeat(12),
+            run.shot(&format!("aim-{size}")),
+        );
+        run.play_and_check_with(&x, size, more, &server.url(), &script, &home);
     }
 
     // The smallest window the panel stands beside the map in, large ones (the interface grows

@@ -1,10 +1,11 @@
 //! The browser client on a phone, played with touches alone: headless Chromium emulates a phone
 //! (its screen at a density of 2, touch events, no mouse) held upright (390x844) and on its side
 //! (844x390), and the test's finger, from the page's own account of where each button is
-//! (`window.delveStatus.buttons`), opens the shared link, explores, fights by tapping the
-//! monsters, opens the pack and uses a Health Pack once hurt, rests by the Rest button, chats
-//! through the page's text field (the one a phone's keyboard types into), and takes the stairs
-//! to floor 2. Each step waits for the game's own words that it happened (the log's lines).
+//! (`window.delveStatus.buttons`), opens the shared link, explores, fights (the first fight by
+//! the Fight button, the others by tapping the monsters), opens the pack and uses a Health Pack
+//! once hurt, rests by the Rest button, chats through the page's text field (the one a phone's
+//! keyboard types into), and takes the stairs to floor 2. Each step waits for the game's own
+//! words that it happened (the log's lines).
 //!
 //! Without Chromium the test fails under CI (CI=true) and is skipped with a reason elsewhere.
 
@@ -21,16 +22,22 @@ use serde_json::Value;
 const SEED: u64 = 98;
 
 /// The built-in content with more loose things on each floor (Health Packs among them), a
-/// player who strikes for 1 or 2, Micro Mice of 3 HP that bite for 1 (so each fight lasts two
-/// blows at least and the mouse bites back: the character is surely hurt, a little, and never
-/// killed) and give no experience (a level gained would make the character whole again, with
+/// player of 40 HP who strikes for 1 or 2, Micro Mice of 3 HP that bite for 1 (so each fight
+/// lasts two blows at least and the mouse bites back: the character is surely hurt, a little,
+/// and not killed by floor 1's ten mice: with 25 HP, a game that fought its first mouse by the
+/// Fight button died) and give no experience (a level gained would make the character whole again, with
 /// nothing left to heal), and a Health Pack that heals 1 HP, so that a player healed by it is
 /// still hurt and can rest.
 fn content() -> Content {
     let text = BUILTIN
         .replace("loose = [0, 2]", "loose = [6, 6]")
         .replace("heal_percent = 50", "heal_percent = 1")
-        .replace("\nattack_max = 4\n", "\nattack_max = 2\n");
+        .replace("\nattack_max = 4\n", "\nattack_max = 2\n")
+        .replace("\nhp = 25\n", "\nhp = 40\n");
+    assert!(
+        text.contains("\nhp = 40\n"),
+        "the player's HP are as expected"
+    );
     assert!(
         text.contains("\nattack_max = 2\n"),
         "the player's numbers are as expected"
@@ -154,6 +161,8 @@ async fn play_phone(server: &TestServer, w: u32, h: u32) {
     // Where we and the monster stood when we last tapped it: a tap that changed nothing (no
     // known way to it) is followed by waiting for it to come.
     let mut last_fight: Option<(Value, Value)> = None;
+    // Whether a blow was struck by the Fight button (the first fight is fought with it).
+    let mut struck = false;
     loop {
         let st = settle(&mut browser).await;
         assert!(
@@ -261,6 +270,27 @@ async fn play_phone(server: &TestServer, w: u32, h: u32) {
                 .expect("the page answers");
             assert_eq!(gone, true, "the text field goes once sent");
             chatted = true;
+        } else if st["monster"].is_array() && !struck {
+            // The first fight by the Fight button: a step towards the nearest monster in sight
+            // a tap, or a blow once beside it, until the log tells of a blow. One that cannot
+            // be reached (no known way) comes to a player who waits.
+            let here = (st["me"].clone(), st["monster"].clone());
+            if last_fight.as_ref() != Some(&here) {
+                tap_button(&mut browser, "fight").await;
+                last_fight = Some(here);
+            } else {
+                tap_button(&mut browser, "wait").await;
+                last_fight = None;
+            }
+            seen(&mut browser).await;
+            let st = settle(&mut browser).await;
+            struck = ["You hit the ", "You miss the ", "You kill the "]
+                .iter()
+                .any(|blow| logged(&st, blow));
+            if struck {
+                keep(&mut browser, "fight").await;
+            }
+            continue;
         } else if st["monster"].is_array() {
             // Fight: a tap on the monster walks to it and fights it until it dies (or a bite
             // from another stops the walk). One in sight but off the screen (a phone shows
@@ -285,6 +315,7 @@ async fn play_phone(server: &TestServer, w: u32, h: u32) {
         // The tap lands before the game is asked whether it has settled.
         seen(&mut browser).await;
     }
+    assert!(struck, "a blow struck by the Fight button on the way");
     println!("{w}x{h}: floor 2 after {taps} moves by touch");
     keep(&mut browser, "floor-2").await;
 }

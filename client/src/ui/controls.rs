@@ -59,16 +59,17 @@ impl Control {
 
 /// Every command offered on screen, in the order shown: what is done every few turns first
 /// (a phone's thumbs find them in the same places), the level-up last, so that its coming and
-/// going moves no other button. Fight-nearest and throw (the engine's) and give and mark
-/// (co-op) slot in as one line each once their commands are in the key table, e.g.
-/// `control(Command::Throw, "Throw", When::Playing),`.
+/// going moves no other button. Give and mark (co-op) slot in as one line each once their
+/// commands are in the key table, e.g. `control(Command::Give, "Give", When::Playing),`.
 pub const CONTROLS: &[Control] = &[
     control(Command::Explore, "Explore", When::Playing),
     control(Command::Wait, "Wait", When::Playing),
     control(Command::Rest, "Rest", When::Playing),
+    control(Command::Fight, "Fight", When::Playing),
+    control(Command::Fire, "Throw", When::Playing),
+    control(Command::QuickHeal, "Heal", When::Playing),
     control(Command::Descend, "Stairs", When::Playing),
     control(Command::PickUp, "Pick up", When::Playing),
-    control(Command::QuickHeal, "Heal", When::Playing),
     control(Command::Inventory, "Pack", When::Always),
     control(Command::Character, "Character", When::Always),
     control(Command::Messages, "Log", When::Desk),
@@ -98,6 +99,20 @@ pub struct Situation {
     pub heals: u32,
     /// Something lies where the character stands, to pick up.
     pub underfoot: bool,
+    /// A monster is in sight (to fight).
+    pub foes: bool,
+    /// What `f` would aim: the weapon worn shoots (`Shoot`) or something in the pack is
+    /// thrown (`Throw`); neither (`None`).
+    pub missile: Option<Missile>,
+    /// A throw or a shot is being aimed: the Throw button sends it.
+    pub aiming: bool,
+}
+
+/// What the fire command aims, for its button's word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Missile {
+    Shoot,
+    Throw,
 }
 
 impl Control {
@@ -172,6 +187,19 @@ impl Offer {
             // Still clickable: the game says why nothing comes of it.
             Command::QuickHeal => offer.look = Look::Dim,
             Command::PickUp if !s.underfoot => offer.look = Look::Dim,
+            Command::Fight if !s.foes => offer.look = Look::Dim,
+            Command::Fire => {
+                if s.missile == Some(Missile::Shoot) {
+                    offer.label = "Shoot";
+                    offer.short = "Shoot";
+                }
+                // Aiming: a second press sends it, as `f` does.
+                if s.aiming {
+                    offer.look = Look::Primary;
+                } else if s.missile.is_none() || !s.foes {
+                    offer.look = Look::Dim;
+                }
+            }
             Command::LevelUp => offer.look = Look::Primary,
             _ => {}
         }
@@ -205,6 +233,8 @@ mod tests {
             Command::Explore,
             Command::Wait,
             Command::Rest,
+            Command::Fight,
+            Command::Fire,
             Command::QuickHeal,
             Command::Descend,
             Command::PickUp,
@@ -276,6 +306,29 @@ mod tests {
             ..playing
         };
         assert_eq!(find(here, "Pick up").look, Look::Plain);
+        // Fight and Throw are lit with a monster in sight, and Throw with something to throw;
+        // it says Shoot for a worn shooter, and is the one to press again while aiming.
+        assert_eq!(find(playing, "Fight").look, Look::Dim);
+        assert_eq!(find(playing, "Throw").look, Look::Dim);
+        let foes = Situation {
+            foes: true,
+            missile: Some(Missile::Throw),
+            ..playing
+        };
+        assert_eq!(find(foes, "Fight").look, Look::Plain);
+        let throw = find(foes, "Throw");
+        assert_eq!((throw.command, throw.look), (Command::Fire, Look::Plain));
+        assert_eq!(throw.key, "f");
+        let shoot = Situation {
+            missile: Some(Missile::Shoot),
+            ..foes
+        };
+        assert_eq!(find(shoot, "Shoot").command, Command::Fire);
+        let aiming = Situation {
+            aiming: true,
+            ..foes
+        };
+        assert_eq!(find(aiming, "Throw").look, Look::Primary);
         // A level-up to spend comes last, so no other button moves for it.
         let points = offered(
             &keys,

@@ -21,13 +21,14 @@ const MOUSE: [&str; 5] = [
 ];
 
 /// What fingers do, for the help screen on a touch screen (where keys mean nothing).
-const TOUCH: [&str; 10] = [
+const TOUCH: [&str; 11] = [
     "Tap the map: walk there, or attack a monster.",
     "Hold a finger on something: what it is.",
     "Pinch, or - and +: the map smaller or larger.",
     "Explore: walk on until something happens.",
     "Rest: heal until whole or disturbed; Stop ends it.",
     "Heal: a Health Pack at once (the number: how many).",
+    "Fight: the nearest monster. Throw: tap a target, then Throw.",
     "Stairs: walk to the known stairs and take them.",
     "Take: pick up what lies where you stand.",
     "Pack: use, equip or drop; Stats: your character.",

@@ -162,6 +162,21 @@ pub fn content_with(edit: impl Fn(&str) -> String) -> String {
     )
 }
 
+/// A floor 1 strewn with Darts (the only loose things), and Micro Mice too tough to die in
+/// the few blows the test strikes and too weak to kill.
+pub fn darts() -> String {
+    let dart = "thrown = { damage = [2, 5], range = 6, lands = true }";
+    let text = content_with(|m| {
+        m.replace("hp = [1, 4]", "hp = [40, 40]")
+            .replace("attack = [1, 3]", "attack = [1, 1]")
+    })
+    .replace("loose = [0, 2]", "loose = [30, 30]")
+    .replace("\nloose = true", "")
+    .replace(dart, &format!("{dart}\nloose = true"));
+    assert!(text.contains("loose = [30, 30]") && text.contains("range = 6, lands = true }\nloose"));
+    text
+}
+
 pub fn builtin() -> String {
     content_with(str::to_string)
 }

@@ -106,6 +106,7 @@ impl App {
 
     /// What the player is doing, for which commands are offered as buttons.
     pub(super) fn situation(&self) -> crate::ui::controls::Situation {
+        use crate::ui::controls::Missile;
         let view = self.model.view.as_ref();
         let me = view.map(|v| &v.me);
         let spectating = self.spectating();
@@ -127,6 +128,17 @@ impl App {
                     .iter()
                     .any(|e| e.kind == delve_protocol::EntityKind::Item && e.pos == v.me.pos)
             }),
+            foes: view.is_some_and(|v| {
+                (v.entities.iter())
+                    .any(|e| e.kind == delve_protocol::EntityKind::Monster && v.is_visible(e.pos))
+            }),
+            missile: view
+                .and_then(crate::aim::default_missile)
+                .map(|(m, _)| match m {
+                    crate::aim::Missile::Fire { .. } => Missile::Shoot,
+                    crate::aim::Missile::Throw { .. } => Missile::Throw,
+                }),
+            aiming: self.aim.is_some(),
         }
     }
 

@@ -64,7 +64,7 @@ impl App {
                 render::draw_entities(view, &cam, &self.sprites, &self.anims, now);
             }
             if let Some(aim) = &self.aim {
-                crate::ui::aim::draw(aim, view, &cam);
+                crate::ui::aim::draw_marks(aim, view, &cam);
             }
             self.camera = Some(cam);
         }
@@ -106,6 +106,16 @@ impl App {
                 what.as_ref(),
                 Space::Window.rect_to(Space::Ui, me),
             );
+        }
+        if let (Some(aim), Some(view), Some(cam), Screen::Game) =
+            (&self.aim, &self.model.view, &self.camera, &self.screen)
+        {
+            let cell = |p: Pos| {
+                let at = cam.to_screen(vec2(p.x as f32, p.y as f32));
+                Space::Window.rect_to(Space::Ui, Rect::new(at.x, at.y, cam.tile, cam.tile))
+            };
+            let (target, me) = (cell(aim.at), cell(view.me.pos));
+            crate::ui::aim::draw_bar(aim, view, layout.map, self.fingers.touch, target, me);
         }
         log::draw(layout.log, &self.model, self.log_scroll);
         let mut turn = panel::turn_line(&self.model, now - self.status_at, self.awaiting.is_some());

@@ -8,6 +8,15 @@ use crate::travel::Goal;
 use crate::ui::widgets::Tap;
 use delve_protocol::Action;
 
+/// The commands an aim under way answers itself (send, next target, cancel); a button of any
+/// other puts the aim away first.
+const AIMING: [Command; 4] = [
+    Command::Fire,
+    Command::Confirm,
+    Command::Fight,
+    Command::Cancel,
+];
+
 impl App {
     pub(super) fn handle_input(&mut self, now: f64, chars: &[char]) {
         if let Some(r) = super::super::input::resize_pressed() {
@@ -136,9 +145,16 @@ impl App {
             self.inventory_input(chars, spectating, click.tap, now);
             return;
         }
-        // And aiming a throw or a shot.
+        // And aiming a throw or a shot. A button of another command puts the aim away and
+        // does what it does.
+        if self.aim.is_some()
+            && let Some(Tap::Command(c)) = click.tap
+            && !AIMING.contains(&c)
+        {
+            self.aim = None;
+        }
         if self.aim.is_some() {
-            self.aim_input(now, spectating, chars);
+            self.aim_input(now, spectating, chars, click);
             return;
         }
         let modal = !matches!(self.screen, Screen::Game) || spectating;
@@ -461,32 +477,41 @@ impl App {
         }
     }
 
-    /// The aiming overlay's keys and clicks: move the aim, the next target, confirm, cancel.
-    fn aim_input(&mut self, now: f64, spectating: bool, chars: &[char]) {
-        let (commands, _) = self.input.poll(now, false, false, chars);
+    /// The aiming overlay's keys, clicks and taps: move the aim, the next target, send,
+    /// cancel. A mouse's click on the map sends it there (when it can go); a finger's tap only
+    /// aims, and the bar's button (or Throw again) sends.
+    fn aim_input(
+        &mut self,
+        now: f64,
+        spectating: bool,
+        chars: &[char],
+        click: super::clicks::Click,
+    ) {
+        let (mut commands, _) = self.input.poll(now, false, false, chars);
         let (Some(view), Some(mut aim)) = (self.model.view.clone(), self.aim.take()) else {
             return;
         };
         if spectating || !matches!(self.screen, Screen::Game) {
             return;
         }
-        let mut send = false;
-        if self.input.named_pressed(Named::Tab) {
-            aim.next(&view);
+        match click.tap {
+            Some(Tap::Command(c)) => commands.push(c),
+            Some(tap @ Tap::Zoom(_)) => self.screen_tap(tap),
+            _ => {}
         }
+        let mut send = false;
         for cmd in commands {
             match cmd {
                 Command::Move(dir) => aim.shift(dir),
+                Command::Fight => aim.next(&view),
                 Command::Fire | Command::Confirm => send = true,
                 Command::Cancel => return,
                 _ => {}
             }
         }
-        if is_mouse_button_pressed(MouseButton::Left)
-            && let Some(cell) = self.cell_under_mouse()
-        {
+        if let Some(cell) = click.map.and_then(|p| self.cell_at(p)) {
             aim.at = cell;
-            send = aim.problem(&view).is_none();
+            send = !self.fingers.touch && aim.problem(&view).is_none();
         }
         if send {
             match aim.problem(&view) {

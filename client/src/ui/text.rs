@@ -6,11 +6,42 @@
 //! them in place of macroquad's. Under a camera macroquad's own would rasterize the glyphs at
 //! the size asked for and stretch them (blurred at a UI scale of 2); these rasterize them at
 //! the size they end up on screen.
+//!
+//! Each pixel size has a font of its own ([`font_at`]), and so a glyph atlas of its own. With
+//! one atlas for every size, macroquad's atlas grew by doubling (its check for room is off by
+//! its gap, so a glyph that ends a row within two pixels of the edge doubles the atlas and
+//! places every glyph again, with the same chance each row): with the interface's sizes at
+//! three scales it reached 16384 pixels square (a gigabyte) and sometimes overflowed its u16
+//! width, a panic. One size's glyphs fill a row or two of a small atlas.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 use macroquad::prelude::*;
-use macroquad::text::{Font, TextDimensions, TextParams, draw_text_ex};
+use macroquad::text::{Font, TextDimensions, TextParams, draw_text_ex, load_ttf_font_from_bytes};
 
 use super::layout;
+
+/// macroquad's own font (ProggyClean, by Tristan Grimmer, free under the MIT licence), the one
+/// it draws with when given none: loaded once per pixel size.
+const FONT: &[u8] = include_bytes!("../../assets/ProggyClean.ttf");
+
+thread_local! {
+    /// The font of each rasterized size, made on first use and kept for the program's life.
+    static FONTS: RefCell<HashMap<u16, &'static Font>> = RefCell::new(HashMap::new());
+}
+
+/// The font glyphs rasterized at `size` pixels come from, with an atlas of their own.
+fn font_at(size: u16) -> &'static Font {
+    FONTS.with_borrow_mut(|fonts| {
+        *fonts.entry(size).or_insert_with(|| {
+            let mut font = load_ttf_font_from_bytes(FONT).expect("macroquad's font loads");
+            // As macroquad's default font.
+            font.set_filter(FilterMode::Linear);
+            Box::leak(Box::new(font))
+        })
+    })
+}
 
 /// Draws text with its baseline's left end at (`x`, `y`), `font_size` units high.
 pub fn draw_text(
@@ -21,12 +52,14 @@ pub fn draw_text(
     color: Color,
 ) -> TextDimensions {
     let f = layout::factor();
+    let size = rasterized(font_size, f);
     draw_text_ex(
         text,
         x,
         y,
         TextParams {
-            font_size: rasterized(font_size, f),
+            font: Some(font_at(size)),
+            font_size: size,
             font_scale: 1.0 / f,
             color,
             ..Default::default()
@@ -42,10 +75,11 @@ pub fn measure_text(
     font_scale: f32,
 ) -> TextDimensions {
     let f = layout::factor();
+    let size = rasterized(f32::from(font_size), f);
     macroquad::text::measure_text(
         text,
-        font,
-        rasterized(f32::from(font_size), f),
+        Some(font.unwrap_or_else(|| font_at(size))),
+        size,
         font_scale / f,
     )
 }
@@ -66,23 +100,23 @@ const SIZES: [u16; 18] = [
 ];
 
 /// Puts every printable ASCII glyph, at the sizes the interface draws text in at these scales,
-/// into macroquad's font atlas before anything is drawn with them. A glyph met for the first
+/// into the atlas of its size's font before anything is drawn with them. A glyph met for the first
 /// time mid-frame can grow the atlas, and macroquad then deletes the atlas texture that text
 /// drawn earlier in the same frame still uses: the browser logged "glBindTexture called with an
 /// already deleted texture", and that text could be missing for a frame. Called at start and
 /// whenever the scales change.
 pub fn warm(scales: layout::Scales) {
-    let font = macroquad::text::get_default_font();
     let chars: Vec<char> = (' '..='~').collect();
     let dpi = screen_dpi_scale();
     let mut done = Vec::new();
     for f in [1.0, scales.ui, scales.screens] {
         for size in SIZES {
-            // What draw_text_ex asks the atlas for: the size times the display's density.
-            let px = (f32::from(rasterized(f32::from(size), f)) * dpi).ceil() as u16;
-            if !done.contains(&px) {
-                done.push(px);
-                font.populate_font_cache(&chars, px);
+            let size = rasterized(f32::from(size), f);
+            if !done.contains(&size) {
+                done.push(size);
+                // What draw_text_ex asks the atlas for: the size times the display's density.
+                let px = (f32::from(size) * dpi).ceil() as u16;
+                font_at(size).populate_font_cache(&chars, px);
             }
         }
     }

@@ -236,7 +236,10 @@ mod tests {
             until: 10,
         }];
         let got = describe(&v, &lore(), Pos::new(2, 1)).unwrap();
-        assert_eq!(got.lines, vec!["Bob marked this spot: look here.".to_string()]);
+        assert_eq!(
+            got.lines,
+            vec!["Bob marked this spot: look here.".to_string()]
+        );
     }
 
     #[test]

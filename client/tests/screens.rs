@@ -617,3 +617,65 @@ fn a_far_click_is_watched_from_a_second_client() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Friends mark spots for each other: Ann marks the cell east of her by a right click, then
+/// the one south of her with the mark key over it (a new mark replaces the old), and Bob, on
+/// the same floor, sees each where she marked it. Both windows' last pictures are saved to
+/// look at (the ring and its tag on the map, the ring on the minimap, Bob on Ann's minimap).
+#[test]
+fn a_friend_sees_the_spots_marked_by_right_click_and_by_key() {
+    let Some(x) = Xvfb::start(1280, 800) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "Xvfb is needed for the window tests (apt-get install xvfb)"
+        );
+        eprintln!("skipped: no Xvfb here (apt-get install xvfb)");
+        return;
+    };
+    let dir = std::env::temp_dir().join("delve-marks");
+    let _ = std::fs::remove_dir_all(&dir);
+    let server =
+        TestServer::with_timer(&builtin(), &dir.join("server"), Duration::from_millis(300));
+    let deadline = Instant::now() + CLIENT_PATIENCE;
+    let shot = |who: &str| dir.join(format!("marks-{who}.png")).display().to_string();
+    let mut bob = Client::start(
+        &x,
+        "Bob",
+        "1280x800",
+        &server.url(),
+        &format!(
+            "idle; wait Ann; marked Ann; marked Ann; frames 2; shot {}; quit",
+            shot("bob")
+        ),
+        &dir.join("bob"),
+    );
+    let mut ann = Client::start(
+        &x,
+        "Ann",
+        "1280x800",
+        &server.url(),
+        &format!(
+            "idle; wait Bob; mark 1,0; marked Ann; key .; idle; hover 0,1; key '; marked Ann; \
+             frames 2; shot {}; quit",
+            shot("ann")
+        ),
+        &dir.join("ann"),
+    );
+    let right = ann.expect("mark ", deadline);
+    let (to, from) = right.split_once(" from ").expect("mark X,Y from X,Y");
+    let (to, from) = (cell(to), cell(from));
+    assert_eq!((to.0 - from.0, to.1 - from.1), (1, 0), "{right}");
+    let first = cell(&bob.expect("marked Ann ", deadline));
+    assert_eq!(
+        first, to,
+        "Bob sees the right-clicked spot where Ann marked it"
+    );
+    let second = cell(&bob.expect("marked Ann ", deadline));
+    assert_eq!(
+        second,
+        (from.0, from.1 + 1),
+        "the key marks the cell under the mouse"
+    );
+    ann.finish(deadline);
+    bob.finish(deadline);
+}

@@ -244,13 +244,26 @@ mod tests {
             revive_turns: None,
         };
         assert_eq!(party_state(&ann), "L3 F2");
-        let away = PartyMember { away: true, ..ann.clone() };
+        let away = PartyMember {
+            away: true,
+            ..ann.clone()
+        };
         assert_eq!(party_state(&away), "L3 F2 away");
-        let left = PartyMember { connected: false, ..ann.clone() };
+        let left = PartyMember {
+            connected: false,
+            ..ann.clone()
+        };
         assert_eq!(party_state(&left), "L3 F2 left");
-        let fallen = PartyMember { alive: false, revive_turns: Some(9), ..ann.clone() };
+        let fallen = PartyMember {
+            alive: false,
+            revive_turns: Some(9),
+            ..ann.clone()
+        };
         assert_eq!(party_state(&fallen), "fallen F2 9t");
-        let dead = PartyMember { alive: false, ..ann };
+        let dead = PartyMember {
+            alive: false,
+            ..ann
+        };
         assert_eq!(party_state(&dead), "dead");
     }
 }

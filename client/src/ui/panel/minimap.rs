@@ -61,7 +61,13 @@ pub fn draw(view: &View, sprites: &Sprites, x: f32, y: f32, w: f32, max_h: f32) 
             let c = player_color(p.id);
             let c = if p.alive { c } else { Color { a: 0.6, ..c } };
             let (cx, cy) = (x + (fx as f32 + 0.5) * px, y + (fy as f32 + 0.5) * px);
-            draw_rectangle(cx - px - 1.0, cy - px - 1.0, 2.0 * px + 2.0, 2.0 * px + 2.0, BLACK);
+            draw_rectangle(
+                cx - px - 1.0,
+                cy - px - 1.0,
+                2.0 * px + 2.0,
+                2.0 * px + 2.0,
+                BLACK,
+            );
             draw_rectangle(cx - px, cy - px, 2.0 * px, 2.0 * px, c);
         }
     }

@@ -335,7 +335,7 @@ pub const TABLE: &[Entry] = &[
     entry(
         Command::Mark,
         "mark",
-        "mark a spot for friends (under the mouse, or yours)",
+        "mark a spot for friends",
         Play,
         &["'"],
     ),

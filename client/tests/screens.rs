@@ -516,7 +516,7 @@ const FAR: (i32, i32) = (-5, 4);
 
 /// Two real clients in one dungeon, each in its own window: Ann left-clicks a cell several steps
 /// away, and Bob, who does nothing, sees her walk there one cell a turn. The floor waits for
-/// both, so each of Ann's steps resolves when the turn's timer runs out. Played twice, with the
+/// Bob's turn timer until he counts as away (both panels then say so). Played twice, with the
 /// two windows at 800x600 and 1920x1080 and then the other way round; both windows' last
 /// pictures are compared with the committed `together-*.png` (the panel with a party in a
 /// short window, the name over a friend, the same colours on both screens).

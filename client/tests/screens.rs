@@ -551,7 +551,7 @@ fn a_far_click_is_watched_from_a_second_client() {
             bob_size,
             &server.url(),
             &format!(
-                "idle; watch Ann; wait Ann {dx},{dy}; idle; frames 2; shot {}; quit",
+                "idle; watch Ann; wait Ann {dx},{dy}; idle; frames 2; shot {}; marked Ann; quit",
                 shot("bob", bob_size)
             ),
             &home.join("bob"),
@@ -563,7 +563,7 @@ fn a_far_click_is_watched_from_a_second_client() {
             ann_size,
             &server.url(),
             &format!(
-                "idle; wait Bob; click {dx},{dy}; idle; frames 2; shot {}; wait lost; quit",
+                "idle; wait Bob; click {dx},{dy}; idle; frames 2; shot {}; mark 0,0; wait lost; quit",
                 shot("ann", ann_size)
             ),
             &home.join("ann"),
@@ -583,7 +583,8 @@ fn a_far_click_is_watched_from_a_second_client() {
         let bob_shot = bob.expect("saved ", deadline);
         let ann_shot = ann.expect("saved ", deadline);
         bob.finish(deadline);
-        // Ann stays until Bob has his picture (her leaving would be in his log), then the
+        // Bob leaves once Ann has her picture (she marks her cell to tell him so: his leaving
+        // would be in her log), Ann stays until Bob has his (hers would be in his), then the
         // server goes and her script ends when she sees it gone.
         drop(server);
         ann.finish(deadline);

@@ -54,6 +54,37 @@ fn pile_words(items: &[&EntityView]) -> Vec<String> {
         .collect()
 }
 
+/// What a fallen friend's remains offer: a Health Pack brings them back, for so many turns.
+fn remains_words(view: &View, id: u32) -> Vec<String> {
+    let turns = (view.party.iter())
+        .find(|p| p.id == id)
+        .and_then(|p| p.revive_turns);
+    match turns {
+        Some(n) => vec![
+            "A Health Pack used on them (Use on, standing next to them) brings them back."
+                .to_string(),
+            format!("{n} {} left to do it.", plural(n, "turn")),
+        ],
+        None => vec!["Too late to bring them back.".to_string()],
+    }
+}
+
+/// Who marked the cell at `at` for their friends to look at, if anyone did.
+fn mark_words(view: &View, at: Pos) -> Vec<String> {
+    (view.marks.iter())
+        .filter(|m| m.pos == at)
+        .map(|m| format!("{} marked this spot: look here.", m.name))
+        .collect()
+}
+
+fn plural(n: u32, word: &str) -> String {
+    if n == 1 {
+        word.to_string()
+    } else {
+        format!("{word}s")
+    }
+}
+
 /// Describes the cell at `at`, or `None` where nothing is known.
 pub fn describe(view: &View, d: &Descriptions, at: Pos) -> Option<Description> {
     let tile = view.map.get(at);
@@ -62,9 +93,11 @@ pub fn describe(view: &View, d: &Descriptions, at: Pos) -> Option<Description> {
     }
     if !view.is_visible(at) {
         // Entities are known only while in sight: a remembered cell is just its tile.
+        let mut lines = vec!["Remembered: you do not see it now.".to_string()];
+        lines.extend(mark_words(view, at));
         return Some(Description {
             title: tile_words(tile).to_string(),
-            lines: vec!["Remembered: you do not see it now.".to_string()],
+            lines,
         });
     }
     let here: Vec<&EntityView> = view.entities.iter().filter(|e| e.pos == at).collect();
@@ -79,12 +112,16 @@ pub fn describe(view: &View, d: &Descriptions, at: Pos) -> Option<Description> {
     let pile = pile_words(&items);
     let mut lines = Vec::new();
     let title = if let Some(c) = creature {
-        let title = if c.id == view.me.id {
+        let title = if c.kind == EntityKind::Remains {
+            format!("{} (fallen), level {}", c.name, c.level)
+        } else if c.id == view.me.id {
             format!("You ({}), level {}", c.name, c.level)
         } else {
             format!("{}, level {}", c.name, c.level)
         };
-        lines.push(format!("HP {} / {}", c.hp, c.max_hp));
+        if c.kind != EntityKind::Remains {
+            lines.push(format!("HP {} / {}", c.hp, c.max_hp));
+        }
         if c.kind == EntityKind::Monster
             && let Some(text) = c.monster.as_deref().and_then(|k| d.monsters.get(k))
         {
@@ -92,6 +129,9 @@ pub fn describe(view: &View, d: &Descriptions, at: Pos) -> Option<Description> {
         }
         if c.kind == EntityKind::Player && c.id != view.me.id {
             lines.push("A friend.".to_string());
+        }
+        if c.kind == EntityKind::Remains {
+            lines.extend(remains_words(view, c.id));
         }
         if !pile.is_empty() {
             lines.push(format!("On the floor: {}", pile.join(", ")));
@@ -113,12 +153,13 @@ pub fn describe(view: &View, d: &Descriptions, at: Pos) -> Option<Description> {
     } else {
         return Some(Description {
             title: tile_words(tile).to_string(),
-            lines: Vec::new(),
+            lines: mark_words(view, at),
         });
     };
     if tile != Tile::Floor {
         lines.push(tile_words(tile).to_string());
     }
+    lines.extend(mark_words(view, at));
     Some(Description { title, lines })
 }
 
@@ -148,6 +189,56 @@ mod tests {
                 "HP 3 / 4".to_string(),
                 "A mouse the size of a thumb.".into()
             ]
+        );
+    }
+
+    #[test]
+    fn remains_say_a_health_pack_brings_them_back_and_for_how_long() {
+        use delve_protocol::{MarkedSpot, PartyMember};
+        let mut v = view_of(&["#####", "#@..#", "#####"]);
+        let bob = |revive_turns| PartyMember {
+            id: 7,
+            name: "Bob".into(),
+            level: 2,
+            hp: 0,
+            max_hp: 25,
+            depth: 1,
+            alive: false,
+            connected: true,
+            away: false,
+            pos: Some(Pos::new(3, 1)),
+            revive_turns,
+        };
+        v.entities.push(EntityView {
+            id: 7,
+            kind: EntityKind::Remains,
+            name: "Bob".into(),
+            pos: Pos::new(3, 1),
+            hp: 0,
+            max_hp: 25,
+            level: 2,
+            monster: None,
+            item: None,
+        });
+        v.party = vec![bob(Some(42))];
+        let got = describe(&v, &lore(), Pos::new(3, 1)).unwrap();
+        assert_eq!(got.title, "Bob (fallen), level 2");
+        assert!(got.lines[0].contains("Health Pack"), "{:?}", got.lines);
+        assert_eq!(got.lines[1], "42 turns left to do it.");
+        v.party = vec![bob(None)];
+        let got = describe(&v, &lore(), Pos::new(3, 1)).unwrap();
+        assert_eq!(got.lines, vec!["Too late to bring them back.".to_string()]);
+        // A marked spot says who marked it.
+        v.marks = vec![MarkedSpot {
+            by: 7,
+            name: "Bob".into(),
+            pos: Pos::new(2, 1),
+            until: 10,
+        }];
+        let got = describe(&v, &lore(), Pos::new(2, 1)).unwrap();
+        assert_eq!(
+            got.lines,
+            vec!["Bob marked this spot: look here.".to_string()]
         );
     }
 

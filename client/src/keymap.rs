@@ -31,6 +31,9 @@ pub enum Command {
     Fire,
     /// Attack the nearest monster in view, or take a step towards it (Crawl's Tab).
     Fight,
+    /// Mark a spot for the friends on the floor to look at: the cell under the mouse, the one a
+    /// finger last held, or your own. Takes no turn.
+    Mark,
     /// Toggle the character screen.
     Character,
     /// Toggle the message history.
@@ -78,6 +81,7 @@ impl Command {
             | Command::Fight
             | Command::PickUp => true,
             Command::Character
+            | Command::Mark
             | Command::Messages
             | Command::LevelUp
             | Command::Inventory
@@ -327,6 +331,13 @@ pub const TABLE: &[Entry] = &[
         "use a healing item",
         Play,
         &["q"],
+    ),
+    entry(
+        Command::Mark,
+        "mark",
+        "mark a spot for friends",
+        Play,
+        &["'"],
     ),
     entry(
         Command::PickUp,

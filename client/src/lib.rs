@@ -7,6 +7,7 @@
 //! - [`appearance`]: how the game looks as the player set it: interface size, tiles or glyphs.
 //! - [`describe`]: what the mouse points at on the map, in words.
 //! - [`display`]: whether a window can be opened at all (natively), checked before anything.
+//! - [`friends`]: what the pack does for a friend next to you: give, or use a thing on them.
 //! - [`keep`]: what is kept of finished games here: character dumps, the solo score table.
 //! - [`keymap`]: the one table of keys and commands (input, help screen and key file).
 //! - [`link`]: the web page's address and query string (which dungeon, which name).
@@ -35,6 +36,7 @@ pub mod aim;
 pub mod appearance;
 pub mod describe;
 pub mod display;
+pub mod friends;
 pub mod keep;
 pub mod keymap;
 pub mod link;

@@ -247,6 +247,12 @@ pub enum PackKey {
     Drop,
     /// `t`: throw the selected item (aiming first).
     Throw,
+    /// `g`: give the selected item to a friend next to you (`crate::friends`).
+    Give,
+    /// `o`: use the selected item on a friend next to you (or the remains of a fallen one).
+    UseOn,
+    /// `1`-`9`: the friend chosen when several are next to you.
+    Friend(usize),
     /// Enter: whatever suits the item (use it, equip it or take it off).
     Primary,
     /// `A`-`Z`: select that slot.
@@ -263,6 +269,9 @@ pub fn pack_key(c: char) -> Option<PackKey> {
         'e' | 'w' => PackKey::Wear,
         'd' => PackKey::Drop,
         't' => PackKey::Throw,
+        'g' => PackKey::Give,
+        'o' => PackKey::UseOn,
+        '1'..='9' => PackKey::Friend(usize::from(c as u8 - b'1')),
         'i' => PackKey::Close,
         'A'..='Z' => PackKey::Select(usize::from(c as u8 - b'A')),
         _ => return None,
@@ -313,7 +322,12 @@ pub fn pack_outcome(key: PackKey, item: &ItemView) -> Option<PackOutcome> {
         PackKey::Primary if item.slot.is_some() => return pack_outcome(PackKey::Wear, item),
         PackKey::Primary if item.use_ == ItemUse::Throw => PackOutcome::Aim(id),
         PackKey::Primary => return pack_outcome(PackKey::Use, item),
-        PackKey::Select(_) | PackKey::Close => return None,
+        // For a friend: the screen asks `crate::friends`, which knows who is near.
+        PackKey::Select(_)
+        | PackKey::Close
+        | PackKey::Give
+        | PackKey::UseOn
+        | PackKey::Friend(_) => return None,
     })
 }
 
@@ -333,8 +347,9 @@ pub fn quick_heal(inventory: &[ItemView]) -> Option<&ItemView> {
     inventory.iter().find(|i| i.use_ == ItemUse::Heal)
 }
 
-/// The actions the selected item offers, for the help line: (keys, what).
-pub fn item_actions(item: &ItemView) -> Vec<(&'static str, &'static str)> {
+/// The actions the selected item offers, for the help line: (keys, what). Giving it and
+/// using it on a friend are offered while a friend is `near` (next to you).
+pub fn item_actions(item: &ItemView, near: bool) -> Vec<(&'static str, &'static str)> {
     let mut out = Vec::new();
     if item.usable {
         out.push(("u/Enter", "use"));
@@ -350,6 +365,12 @@ pub fn item_actions(item: &ItemView) -> Vec<(&'static str, &'static str)> {
         });
     }
     out.push(("d", "drop"));
+    if near {
+        out.push(("g", "give"));
+        if item.usable {
+            out.push(("o", "use on"));
+        }
+    }
     out
 }
 

@@ -98,6 +98,10 @@ pub enum Action {
     Tap(String),
     /// Point at a control on screen.
     Point(String),
+    /// Right-click this cell (mark it for friends).
+    Mark(Target),
+    /// Wait until a spot marked by this player is in the view (prints `marked NAME X,Y`).
+    Marked(String),
     Idle,
     /// Click the nearest monster in sight, if any, and wait until nothing is under way.
     Fight,
@@ -142,6 +146,7 @@ pub fn parse(text: &str) -> Result<Vec<Action>, String> {
             "rush" => Action::Rush(Key::parse(arg).ok_or_else(bad)?),
             "hover" => Action::Hover(target()?),
             "click" => Action::Click(target()?),
+            "mark" => Action::Mark(target()?),
             "tap" if !arg.is_empty() => Action::Tap(arg.to_string()),
             "point" if !arg.is_empty() => Action::Point(arg.to_string()),
             "idle" => Action::Idle,
@@ -167,6 +172,7 @@ pub fn parse(text: &str) -> Result<Vec<Action>, String> {
                 },
             },
             "watch" if !arg.is_empty() => Action::Watch(arg.to_string()),
+            "marked" if !arg.is_empty() => Action::Marked(arg.to_string()),
             "sound" => Action::Sound(
                 crate::sound::Cue::ALL
                     .into_iter()

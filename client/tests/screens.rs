@@ -516,7 +516,7 @@ const FAR: (i32, i32) = (-5, 4);
 
 /// Two real clients in one dungeon, each in its own window: Ann left-clicks a cell several steps
 /// away, and Bob, who does nothing, sees her walk there one cell a turn. The floor waits for
-/// both, so each of Ann's steps resolves when the turn's timer runs out. Played twice, with the
+/// Bob's turn timer until he counts as away (both panels then say so). Played twice, with the
 /// two windows at 800x600 and 1920x1080 and then the other way round; both windows' last
 /// pictures are compared with the committed `together-*.png` (the panel with a party in a
 /// short window, the name over a friend, the same colours on both screens).
@@ -551,7 +551,7 @@ fn a_far_click_is_watched_from_a_second_client() {
             bob_size,
             &server.url(),
             &format!(
-                "idle; watch Ann; wait Ann {dx},{dy}; idle; frames 2; shot {}; quit",
+                "idle; watch Ann; wait Ann {dx},{dy}; idle; frames 2; shot {}; marked Ann; quit",
                 shot("bob", bob_size)
             ),
             &home.join("bob"),
@@ -563,7 +563,7 @@ fn a_far_click_is_watched_from_a_second_client() {
             ann_size,
             &server.url(),
             &format!(
-                "idle; wait Bob; click {dx},{dy}; idle; frames 2; shot {}; wait lost; quit",
+                "idle; wait Bob; click {dx},{dy}; idle; frames 2; shot {}; mark 0,0; wait lost; quit",
                 shot("ann", ann_size)
             ),
             &home.join("ann"),
@@ -583,7 +583,8 @@ fn a_far_click_is_watched_from_a_second_client() {
         let bob_shot = bob.expect("saved ", deadline);
         let ann_shot = ann.expect("saved ", deadline);
         bob.finish(deadline);
-        // Ann stays until Bob has his picture (her leaving would be in his log), then the
+        // Bob leaves once Ann has her picture (she marks her cell to tell him so: his leaving
+        // would be in her log), Ann stays until Bob has his (hers would be in his), then the
         // server goes and her script ends when she sees it gone.
         drop(server);
         ann.finish(deadline);
@@ -616,4 +617,66 @@ fn a_far_click_is_watched_from_a_second_client() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Friends mark spots for each other: Ann marks the cell east of her by a right click, then
+/// the one south of her with the mark key over it (a new mark replaces the old), and Bob, on
+/// the same floor, sees each where she marked it. Both windows' last pictures are saved to
+/// look at (the ring and its tag on the map, the ring on the minimap, Bob on Ann's minimap).
+#[test]
+fn a_friend_sees_the_spots_marked_by_right_click_and_by_key() {
+    let Some(x) = Xvfb::start(1280, 800) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "Xvfb is needed for the window tests (apt-get install xvfb)"
+        );
+        eprintln!("skipped: no Xvfb here (apt-get install xvfb)");
+        return;
+    };
+    let dir = std::env::temp_dir().join("delve-marks");
+    let _ = std::fs::remove_dir_all(&dir);
+    let server =
+        TestServer::with_timer(&builtin(), &dir.join("server"), Duration::from_millis(300));
+    let deadline = Instant::now() + CLIENT_PATIENCE;
+    let shot = |who: &str| dir.join(format!("marks-{who}.png")).display().to_string();
+    let mut bob = Client::start(
+        &x,
+        "Bob",
+        "1280x800",
+        &server.url(),
+        &format!(
+            "idle; wait Ann; marked Ann; marked Ann; frames 2; shot {}; quit",
+            shot("bob")
+        ),
+        &dir.join("bob"),
+    );
+    let mut ann = Client::start(
+        &x,
+        "Ann",
+        "1280x800",
+        &server.url(),
+        &format!(
+            "idle; wait Bob; mark 1,0; marked Ann; key .; idle; hover 0,1; key '; marked Ann; \
+             frames 2; shot {}; quit",
+            shot("ann")
+        ),
+        &dir.join("ann"),
+    );
+    let right = ann.expect("mark ", deadline);
+    let (to, from) = right.split_once(" from ").expect("mark X,Y from X,Y");
+    let (to, from) = (cell(to), cell(from));
+    assert_eq!((to.0 - from.0, to.1 - from.1), (1, 0), "{right}");
+    let first = cell(&bob.expect("marked Ann ", deadline));
+    assert_eq!(
+        first, to,
+        "Bob sees the right-clicked spot where Ann marked it"
+    );
+    let second = cell(&bob.expect("marked Ann ", deadline));
+    assert_eq!(
+        second,
+        (from.0, from.1 + 1),
+        "the key marks the cell under the mouse"
+    );
+    ann.finish(deadline);
+    bob.finish(deadline);
 }

@@ -23,6 +23,8 @@ pub enum When {
     /// On a desktop, not on a touch screen: the list of keys, and the message history (a tap
     /// on the log opens it on a phone, whose bar has no room to spare).
     Desk,
+    /// While driving a living character with a friend on the floor (to mark a spot for).
+    Together,
     /// Always.
     Always,
 }
@@ -59,8 +61,8 @@ impl Control {
 
 /// Every command offered on screen, in the order shown: what is done every few turns first
 /// (a phone's thumbs find them in the same places), the level-up last, so that its coming and
-/// going moves no other button. Give and mark (co-op) slot in as one line each once their
-/// commands are in the key table, e.g. `control(Command::Give, "Give", When::Playing),`.
+/// going moves no other button. Mark shows only with a friend on the floor; giving to a
+/// friend and using a thing on one are the pack's (`crate::pack::item_actions`).
 pub const CONTROLS: &[Control] = &[
     control(Command::Explore, "Explore", When::Playing),
     control(Command::Wait, "Wait", When::Playing),
@@ -77,6 +79,7 @@ pub const CONTROLS: &[Control] = &[
     control(Command::NewCharacter, "New", When::Over),
     control(Command::Follow, "Watch", When::Spectating),
     control(Command::Scores, "Scores", When::Spectating),
+    control(Command::Mark, "Mark", When::Together),
     control(Command::Help, "Keys", When::Desk),
     control(Command::Menu, "Menu", When::Always),
     control(Command::LevelUp, "Level up", When::Points),
@@ -106,6 +109,8 @@ pub struct Situation {
     pub missile: Option<Missile>,
     /// A throw or a shot is being aimed: the Throw button sends it.
     pub aiming: bool,
+    /// Another player of the party stands (or lies) on this floor.
+    pub friends: bool,
 }
 
 /// What the fire command aims, for its button's word.
@@ -124,6 +129,7 @@ impl Control {
             When::Spectating => !s.playing,
             When::Over => s.over,
             When::Desk => !s.touch,
+            When::Together => s.playing && s.friends,
             When::Always => true,
         }
     }

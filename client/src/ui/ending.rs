@@ -151,19 +151,36 @@ fn shade(area: Rect, alpha: f32) {
     widgets::add(area, Tap::Block);
 }
 
+/// While a friend can still bring the fallen character back: what it takes and for how long,
+/// and that a new character is still there for the taking.
+pub fn hope(me: &SelfView) -> Option<String> {
+    let n = me.revive_turns?;
+    let turns = if n == 1 { "turn" } else { "turns" };
+    Some(format!(
+        "A friend can still bring you back with a Health Pack on your remains: {n} {turns} \
+         left. Or start anew (n) now."
+    ))
+}
+
 /// The death screen, inside the map area (`area`), scaled down to fit a small window. `dump`
 /// names the character dump saved for this game, if one was.
 pub fn death(me: &SelfView, area: Rect, dump: Option<&str>) {
     let red = Color::from_rgba(255, 64, 64, 255);
-    let ghost = match dump {
-        Some(path) => format!("Your story is kept in {path}"),
-        None => "Your ghost watches the floor where you fell.".to_string(),
+    let ghost = match (hope(me), dump) {
+        (Some(words), _) => words,
+        (None, Some(path)) => format!("Your story is kept in {path}"),
+        (None, None) => "Your ghost watches the floor where you fell.".to_string(),
+    };
+    let title = if me.revive_turns.is_some() {
+        "You have fallen"
+    } else {
+        "You died"
     };
     if area.w < NARROW {
         shade(area, 0.55);
         let [place, tally] = summary_parts(me);
         let lines = [
-            ("You died".to_string(), 34.0, red),
+            (title.to_string(), 34.0, red),
             (cause_line(me), 22.0, WHITE),
             (place, 20.0, DIM),
             (tally, 20.0, DIM),
@@ -192,7 +209,7 @@ pub fn death(me: &SelfView, area: Rect, dump: Option<&str>) {
     draw_rectangle(x, y, w, h, Color::new(0.07, 0.065, 0.095, 0.97));
     outline(x, y, w, h, 2.0, BOX_EDGE);
     let (x, y) = (x + 24.0 * k, y + 42.0 * k);
-    draw_text("You died", x, y, 34.0 * k, red);
+    draw_text(title, x, y, 34.0 * k, red);
     let y = y + 32.0 * k;
     draw_text(cause_line(me), x, y, 24.0 * k, WHITE);
     draw_text(summary(me), x, y + 40.0 * k, 22.0 * k, DIM);
@@ -329,4 +346,21 @@ pub fn victory(me: &SelfView, sprites: &Sprites, now: f64, area: Rect, dump: Opt
         k,
         "Keep watching",
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hope;
+    use crate::travel::tests::view_of;
+
+    #[test]
+    fn the_fallen_hear_how_long_a_friend_has_and_that_they_may_start_anew() {
+        let mut me = view_of(&["@"]).me;
+        me.alive = false;
+        assert_eq!(hope(&me), None);
+        me.revive_turns = Some(1);
+        let words = hope(&me).unwrap();
+        assert!(words.contains("1 turn left"), "{words}");
+        assert!(words.contains("start anew"), "{words}");
+    }
 }

@@ -10,6 +10,7 @@ use super::sprites::Sprites;
 use super::text::{capitalise, draw_text, fit, measure_text, wrap};
 use super::theme::{BOX_EDGE as EDGE, DIM, GOLD, WARN, outline};
 use super::widgets::{self, Look, Tap};
+use crate::friends::Deed;
 use crate::keymap::Command;
 use crate::pack::{self, Comparison, Verdict};
 
@@ -49,6 +50,8 @@ pub struct InventoryState {
     pub compare: Option<u32>,
     /// A line about the last key, when it did nothing ("A Key is used by walking into ...").
     pub note: Option<String>,
+    /// Several friends are next to you: whom to give to or use the item on (`1`-`9`).
+    pub pick: Option<crate::friends::Deed>,
 }
 
 /// Where things are on the screen.
@@ -215,7 +218,18 @@ pub fn draw(area: Rect, view: &View, sprites: &Sprites, st: &InventoryState, spe
                 .compare
                 .filter(|&id| id == item.id)
                 .and_then(|_| pack::compare(&view.me, inv, item));
-            draw_detail(&lay, item, sprites, cmp.as_ref(), blocked.is_some());
+            let friends = Friends {
+                near: !crate::friends::near(view, Deed::UseOn).is_empty(),
+                pick: st.pick.map(|d| (d, crate::friends::near(view, d))),
+            };
+            draw_detail(
+                &lay,
+                item,
+                sprites,
+                cmp.as_ref(),
+                blocked.is_some(),
+                &friends,
+            );
         }
         None => {
             let d = lay.detail;
@@ -381,12 +395,20 @@ fn kind_line(item: &ItemView) -> String {
     }
 }
 
+/// The friends next to you, for the detail's Give and Use on buttons, and whom to choose
+/// from after one of them when several are near.
+struct Friends {
+    near: bool,
+    pick: Option<(Deed, Vec<crate::friends::Near>)>,
+}
+
 fn draw_detail(
     lay: &InvLayout,
     item: &ItemView,
     sprites: &Sprites,
     cmp: Option<&Comparison>,
     blocked: bool,
+    friends: &Friends,
 ) {
     let d = lay.detail;
     // The picture, big, on a plate.
@@ -455,7 +477,21 @@ fn draw_detail(
         // does (the pack's own letters, `pack::pack_key`).
         y += 14.0;
         let mut x = d.x;
-        for (keys, what) in pack::item_actions(item) {
+        // Several friends near after Give or Use on: a button (and a number key) for each.
+        let actions: Vec<(String, String)> = match &friends.pick {
+            Some((deed, near)) => {
+                draw_text(format!("{} whom?", deed.verb()), d.x, y, 20.0, WHITE);
+                y += 30.0;
+                (near.iter().enumerate())
+                    .map(|(k, (_, name))| (format!("{}", k + 1), name.to_string()))
+                    .collect()
+            }
+            None => (pack::item_actions(item, friends.near).into_iter())
+                .map(|(keys, what)| (keys.to_string(), what.to_string()))
+                .collect(),
+        };
+        for (keys, what) in &actions {
+            let (keys, what) = (keys.as_str(), what.as_str());
             let key = keys.chars().next().unwrap_or(' ');
             let Some(tap) = pack::pack_key(key) else {
                 continue;
@@ -463,6 +499,7 @@ fn draw_detail(
             // Dropping takes one from a stack, not the stack.
             let label = match what {
                 "drop" if item.count > 1 => "Drop one".to_string(),
+                _ if friends.pick.is_some() => what.to_string(),
                 _ => capitalise(what),
             };
             let w = (width(&label, 20) + width("M", 20) * 2.0 + 32.0).max(96.0);

@@ -396,6 +396,24 @@ pub fn draw_effects(cam: &Camera, anims: &Anims, now: f64) {
     }
 }
 
+/// How fast a marked spot's ring breathes, in cycles a second.
+const MARK_PULSE_HZ: f64 = 1.2;
+
+/// The spots friends marked ("look here"): a breathing ring in the marker's colour on the cell
+/// and a tag saying whose mark it is, over everything else on the map.
+pub fn draw_marks(view: &View, cam: &Camera, now: f64) {
+    let breath = (0.5 + 0.5 * (now * MARK_PULSE_HZ * std::f64::consts::TAU).sin()) as f32;
+    for m in &view.marks {
+        let c = player_color(m.by);
+        let at = cam.to_screen(vec2(m.pos.x as f32, m.pos.y as f32));
+        let centre = at + vec2(cam.tile, cam.tile) / 2.0;
+        let r = cam.tile * (0.45 + 0.15 * breath);
+        draw_circle_lines(centre.x, centre.y, r, 3.0, c);
+        draw_circle_lines(centre.x, centre.y, r * 0.5, 2.0, Color { a: 0.7, ..c });
+        label(&format!("{}: look here", m.name), centre.x, at.y - 4.0, c);
+    }
+}
+
 /// A small name tag centred above a point, on a dark plate so it reads on any floor.
 fn label(text: &str, cx: f32, bottom: f32, color: Color) {
     // As large as the interface's text, though drawn over the map in window pixels.

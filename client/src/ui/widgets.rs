@@ -53,6 +53,9 @@ impl Tap {
             Tap::Pack(PackKey::Use) => "use".into(),
             Tap::Pack(PackKey::Wear) => "wear".into(),
             Tap::Pack(PackKey::Drop) => "drop".into(),
+            Tap::Pack(PackKey::Give) => "give".into(),
+            Tap::Pack(PackKey::UseOn) => "use on".into(),
+            Tap::Pack(PackKey::Friend(k)) => format!("friend {}", k + 1),
             Tap::Pack(_) => return None,
             Tap::Char(c) => c.to_string(),
             Tap::Step(k, up) => format!("{} {k}", if *up { "more" } else { "less" }),
@@ -70,10 +73,16 @@ impl Tap {
                 .iter()
                 .any(|e| e.command == *c && e.name == word),
             Tap::Row(k) => word == format!("row {k}"),
-            Tap::Pack(key) => matches!(
-                (key, word),
-                (PackKey::Use, "use") | (PackKey::Wear, "wear") | (PackKey::Drop, "drop")
-            ),
+            Tap::Pack(key) => {
+                matches!(
+                    (key, word),
+                    (PackKey::Use, "use")
+                        | (PackKey::Wear, "wear")
+                        | (PackKey::Drop, "drop")
+                        | (PackKey::Give, "give")
+                        | (PackKey::UseOn, "use on")
+                ) || matches!(key, PackKey::Friend(k) if word == format!("friend {}", k + 1))
+            }
             Tap::Step(k, up) => word == format!("{} {k}", if *up { "more" } else { "less" }),
             Tap::Char(c) => word.len() == 1 && word.starts_with(*c),
             Tap::Zoom(larger) => word == if *larger { "zoom in" } else { "zoom out" },

@@ -63,6 +63,7 @@ impl App {
                 render::draw_map(view, &cam, &self.sprites);
                 render::draw_entities(view, &cam, &self.sprites, &self.anims, now);
             }
+            render::draw_marks(view, &cam, now);
             if let Some(aim) = &self.aim {
                 crate::ui::aim::draw_marks(aim, view, &cam);
             }
@@ -136,6 +137,9 @@ impl App {
             if me.victory {
                 turn.text = "Your game is won".into();
                 turn.color = Color::from_rgba(236, 196, 84, 255);
+            } else if let Some(n) = me.revive_turns.filter(|_| !me.alive) {
+                turn.text = format!("Fallen: a friend has {n} turns");
+                turn.color = Color::from_rgba(255, 64, 64, 255);
             } else if !me.alive {
                 turn.text = "Your character is dead".into();
                 turn.color = Color::from_rgba(255, 64, 64, 255);
@@ -176,10 +180,16 @@ impl App {
                         "Victory! The Mouse King is dead.",
                         Color::from_rgba(236, 196, 84, 255),
                     )
+                } else if me.revive_turns.is_some() {
+                    ("You have fallen.", Color::from_rgba(255, 64, 64, 255))
                 } else {
                     ("You died.", Color::from_rgba(255, 64, 64, 255))
                 };
-                banners::draw_end_banner(over, &format!("{title}   Score {}", me.score), color);
+                let text = match me.revive_turns {
+                    Some(n) => format!("{title}   A friend has {n} turns to bring you back"),
+                    None => format!("{title}   Score {}", me.score),
+                };
+                banners::draw_end_banner(over, &text, color);
             } else if me.victory {
                 crate::ui::ending::victory(me, &self.sprites, now, over, self.dump.as_deref());
             } else if !me.alive {

@@ -3,6 +3,7 @@
 
 use super::super::input::Resize;
 use super::*;
+use crate::friends::{self, Deed};
 use crate::keymap::{Command, Named};
 use crate::travel::Goal;
 use crate::ui::widgets::Tap;
@@ -181,6 +182,12 @@ impl App {
         }
         if !modal {
             self.mouse(turn, click.map);
+            // A right click on the map marks the cell for the friends on the floor.
+            let right = std::mem::take(&mut self.right_click)
+                || (self.script.is_none() && is_mouse_button_pressed(MouseButton::Right));
+            if right && let Some(at) = self.cell_under_mouse() {
+                self.mark(at);
+            }
         }
         for cmd in commands {
             if self.common_command(cmd) {
@@ -224,6 +231,12 @@ impl App {
                 (Screen::Game, Command::Wait) => self.act(ClientMsg::Act(Action::Wait), turn),
                 (Screen::Game, Command::Rest) => self.act(ClientMsg::Act(Action::Rest), turn),
                 (Screen::Game, Command::Fire) => self.start_aim(None),
+                (Screen::Game, Command::Mark) => {
+                    let at = (self.held_cell())
+                        .or_else(|| self.cell_under_mouse())
+                        .unwrap_or(me.pos);
+                    self.mark(at);
+                }
                 (Screen::Game, Command::Fight) => match fight.clone() {
                     Ok(dir) => self.act(ClientMsg::Act(Action::Move { dir }), turn),
                     Err(why) if why.is_empty() => {}
@@ -389,6 +402,7 @@ impl App {
                 keys.push(PackKey::Close);
             }
             let len = inv.len();
+            let was = st.selected;
             if len > 0 {
                 if self.input.named_pressed(Named::Up) {
                     st.selected = (st.selected + len - 1) % len;
@@ -413,6 +427,10 @@ impl App {
                 Some(Tap::Pack(key)) => keys.push(key),
                 _ => {}
             }
+            // Whom to give to is asked about the item it was asked for.
+            if st.selected != was {
+                st.pick = None;
+            }
             for key in keys {
                 match key {
                     PackKey::Close => {
@@ -434,6 +452,25 @@ impl App {
                         };
                         if let Some(why) = &blocked {
                             st.note = Some(why.clone());
+                            continue;
+                        }
+                        let deed = match key {
+                            PackKey::Give => Some((Deed::Give, None)),
+                            PackKey::UseOn => Some((Deed::UseOn, None)),
+                            PackKey::Friend(k) => st.pick.map(|d| (d, Some(k))),
+                            _ => None,
+                        };
+                        st.pick = None;
+                        if let Some((deed, chosen)) = deed {
+                            let near = friends::near(view, deed);
+                            match friends::outcome(deed, item, &near, chosen) {
+                                Ok(Some(msg)) => send = Some(msg),
+                                Ok(None) => {
+                                    st.pick = Some(deed);
+                                    st.note = None;
+                                }
+                                Err(why) => st.note = Some(why),
+                            }
                             continue;
                         }
                         match pack::pack_outcome(key, item) {

@@ -167,6 +167,8 @@ struct App {
     /// Where a script points the mouse, and a click it made (`--script`).
     pointed: Option<Vec2>,
     click: bool,
+    /// A right click a script made (`mark DX,DY`).
+    right_click: bool,
     script: Option<script::Player>,
     /// Where this game's character dump was saved, once it ended (as the end screen says it).
     dump: Option<String>,
@@ -695,6 +697,7 @@ pub async fn run(mut options: Options) {
         keys_note: options.keys_note.clone(),
         pointed: None,
         click: false,
+        right_click: false,
         script: options.script.take().map(script::Player::new),
         dump: None,
         dump_at: None,

@@ -28,6 +28,11 @@ impl App {
         self.pointer_was = Some(p);
     }
 
+    /// Marks the cell `at` for the friends on the floor to look at (no turn taken).
+    pub(super) fn mark(&mut self, at: Pos) {
+        self.net.send(ClientMsg::Mark { at });
+    }
+
     /// The map cell under the mouse, if the mouse is over the drawn map.
     pub(super) fn cell_under_mouse(&self) -> Option<Pos> {
         self.cell_at(self.pointer())

@@ -26,6 +26,8 @@ pub(super) struct Player {
     turn_seen: Option<u64>,
     /// The turn the current step began on (`wait log` reads the lines from it on).
     step_turn: Option<u64>,
+    /// Where a `marked` step last saw the mark it waited for (the next waits for a new one).
+    marked: Option<Pos>,
 }
 
 /// A player followed by `watch`: where they were first seen, and last.
@@ -44,6 +46,7 @@ impl Player {
             watch: None,
             turn_seen: None,
             step_turn: None,
+            marked: None,
         }
     }
 
@@ -221,7 +224,9 @@ impl App {
                     false
                 }
                 Action::Rush(_) => true,
-                Action::Key(_) | Action::Hover(_) | Action::Click(_) if frames == 0 => {
+                Action::Key(_) | Action::Hover(_) | Action::Click(_) | Action::Mark(_)
+                    if frames == 0 =>
+                {
                     let ready = view.is_some() || matches!(step, Action::Key(_));
                     // With the connection down nothing will settle: keys go in as they come.
                     let offline = view.is_some() && !matches!(self.connection, Connection::Joined);
@@ -232,22 +237,27 @@ impl App {
                     {
                         match &step {
                             Action::Key(k) => self.input.injected.push(*k),
-                            Action::Hover(t) | Action::Click(t) => {
+                            Action::Hover(t) | Action::Click(t) | Action::Mark(t) => {
                                 let cell = view.and_then(|v| t.cell(v));
                                 match (cell, self.camera) {
                                     (Some(c), Some(cam)) => {
-                                        if matches!(step, Action::Click(_))
-                                            && let Some(v) = view
+                                        if let (Action::Click(_) | Action::Mark(_), Some(v)) =
+                                            (&step, view)
                                         {
                                             let me = v.me.pos;
+                                            let what = match step {
+                                                Action::Mark(_) => "mark",
+                                                _ => "click",
+                                            };
                                             println!(
-                                                "click {},{} from {},{}",
+                                                "{what} {},{} from {},{}",
                                                 c.x, c.y, me.x, me.y
                                             );
                                         }
                                         let at = cam.to_screen(vec2(c.x as f32, c.y as f32));
                                         self.pointed = Some(at + vec2(cam.tile, cam.tile) * 0.5);
                                         self.click = matches!(step, Action::Click(_));
+                                        self.right_click = matches!(step, Action::Mark(_));
                                     }
                                     _ => {
                                         eprintln!("delve: script: nothing to point at for {t:?}");
@@ -261,7 +271,16 @@ impl App {
                     }
                     false
                 }
-                Action::Key(_) | Action::Hover(_) | Action::Click(_) => true,
+                Action::Key(_) | Action::Hover(_) | Action::Click(_) | Action::Mark(_) => true,
+                Action::Marked(name) => {
+                    let mark = (view.and_then(|v| v.marks.iter().find(|m| &*m.name == name)))
+                        .filter(|m| player.marked != Some(m.pos));
+                    if let Some(m) = mark {
+                        println!("marked {name} {},{}", m.pos.x, m.pos.y);
+                        player.marked = Some(m.pos);
+                    }
+                    mark.is_some()
+                }
                 Action::Idle => frames >= 1 && self.settled(now),
                 Action::Frames(n) => frames >= *n,
                 Action::Turn(t) => view.is_some_and(|v| v.turn >= *t),

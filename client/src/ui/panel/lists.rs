@@ -64,11 +64,7 @@ pub fn draw_party(view: &View, members: usize, x: f32, mut y: f32, w: f32) -> f3
         draw_circle(x + 6.0, y - 5.0, 5.0, dot);
         let name_color = if p.alive { WHITE } else { DIM };
         draw_text(&p.name, x + 18.0, y, 18.0, name_color);
-        let state = match (p.alive, p.connected) {
-            (false, _) => "dead".to_string(),
-            (true, false) => format!("L{} F{} away", p.level, p.depth),
-            (true, true) => format!("L{} F{}", p.level, p.depth),
-        };
+        let state = party_state(p);
         draw_text(&state, x + 120.0, y, 16.0, DIM);
         if p.alive {
             let frac = (p.hp as f32 / p.max_hp.max(1) as f32).clamp(0.0, 1.0);
@@ -206,5 +202,68 @@ pub fn draw_in_sight(view: &View, sprites: &Sprites, x: f32, mut y: f32, bottom:
     }
     if seen.is_empty() {
         draw_text("nothing", x + 18.0, y, 18.0, DIM);
+    }
+}
+
+/// A party member's line after its name: level and floor, and whether it is away, gone or
+/// fallen (with the turns left to bring it back).
+pub fn party_state(p: &delve_protocol::PartyMember) -> String {
+    match (p.alive, p.revive_turns) {
+        (false, Some(n)) => return format!("fallen F{} {n}t", p.depth),
+        (false, None) => return "dead".to_string(),
+        _ => {}
+    }
+    let place = format!("L{} F{}", p.level, p.depth);
+    if !p.connected {
+        format!("{place} left")
+    } else if p.away {
+        format!("{place} away")
+    } else {
+        place
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::party_state;
+    use delve_protocol::PartyMember;
+
+    #[test]
+    fn the_party_line_says_away_left_and_fallen_apart() {
+        let ann = PartyMember {
+            id: 2,
+            name: "Ann".into(),
+            level: 3,
+            hp: 10,
+            max_hp: 25,
+            depth: 2,
+            alive: true,
+            connected: true,
+            away: false,
+            pos: None,
+            revive_turns: None,
+        };
+        assert_eq!(party_state(&ann), "L3 F2");
+        let away = PartyMember {
+            away: true,
+            ..ann.clone()
+        };
+        assert_eq!(party_state(&away), "L3 F2 away");
+        let left = PartyMember {
+            connected: false,
+            ..ann.clone()
+        };
+        assert_eq!(party_state(&left), "L3 F2 left");
+        let fallen = PartyMember {
+            alive: false,
+            revive_turns: Some(9),
+            ..ann.clone()
+        };
+        assert_eq!(party_state(&fallen), "fallen F2 9t");
+        let dead = PartyMember {
+            alive: false,
+            ..ann
+        };
+        assert_eq!(party_state(&dead), "dead");
     }
 }

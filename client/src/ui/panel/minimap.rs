@@ -55,5 +55,28 @@ pub fn draw(view: &View, sprites: &Sprites, x: f32, y: f32, w: f32, max_h: f32) 
             color,
         );
     }
+    // Friends on this floor, in sight or not (the party tells where they are), and marks.
+    for p in view.party.iter().filter(|p| p.id != view.me.id) {
+        if let Some(Pos { x: fx, y: fy }) = p.pos {
+            let c = player_color(p.id);
+            let c = if p.alive { c } else { Color { a: 0.6, ..c } };
+            let (cx, cy) = (x + (fx as f32 + 0.5) * px, y + (fy as f32 + 0.5) * px);
+            draw_rectangle(
+                cx - px - 1.0,
+                cy - px - 1.0,
+                2.0 * px + 2.0,
+                2.0 * px + 2.0,
+                BLACK,
+            );
+            draw_rectangle(cx - px, cy - px, 2.0 * px, 2.0 * px, c);
+        }
+    }
+    for m in &view.marks {
+        let (cx, cy) = (
+            x + (m.pos.x as f32 + 0.5) * px,
+            y + (m.pos.y as f32 + 0.5) * px,
+        );
+        draw_circle_lines(cx, cy, 3.0 * px, 1.5, player_color(m.by));
+    }
     y + h
 }

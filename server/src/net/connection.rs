@@ -207,11 +207,13 @@ impl Connection {
                     password,
                 } => {
                     deadline = Instant::now() + self.shared.config.handshake_timeout;
-                    match self.open_replay(game, key, password).await {
+                    // Boxed, both: a replay's state (a replayer, the view shown) would otherwise
+                    // be laid out in every connection's future, replaying or not.
+                    match Box::pin(self.open_replay(game, key, password)).await {
                         Ok(replay) => {
                             // A replay is a connection like a joined one: it does not give way.
                             self.slot.established();
-                            self.replay(replay).await;
+                            Box::pin(self.replay(replay)).await;
                             return None;
                         }
                         Err((code, message)) => {

@@ -551,7 +551,7 @@ fn a_far_click_is_watched_from_a_second_client() {
             bob_size,
             &server.url(),
             &format!(
-                "idle; watch Ann; wait Ann {dx},{dy}; idle; frames 2; shot {}; marked Ann; quit",
+                "idle; watch Ann; wait Ann {dx},{dy}; marked Ann; idle; frames 2; shot {}; quit",
                 shot("bob", bob_size)
             ),
             &home.join("bob"),
@@ -583,9 +583,10 @@ fn a_far_click_is_watched_from_a_second_client() {
         let bob_shot = bob.expect("saved ", deadline);
         let ann_shot = ann.expect("saved ", deadline);
         bob.finish(deadline);
-        // Bob leaves once Ann has her picture (she marks her cell to tell him so: his leaving
-        // would be in her log), Ann stays until Bob has his (hers would be in his), then the
-        // server goes and her script ends when she sees it gone.
+        // Bob takes his picture, and leaves, once Ann has hers: she marks her cell to tell him
+        // so (her mark is in his picture, never in hers; his leaving would be in her log). Ann
+        // stays until Bob has his (hers would be in his), then the server goes and her script
+        // ends when she sees it gone.
         drop(server);
         ann.finish(deadline);
         for shot in [&ann_shot, &bob_shot] {

@@ -132,31 +132,6 @@ impl Aim {
     }
 }
 
-/// The cells a missile flies from `from` to `to`, both included (the server's line: Bresenham's,
-/// a cell at a time), for drawing the aim.
-pub fn line(from: Pos, to: Pos) -> Vec<Pos> {
-    let (dx, dy) = ((to.x - from.x).abs(), -(to.y - from.y).abs());
-    let (sx, sy) = ((to.x - from.x).signum(), (to.y - from.y).signum());
-    let mut err = dx + dy;
-    let mut at = from;
-    let mut out = Vec::new();
-    loop {
-        out.push(at);
-        if at == to {
-            return out;
-        }
-        let e2 = 2 * err;
-        if e2 >= dy {
-            err += dy;
-            at.x += sx;
-        }
-        if e2 <= dx {
-            err += dx;
-            at.y += sy;
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,14 +202,5 @@ mod tests {
         aim.shift(Dir::N);
         aim.at = me;
         assert_eq!(aim.problem(&v), Some("That is your own cell."));
-    }
-
-    #[test]
-    fn the_line_is_the_servers() {
-        let from = Pos::new(0, 0);
-        assert_eq!(
-            line(from, Pos::new(4, 2)),
-            [(0, 0), (1, 1), (2, 1), (3, 2), (4, 2)].map(|(x, y)| Pos::new(x, y))
-        );
     }
 }

@@ -3,28 +3,12 @@
 
 use std::fmt::Write;
 
-use delve_protocol::{Bonus, View};
+use delve_protocol::View;
 
 use crate::model::Model;
 
 /// How many of the last log lines the dump keeps.
 pub const LAST_LINES: usize = 20;
-
-fn bonus_text(b: &Bonus) -> String {
-    let parts: Vec<String> = [
-        (b.max_hp, "max HP"),
-        (b.attack_min, "min attack"),
-        (b.attack_max, "max attack"),
-        (b.defence, "defence"),
-        (b.save, "saving throw"),
-        (b.sight, "sight"),
-    ]
-    .iter()
-    .filter(|(n, _)| *n != 0)
-    .map(|(n, what)| format!("{n:+} {what}"))
-    .collect();
-    parts.join(", ")
-}
 
 /// The dump of the character in `model`'s view, or `None` with no view. `date` is when it
 /// ended, as the caller knows it (the model has no clock).
@@ -71,7 +55,7 @@ pub fn dump(model: &Model, date: &str) -> Option<String> {
             delve_protocol::Slot::Armour => "armour",
             delve_protocol::Slot::Microchip => "chip",
         });
-        let _ = writeln!(s, "  {slot:<8} {}  ({})", i.name, bonus_text(&i.bonus));
+        let _ = writeln!(s, "  {slot:<8} {}  ({})", i.name, i.bonus.words());
     }
     let _ = writeln!(s, "\nPack");
     let pack: Vec<_> = view.inventory.iter().filter(|i| !i.equipped).collect();
@@ -129,7 +113,7 @@ pub fn file_name(name: &str, dungeon: &str, turns: u64) -> String {
 mod tests {
     use super::*;
     use crate::travel::tests::view_of;
-    use delve_protocol::{ItemView, MessageKind, Slot};
+    use delve_protocol::{Bonus, ItemView, MessageKind, Slot};
 
     #[test]
     fn a_dump_tells_the_whole_game() {

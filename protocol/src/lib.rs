@@ -33,6 +33,7 @@ pub mod diff;
 pub mod digest;
 pub mod event;
 pub mod geom;
+pub mod line;
 pub mod msg;
 pub mod patch;
 pub mod stats;
@@ -47,6 +48,7 @@ pub use diff::{TileSpan, ViewDiff};
 pub use digest::view_digest;
 pub use event::{Event, MessageKind};
 pub use geom::{Dir, Pos};
+pub use line::line;
 pub use msg::{
     ClientMsg, Descriptions, DungeonInfo, ErrorCode, LivePlayer, MAX_SCORES, Reason, ScoreEntry,
     ServerMsg, StatGain, utc_date,

@@ -595,6 +595,24 @@ pub struct Bonus {
 }
 
 impl Bonus {
+    /// The bonus in words, for a character dump: "+1 min attack, +3 max attack" (empty when
+    /// it adds nothing).
+    pub fn words(&self) -> String {
+        let parts: Vec<String> = [
+            (self.max_hp, "max HP"),
+            (self.attack_min, "min attack"),
+            (self.attack_max, "max attack"),
+            (self.defence, "defence"),
+            (self.save, "saving throw"),
+            (self.sight, "sight"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n != 0)
+        .map(|(n, what)| format!("{n:+} {what}"))
+        .collect();
+        parts.join(", ")
+    }
+
     pub fn is_zero(&self) -> bool {
         *self == Bonus::default()
     }

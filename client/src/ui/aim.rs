@@ -5,7 +5,7 @@
 //! finger's tap only aims (a finger cannot point before it acts), and the bar's button sends.
 //! The choices are the pure [`crate::aim`]'s; this only draws them.
 
-use delve_protocol::View;
+use delve_protocol::{View, line};
 use macroquad::prelude::*;
 
 use super::layout::TOUCH_BUTTON_H;
@@ -13,7 +13,7 @@ use super::render::Camera;
 use super::text::{draw_text, fit, measure_text};
 use super::theme::{DIM, GOLD};
 use super::widgets::{self, Look, Tap};
-use crate::aim::{Aim, Missile, line};
+use crate::aim::{Aim, Missile};
 use crate::keymap::Command;
 
 /// An aim the server would refuse.

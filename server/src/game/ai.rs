@@ -28,11 +28,11 @@ use rand::RngExt;
 use super::EntityId;
 use super::action::Action;
 use super::fov::within_radius;
-use super::line::line;
 use super::monster::{Ai, Behaviour, Monster};
 use super::path::{Scratch, flow_field_into};
 use super::rng::GameRng;
 use super::sight::Sight;
+use delve_protocol::line;
 
 /// Turns a monster waits behind another before giving up on its route.
 const PATIENCE: u8 = 3;

@@ -11,7 +11,6 @@ pub mod fov;
 pub mod furnish;
 pub mod input;
 pub mod item;
-pub mod line;
 pub mod mapgen;
 pub mod monster;
 pub mod party;

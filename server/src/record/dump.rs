@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use delve_protocol::{Bonus, ItemView, SelfView, Slot};
+use delve_protocol::{ItemView, SelfView, Slot};
 use serde::{Deserialize, Serialize};
 
 /// How many of the last lines the character was told a dump keeps.
@@ -88,23 +88,6 @@ pub struct FloorReached {
     pub turn: u64,
 }
 
-/// A bonus in words: "+3 max attack, +1 defence".
-pub fn bonus_text(b: &Bonus) -> String {
-    let parts: Vec<String> = [
-        (b.max_hp, "max HP"),
-        (b.attack_min, "min attack"),
-        (b.attack_max, "max attack"),
-        (b.defence, "defence"),
-        (b.save, "saving throw"),
-        (b.sight, "sight"),
-    ]
-    .iter()
-    .filter(|(n, _)| *n != 0)
-    .map(|(n, what)| format!("{n:+} {what}"))
-    .collect();
-    parts.join(", ")
-}
-
 fn slot_name(slot: Slot) -> &'static str {
     match slot {
         Slot::Weapon => "weapon",
@@ -136,7 +119,7 @@ pub fn kit(inventory: &[ItemView]) -> (Vec<DumpItem>, Vec<DumpItem>) {
             .then_some(i.slot)
             .flatten()
             .map(|s| slot_name(s).to_string()),
-        bonus: bonus_text(&i.bonus),
+        bonus: i.bonus.words(),
         count: i.count.max(1),
     };
     let worn = inventory.iter().filter(|i| i.equipped).map(item).collect();

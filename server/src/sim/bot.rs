@@ -262,7 +262,7 @@ fn fight_from_afar(d: &Dungeon, me: &Player, visible: &[(Pos, i32)], hp: f64) ->
     };
     let missile = |k: &ItemKind| k.thrown.unwrap_or_default();
     let clear = |to: Pos| {
-        let cells = crate::game::line::line(me.pos(), to);
+        let cells = delve_protocol::line(me.pos(), to);
         cells[1..cells.len() - 1]
             .iter()
             .all(|&p| floor.tile(p).is_walkable() && floor.monster_at(p).is_none())

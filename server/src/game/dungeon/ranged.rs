@@ -17,9 +17,9 @@ use crate::game::action::{Action, ActionError};
 use crate::game::content::Missile;
 use crate::game::event::{Actor, Event};
 use crate::game::fov;
-use crate::game::line::line;
 use crate::game::sight::Sight;
 use crate::game::stats::hit_chance;
+use delve_protocol::line;
 
 /// What is about to fly, and whose it is.
 struct Shot {

@@ -68,44 +68,13 @@ impl DungeonTask {
                 }
             }
             Command::LevelUp { conn, stat } => {
-                let Some(player) = self.player_or_refuse(conn) else {
-                    return;
-                };
-                match self
-                    .dungeon
-                    .step(
-                        Input::SpendPoint { id: player, stat },
-                        &mut Everyone(&self.sessions),
-                    )
-                    .await
-                {
-                    Ok(done) => {
-                        // Others on the floor may see the new max HP.
-                        let depth = self.depth_of(player);
-                        self.send_views(depth, depth, &done.events, false);
-                    }
-                    Err(e) => self.refuse(conn, &e),
-                }
+                // Others on the floor may see the new max HP.
+                self.step_now(conn, |id| Input::SpendPoint { id, stat })
+                    .await;
             }
             Command::Mark { conn, at } => {
-                let Some(player) = self.player_or_refuse(conn) else {
-                    return;
-                };
-                match self
-                    .dungeon
-                    .step(
-                        Input::Mark { id: player, at },
-                        &mut Everyone(&self.sessions),
-                    )
-                    .await
-                {
-                    Ok(done) => {
-                        // The floor's friends see the mark at once.
-                        let depth = self.depth_of(player);
-                        self.send_views(depth, depth, &done.events, false);
-                    }
-                    Err(e) => self.refuse(conn, &e),
-                }
+                // The floor's friends see the mark at once.
+                self.step_now(conn, |id| Input::Mark { id, at }).await;
             }
             Command::NewCharacter { conn } => {
                 if let Some(player) = self.player_or_refuse(conn) {
@@ -142,6 +111,26 @@ impl DungeonTask {
 
     pub(super) fn player_of(&self, conn: ConnId) -> Option<EntityId> {
         self.sessions.get(&conn)?.player
+    }
+
+    /// Carries out at once (not as the turn's choice) what `input` makes of the character
+    /// `conn` plays, and shows the outcome to everyone on its floor; a refusal goes back to
+    /// `conn`.
+    async fn step_now(&mut self, conn: ConnId, input: impl FnOnce(EntityId) -> Input) {
+        let Some(player) = self.player_or_refuse(conn) else {
+            return;
+        };
+        match self
+            .dungeon
+            .step(input(player), &mut Everyone(&self.sessions))
+            .await
+        {
+            Ok(done) => {
+                let depth = self.depth_of(player);
+                self.send_views(depth, depth, &done.events, false);
+            }
+            Err(e) => self.refuse(conn, &e),
+        }
     }
 
     /// The character connection `conn` plays; a watcher is told it has none.

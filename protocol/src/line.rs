@@ -1,9 +1,9 @@
 //! The line a missile flies: from one cell to another, a cell at a time (Bresenham's line, with
 //! its steps along the longer axis, so it has no gaps and takes diagonal steps). Throws, shots
 //! and the monsters that decide whether to shoot all use this one line, so a monster shoots
-//! only along a line that its shot can fly.
+//! only along a line that its shot can fly; the client draws the aim along it too.
 
-use delve_protocol::Pos;
+use crate::Pos;
 
 /// The cells from `from` to `to`, both included, in order.
 pub fn line(from: Pos, to: Pos) -> Vec<Pos> {

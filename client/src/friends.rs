@@ -36,7 +36,7 @@ pub fn near(view: &View, deed: Deed) -> Vec<Near> {
         .filter(|p| p.id != view.me.id)
         .filter(|p| p.alive || (deed == Deed::UseOn && p.revive_turns.is_some()))
         .filter(|p| {
-            p.pos
+            (view.friend_pos(p.id))
                 .is_some_and(|at| (at.x - me.x).abs() <= 1 && (at.y - me.y).abs() <= 1)
         })
         .map(|p| (p.id, p.name.clone()))

@@ -915,6 +915,13 @@ impl View {
         (self.entities.binary_search_by_key(&id, |e| e.id).ok()).map(|k| self.entities[k].pos)
     }
 
+    /// Where party member `id` stands, if on this view's floor: in sight, where its entity is
+    /// (the server then leaves out the member's `pos`); out of sight, the member's `pos`.
+    pub fn friend_pos(&self, id: u32) -> Option<Pos> {
+        let member = self.party.iter().find(|m| m.id == id)?;
+        member.pos.or_else(|| self.position_of(id))
+    }
+
     /// Whether the cell at `p` is in sight now.
     pub fn is_visible(&self, p: Pos) -> bool {
         self.map.index(p).is_some_and(|i| self.visible.contains(i))

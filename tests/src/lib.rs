@@ -414,7 +414,8 @@ pub async fn within<F: std::future::Future>(f: F) -> F::Output {
         .unwrap_or_else(|_| panic!("timed out after {WAIT:?}"))
 }
 
-/// Every entity in `view` stands on a cell the view marks visible: the view leaks nothing.
+/// Every entity in `view` stands on a cell the view marks visible, and the party tells the
+/// place only of friends on this floor out of sight: the view leaks nothing.
 pub fn assert_no_leaks(who: &str, view: &View) {
     for e in &view.entities {
         assert!(
@@ -432,5 +433,16 @@ pub fn assert_no_leaks(who: &str, view: &View) {
                 "{who}: visible cell {i} is unknown"
             );
         }
+    }
+    // Friends' places are told only for those on this floor and out of sight (the rest are
+    // entities of the view, or nowhere the player may know).
+    for m in view.party.iter().filter(|m| m.pos.is_some()) {
+        assert!(
+            m.depth == view.depth && view.entity(m.id).is_none(),
+            "{who} is told where {} stands, on floor {} (in sight: {})",
+            m.name,
+            m.depth,
+            view.entity(m.id).is_some()
+        );
     }
 }

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use delve_protocol::{Action, ClientMsg, EntityKind, ErrorCode, Event, ItemUse, Reason, ServerMsg};
-use delve_tests::walk::{act, fetch_items, lines, step_towards, strewn_with};
+use delve_tests::walk::{act, fetch_items, frontier, lines, step_towards, strewn_with};
 use delve_tests::{Bot, TestServer, assert_no_leaks};
 
 /// Ann and Bob each choose to wait; returns Ann's events of the turn, and every `turn_status`
@@ -87,6 +87,63 @@ async fn an_idle_friend_goes_away_and_is_back_on_its_first_message() {
     }
 }
 
+/// A friend's place is told once: as an entity while in sight, as the party member's `pos`
+/// once out of sight (for the minimap and for going to them), and right.
+#[tokio::test]
+async fn a_friend_out_of_sight_is_placed_by_the_party_and_in_sight_by_the_view() {
+    let mut config = strewn_with("health_pack");
+    config.turn_timeout = Duration::from_millis(300);
+    let server = TestServer::start(config).await;
+    let mut ann = Bot::join(&server.url, "Ann", "apart").await;
+    let mut bob = Bot::join(&server.url, "Bob", "apart").await;
+    let bob_id = bob.id();
+    while ann.view().party.len() < 2 {
+        ann.next_view().await;
+    }
+    let bob_member = |v: &delve_protocol::View| {
+        (v.party.iter().find(|m| m.id == bob_id).cloned()).expect("Bob in Ann's party")
+    };
+    // They arrive side by side: Bob is in sight, and only the view's entity says where.
+    assert!(
+        ann.view().entity(bob_id).is_some(),
+        "Bob starts in Ann's sight"
+    );
+    assert_eq!(bob_member(ann.view()).pos, None);
+    assert_eq!(ann.view().friend_pos(bob_id), Some(bob.view().me.pos));
+
+    // Ann explores (Bob stays, away soon) until she no longer sees him.
+    for _ in 0..400 {
+        if ann.view().entity(bob_id).is_none() {
+            break;
+        }
+        let dir = step_towards(ann.view(), false, |p| frontier(ann.view(), p))
+            .expect("somewhere to explore");
+        act(&mut ann, ClientMsg::Act(Action::Move { dir })).await;
+        assert_no_leaks("Ann", ann.view());
+    }
+    assert!(
+        ann.view().entity(bob_id).is_none(),
+        "Ann walked out of Bob's sight"
+    );
+    bob.until_turn(ann.view().turn).await;
+    assert_eq!(bob_member(ann.view()).pos, Some(bob.view().me.pos));
+    assert_eq!(ann.view().friend_pos(bob_id), Some(bob.view().me.pos));
+
+    // And back: in sight again, the party stops saying it.
+    let at = bob.view().me.pos;
+    for _ in 0..400 {
+        if ann.view().entity(bob_id).is_some() {
+            break;
+        }
+        let dir =
+            step_towards(ann.view(), false, |p| p.chebyshev(at) <= 1).expect("a way back to Bob");
+        act(&mut ann, ClientMsg::Act(Action::Move { dir })).await;
+        assert_no_leaks("Ann", ann.view());
+    }
+    assert!(ann.view().entity(bob_id).is_some(), "Bob in sight again");
+    assert_eq!(bob_member(ann.view()).pos, None);
+}
+
 #[tokio::test]
 async fn a_gift_and_a_health_pack_reach_a_friend_next_to_you() {
     let mut config = strewn_with("health_pack");
@@ -102,10 +159,7 @@ async fn a_gift_and_a_health_pack_reach_a_friend_next_to_you() {
     // Health Packs and comes back to stand next to him.
     fetch_items(&mut ann, 2).await;
     for _ in 0..200 {
-        let bob_at = (ann.view().party.iter())
-            .find(|m| m.id == bob_id)
-            .and_then(|m| m.pos)
-            .expect("Bob's place, on Ann's floor");
+        let bob_at = (ann.view().friend_pos(bob_id)).expect("Bob's place, on Ann's floor");
         if ann.view().me.pos.chebyshev(bob_at) <= 1 {
             break;
         }
@@ -212,12 +266,7 @@ async fn a_friend_fallen_to_a_bomb_is_brought_back_with_a_health_pack() {
 
     // Ann goes to where she sees Bob from two or three steps off, out of the blast, and
     // throws the bomb at him (Bob, idle, is away by now: her turns do not wait for him).
-    let bob_at = |a: &Bot| {
-        (a.view().party.iter())
-            .find(|m| m.id == bob_id)
-            .and_then(|m| m.pos)
-            .expect("Bob's place, on Ann's floor")
-    };
+    let bob_at = |a: &Bot| (a.view().friend_pos(bob_id)).expect("Bob's place, on Ann's floor");
     for _ in 0..200 {
         let (me, at) = (ann.view().me.pos, bob_at(&ann));
         let d = me.chebyshev(at);

@@ -324,7 +324,7 @@ impl Replayer {
             }
         };
         let mut view = view_of(&d, self.player)?;
-        view.party = view::party(&d);
+        view.party = view::party_for(&view::party(&d), &view);
         self.at = Some((turn, d));
         Some(Shown {
             turn,

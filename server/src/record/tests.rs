@@ -30,7 +30,7 @@ struct Played {
 
 fn view_with_party(d: &Dungeon, id: EntityId) -> View {
     let mut v = view_of(d, id).expect("a view");
-    v.party = view::party(d);
+    v.party = view::party_for(&view::party(d), &v);
     v
 }
 

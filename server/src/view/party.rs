@@ -2,7 +2,7 @@
 //! turn is waiting for. These are about the people in a dungeon rather than its world, so the
 //! shell passes in what only it knows (who follows whom, the turn's deadline).
 
-use delve_protocol::{PartyMember, ServerMsg, Watcher};
+use delve_protocol::{PartyMember, ServerMsg, View, Watcher};
 
 use crate::game::{Dungeon, EntityId};
 
@@ -31,13 +31,16 @@ pub fn party(dungeon: &Dungeon) -> Vec<PartyMember> {
         .collect()
 }
 
-/// The party panel as a character on floor `depth` is told it: friends on other floors are
-/// there, but not where they stand.
-pub fn party_for(party: &[PartyMember], depth: u8) -> Vec<PartyMember> {
+/// The party panel as `view`'s character is told it: friends on other floors are there, but
+/// not where they stand, and friends in sight stand where the view's entities show them (their
+/// `pos` would say it twice, every turn they move).
+pub fn party_for(party: &[PartyMember], view: &View) -> Vec<PartyMember> {
     party
         .iter()
         .map(|m| PartyMember {
-            pos: m.pos.filter(|_| m.depth == depth),
+            pos: m
+                .pos
+                .filter(|_| m.depth == view.depth && view.entity(m.id).is_none()),
             ..m.clone()
         })
         .collect()

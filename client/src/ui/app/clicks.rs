@@ -139,8 +139,9 @@ impl App {
                     crate::aim::Missile::Throw { .. } => Missile::Throw,
                 }),
             aiming: self.aim.is_some(),
-            friends: view
-                .is_some_and(|v| (v.party.iter()).any(|p| p.id != v.me.id && p.pos.is_some())),
+            friends: view.is_some_and(|v| {
+                (v.party.iter()).any(|p| p.id != v.me.id && v.friend_pos(p.id).is_some())
+            }),
         }
     }
 

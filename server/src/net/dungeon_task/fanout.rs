@@ -67,7 +67,7 @@ impl DungeonTask {
     /// watchers added.
     pub(super) fn view_with(&self, id: EntityId, party: &[PartyMember]) -> Option<View> {
         let mut view = view_of(&self.dungeon, id)?;
-        view.party = view::party_for(party, view.depth);
+        view.party = view::party_for(party, &view);
         // Watchers, and dead players following a friend.
         let following = self
             .sessions

@@ -75,6 +75,7 @@ impl App {
                 }
             }
             (Screen::LevelUp { .. }, Tap::Row(k)) => self.spend(k),
+            (Screen::Game, Tap::Friend(id)) => self.go_to_friend(id),
             (_, Tap::Zoom(larger)) => {
                 let step = super::fingers::ZOOM_STEP;
                 self.zoom_by(if larger { step } else { 1.0 / step });
@@ -139,8 +140,7 @@ impl App {
                     crate::aim::Missile::Throw { .. } => Missile::Throw,
                 }),
             aiming: self.aim.is_some(),
-            friends: view
-                .is_some_and(|v| (v.party.iter()).any(|p| p.id != v.me.id && p.pos.is_some())),
+            friends: view.is_some_and(|v| crate::friends::on_floor(v).next().is_some()),
         }
     }
 

@@ -193,6 +193,10 @@ impl App {
             if self.common_command(cmd) {
                 continue;
             }
+            // Going to a friend again goes to the next one; anything else done starts over.
+            if cmd.takes_a_turn() && cmd != Command::ToFriend {
+                self.friend_last = None;
+            }
             if spectating {
                 self.spectator_command(cmd, &me.name, me.alive, &party);
                 continue;
@@ -266,6 +270,7 @@ impl App {
                     }
                 }
                 (Screen::Game, Command::Explore) => self.start_trip(Goal::Explore),
+                (Screen::Game, Command::ToFriend) => self.travel_to_friend(),
                 _ => {}
             }
         }

@@ -36,6 +36,8 @@
 //!   the Rest button when hurt, explore by the Explore button, take the stairs by the Stairs
 //!   button once all is explored; it ends early when the game does (for long games to look
 //!   at under Xvfb, with `shot` steps between);
+//! - `select KEY`: with the pack open, select the first thing of content key KEY
+//!   (`health_pack`), once the pack holds one (prints `select KEY`);
 //! - `shot PATH`: save the window as a PNG;
 //!
 //! A click prints `click X,Y from X0,Y0`: the cell it clicked, and where the character stood.
@@ -102,6 +104,8 @@ pub enum Action {
     Mark(Target),
     /// Wait until a spot marked by this player is in the view (prints `marked NAME X,Y`).
     Marked(String),
+    /// With the pack open, select the first thing of this content key once the pack holds one.
+    Select(String),
     Idle,
     /// Click the nearest monster in sight, if any, and wait until nothing is under way.
     Fight,
@@ -173,6 +177,7 @@ pub fn parse(text: &str) -> Result<Vec<Action>, String> {
             },
             "watch" if !arg.is_empty() => Action::Watch(arg.to_string()),
             "marked" if !arg.is_empty() => Action::Marked(arg.to_string()),
+            "select" if !arg.is_empty() => Action::Select(arg.to_string()),
             "sound" => Action::Sound(
                 crate::sound::Cue::ALL
                     .into_iter()

@@ -345,7 +345,7 @@ pub const TABLE: &[Entry] = &[
     entry(
         Command::ToFriend,
         "to_friend",
-        "walk to a friend (again: the next)",
+        "walk to the nearest friend",
         Play,
         &["\""],
     ),

@@ -39,7 +39,10 @@
         turnNews(e.data);
       };
       // A failed socket raises error then close; the close says it all.
-      ws.onclose = (e) => entry.queue.push({ kind: 2, text: e.code + " " + e.reason });
+      ws.onclose = (e) => {
+        entry.queue.push({ kind: 2, text: e.code + " " + e.reason });
+        setYourMove(false); // nobody waits on a player who is not there
+      };
     } catch (e) {
       entry.queue.push({ kind: 2, text: "1006 " + e.message });
     }

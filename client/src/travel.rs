@@ -348,15 +348,7 @@ impl Trip {
                 if at.chebyshev(view.me.pos) <= 1 {
                     return Step::Stop(format!("You are next to {name}."));
                 }
-                match first_step(view, at) {
-                    Some(dir) => return Step::Move(dir),
-                    None => {
-                        return Step::Stop(match blocker(view, at) {
-                            Some(m) => format!("A {m} is in the way."),
-                            None => format!("There is no known way to {name}."),
-                        });
-                    }
-                }
+                at
             }
         };
         match first_step(view, target) {

@@ -30,7 +30,8 @@
 //! - `tap WORD` / `point WORD`: click (or point at) a button or line shown on screen, found by
 //!   what it does: a command by its key-file name (`explore`, `inventory`, `cancel`,
 //!   `new_character`), `row N` for line N of the list open, `use`, `wear`, `drop` in the pack,
-//!   `more N` / `less N` for a menu setting; it waits for the control to be shown;
+//!   `more N` / `less N` for a menu setting, `party ID` for the party list's line of the
+//!   friend with character id ID; it waits for the control to be shown;
 //! - `auto N`: play N moves by the mouse alone, as a plain player would: choose the first
 //!   stat at a level-up, heal by the Heal button when low, click the nearest monster, rest by
 //!   the Rest button when hurt, explore by the Explore button, take the stairs by the Stairs

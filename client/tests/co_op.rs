@@ -1,10 +1,10 @@
 //! Friends saving each other, through the real client window: Ann plays the real client under
 //! Xvfb by a script; Bob is a second player over a real WebSocket (the client's own network
 //! thread and model), steered by this test. Ann gathers a Pipe Bomb and Health Packs, walks
-//! back to Bob with the travel-to-a-friend key (`"`), gives him the Pipe Bomb from the pack
-//! (`g`); Bob walks away from her and throws it next to himself, and falls; Ann walks to his
-//! remains by the To friend button and uses a Health Pack on them from the pack (`o`): Bob
-//! lives again. Ann's script waits for each line her screen's log must show ("You give the
+//! back to Bob by the To friend button (the `"` key's command), gives him the Pipe Bomb from
+//! the pack (`g`); Bob walks away from her and throws it next to himself, and falls; Ann walks
+//! to his remains by a click on his line of the party list and uses a Health Pack on them from
+//! the pack (`o`): Bob lives again. Ann's script waits for each line her screen's log must show ("You give the
 //! Pipe Bomb to Bob.", "Bob has fallen", "You bring Bob back!"); Bob's side checks what the
 //! server did.
 //!
@@ -95,9 +95,9 @@ fn choose(v: &View, bob: &mut Bob) -> Action {
     }
 }
 
-/// Bob's side: joins, acts once a turn (so nobody waits on him), and reports once he has
-/// fallen and come back, or when `until` passes.
-fn play_bob(url: String, until: Instant) -> Bob {
+/// Bob's side: joins (telling `id` his character's id), acts once a turn (so nobody waits on
+/// him), and reports once he has fallen and come back, or when `until` passes.
+fn play_bob(url: String, until: Instant, id: mpsc::Sender<u32>) -> Bob {
     let hello = delve_client::net::hello("Bob", "crypt", None);
     let net = NetThread::spawn(url, hello).expect("Bob's network thread");
     let mut model = Model::default();
@@ -115,6 +115,9 @@ fn play_bob(url: String, until: Instant) -> Bob {
             _ => {}
         }
         let Some(v) = &model.view else { continue };
+        if acted.is_none() {
+            let _ = id.send(v.me.id);
+        }
         if !v.me.alive {
             bob.fell |= bob.thrown;
             continue;
@@ -152,16 +155,20 @@ fn a_friend_is_given_a_pipe_bomb_falls_by_it_and_is_brought_back_with_a_health_p
     );
     let url = server.url();
     let until = Instant::now() + CLIENT_PATIENCE;
+    let (id_tx, id_rx) = mpsc::channel();
     let bob = std::thread::spawn({
         let url = url.clone();
-        move || play_bob(url, until)
+        move || play_bob(url, until, id_tx)
     });
+    let bob_id = id_rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("Bob joins");
     let gather = "key x; idle; ".repeat(14);
     let shot = home.join("co-op-ann.png").display().to_string();
     let script = format!(
-        "idle; wait Bob; {gather}key \"; idle; \
+        "idle; wait Bob; {gather}tap to_friend; idle; \
          key i; select pipe_bomb; key g; wait log You give the Pipe Bomb to Bob; \
-         wait log Bob has fallen; tap to_friend; idle; \
+         wait log Bob has fallen; tap party {bob_id}; idle; \
          key i; select health_pack; key o; wait log You bring Bob back; \
          frames 2; shot {shot}; quit"
     );

@@ -62,7 +62,8 @@ impl Tap {
             Tap::Char(c) => c.to_string(),
             Tap::Step(k, up) => format!("{} {k}", if *up { "more" } else { "less" }),
             Tap::Zoom(larger) => (if *larger { "zoom in" } else { "zoom out" }).into(),
-            Tap::ScrollTo(_) | Tap::Friend(_) | Tap::Block => return None,
+            Tap::Friend(id) => format!("party {id}"),
+            Tap::ScrollTo(_) | Tap::Block => return None,
         })
     }
 
@@ -88,7 +89,8 @@ impl Tap {
             Tap::Step(k, up) => word == format!("{} {k}", if *up { "more" } else { "less" }),
             Tap::Char(c) => word.len() == 1 && word.starts_with(*c),
             Tap::Zoom(larger) => word == if *larger { "zoom in" } else { "zoom out" },
-            Tap::ScrollTo(_) | Tap::Friend(_) | Tap::Block => false,
+            Tap::Friend(id) => word == format!("party {id}"),
+            Tap::ScrollTo(_) | Tap::Block => false,
         }
     }
 }

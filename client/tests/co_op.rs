@@ -4,9 +4,10 @@
 //! back to Bob by the To friend button (the `"` key's command), gives him the Pipe Bomb from
 //! the pack (`g`); Bob walks away from her and throws it next to himself, and falls; Ann walks
 //! to his remains by a click on his line of the party list and uses a Health Pack on them from
-//! the pack (`o`): Bob lives again. Ann's script waits for each line her screen's log must show ("You give the
-//! Pipe Bomb to Bob.", "Bob has fallen", "You bring Bob back!"); Bob's side checks what the
-//! server did.
+//! the pack (`o`): Bob lives again, weak, and a second Health Pack used on him heals him.
+//! Ann's script waits for each line her screen's log must show ("You give the Pipe Bomb to
+//! Bob.", "Bob has fallen", "You bring Bob back!", "You use the Health Pack on Bob: they
+//! heal"); Bob's side checks what the server did and told him.
 //!
 //! Without Xvfb the test says so and passes, except under CI (`CI` set), where it fails.
 
@@ -54,6 +55,7 @@ struct Bob {
     thrown: bool,
     fell: bool,
     revived: bool,
+    healed: bool,
 }
 
 /// Where Ann is, as Bob knows it (in sight, or told by the party).
@@ -96,7 +98,7 @@ fn choose(v: &View, bob: &mut Bob) -> Action {
 }
 
 /// Bob's side: joins (telling `id` his character's id), acts once a turn (so nobody waits on
-/// him), and reports once he has fallen and come back, or when `until` passes.
+/// him), and reports once he has fallen, come back and been healed, or when `until` passes.
 fn play_bob(url: String, until: Instant, id: mpsc::Sender<u32>) -> Bob {
     let hello = delve_client::net::hello("Bob", "crypt", None);
     let net = NetThread::spawn(url, hello).expect("Bob's network thread");
@@ -122,8 +124,10 @@ fn play_bob(url: String, until: Instant, id: mpsc::Sender<u32>) -> Bob {
             bob.fell |= bob.thrown;
             continue;
         }
-        if bob.fell {
-            bob.revived = true;
+        bob.revived |= bob.fell;
+        let told = |t: &str| model.log.iter().any(|l| l.text.starts_with(t));
+        if bob.revived && told("Ann uses a Health Pack on you: you heal") {
+            bob.healed = true;
             return bob;
         }
         if acted != Some(v.turn) {
@@ -135,7 +139,7 @@ fn play_bob(url: String, until: Instant, id: mpsc::Sender<u32>) -> Bob {
 }
 
 #[test]
-fn a_friend_is_given_a_pipe_bomb_falls_by_it_and_is_brought_back_with_a_health_pack() {
+fn a_friend_is_given_a_pipe_bomb_falls_by_it_is_brought_back_and_healed() {
     let Some(x) = Xvfb::start(1280, 800) else {
         assert!(
             std::env::var_os("CI").is_none(),
@@ -170,6 +174,7 @@ fn a_friend_is_given_a_pipe_bomb_falls_by_it_and_is_brought_back_with_a_health_p
          key i; select pipe_bomb; key g; wait log You give the Pipe Bomb to Bob; \
          wait log Bob has fallen; tap party {bob_id}; idle; \
          key i; select health_pack; key o; wait log You bring Bob back; \
+         key i; select health_pack; key o; wait log You use the Health Pack on Bob: they heal; \
          frames 2; shot {shot}; quit"
     );
     let (tx, shots) = mpsc::channel();
@@ -183,8 +188,8 @@ fn a_friend_is_given_a_pipe_bomb_falls_by_it_and_is_brought_back_with_a_health_p
     );
     let bob = bob.join().expect("Bob's side");
     assert!(
-        bob.given && bob.thrown && bob.fell && bob.revived,
-        "Bob was given the bomb, threw it, fell and came back: {bob:?}"
+        bob.given && bob.thrown && bob.fell && bob.revived && bob.healed,
+        "Bob was given the bomb, threw it, fell, came back and was healed: {bob:?}"
     );
     assert_eq!(shots.try_iter().count(), 1, "Ann's picture of it");
 }

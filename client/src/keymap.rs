@@ -34,6 +34,8 @@ pub enum Command {
     /// Mark a spot for the friends on the floor to look at: the cell under the mouse, the one a
     /// finger last held, or your own. Takes no turn.
     Mark,
+    /// Walk to the nearest friend on the floor; again, to the next one.
+    ToFriend,
     /// Toggle the character screen.
     Character,
     /// Toggle the message history.
@@ -79,6 +81,7 @@ impl Command {
             | Command::QuickHeal
             | Command::Fire
             | Command::Fight
+            | Command::ToFriend
             | Command::PickUp => true,
             Command::Character
             | Command::Mark
@@ -338,6 +341,13 @@ pub const TABLE: &[Entry] = &[
         "mark a spot for friends",
         Play,
         &["'"],
+    ),
+    entry(
+        Command::ToFriend,
+        "to_friend",
+        "walk to the nearest friend",
+        Play,
+        &["\""],
     ),
     entry(
         Command::PickUp,

@@ -30,12 +30,15 @@
 //! - `tap WORD` / `point WORD`: click (or point at) a button or line shown on screen, found by
 //!   what it does: a command by its key-file name (`explore`, `inventory`, `cancel`,
 //!   `new_character`), `row N` for line N of the list open, `use`, `wear`, `drop` in the pack,
-//!   `more N` / `less N` for a menu setting; it waits for the control to be shown;
+//!   `more N` / `less N` for a menu setting, `party ID` for the party list's line of the
+//!   friend with character id ID; it waits for the control to be shown;
 //! - `auto N`: play N moves by the mouse alone, as a plain player would: choose the first
 //!   stat at a level-up, heal by the Heal button when low, click the nearest monster, rest by
 //!   the Rest button when hurt, explore by the Explore button, take the stairs by the Stairs
 //!   button once all is explored; it ends early when the game does (for long games to look
 //!   at under Xvfb, with `shot` steps between);
+//! - `select KEY`: with the pack open, select the first thing of content key KEY
+//!   (`health_pack`), once the pack holds one (prints `select KEY`);
 //! - `shot PATH`: save the window as a PNG;
 //!
 //! A click prints `click X,Y from X0,Y0`: the cell it clicked, and where the character stood.
@@ -102,6 +105,8 @@ pub enum Action {
     Mark(Target),
     /// Wait until a spot marked by this player is in the view (prints `marked NAME X,Y`).
     Marked(String),
+    /// With the pack open, select the first thing of this content key once the pack holds one.
+    Select(String),
     Idle,
     /// Click the nearest monster in sight, if any, and wait until nothing is under way.
     Fight,
@@ -173,6 +178,7 @@ pub fn parse(text: &str) -> Result<Vec<Action>, String> {
             },
             "watch" if !arg.is_empty() => Action::Watch(arg.to_string()),
             "marked" if !arg.is_empty() => Action::Marked(arg.to_string()),
+            "select" if !arg.is_empty() => Action::Select(arg.to_string()),
             "sound" => Action::Sound(
                 crate::sound::Cue::ALL
                     .into_iter()

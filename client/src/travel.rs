@@ -27,6 +27,9 @@ pub enum Goal {
     Explore,
     /// The monster with this id, followed as it moves and attacked once next to it.
     Monster(u32),
+    /// The friend (party member) with this id on your floor, followed as it moves, until
+    /// next to it (or its remains).
+    Friend(u32),
 }
 
 /// What to do this turn.
@@ -127,6 +130,12 @@ fn blocker(view: &View, to: Pos) -> Option<String> {
         .filter(|e| clear.map.index(e.pos).is_some_and(|i| dist[i] != u32::MAX))
         .min_by_key(|e| e.pos.dist2(view.me.pos))
         .map(|e| e.name.to_string())
+}
+
+/// How many steps the shortest known way to `to` takes (`to` may be occupied), or `None`.
+pub fn steps_to(view: &View, to: Pos) -> Option<u32> {
+    let d = *distances(view, Some(to)).get(view.map.index(to)?)?;
+    (d != u32::MAX).then_some(d)
 }
 
 /// The nearest known cell of a kind, by steps.
@@ -232,6 +241,9 @@ impl Trip {
     pub fn new(goal: Goal, view: &View) -> Trip {
         let target = match goal {
             Goal::Monster(id) => view.entity(id).map(|e| (e.name.to_string(), false)),
+            Goal::Friend(id) => (view.party.iter())
+                .find(|p| p.id == id)
+                .map(|p| (p.name.to_string(), false)),
             _ => None,
         };
         Trip {
@@ -324,6 +336,20 @@ impl Trip {
                 None => return Step::Stop("Explored all you can reach.".into()),
             },
             Goal::Monster(id) => return self.chase(view, id),
+            Goal::Friend(id) => {
+                let name = self
+                    .target
+                    .as_ref()
+                    .map_or("your friend", |(n, _)| n.as_str());
+                let friend = view.party.iter().find(|p| p.id == id);
+                let Some(at) = friend.and_then(|p| crate::friends::pos_of(view, p)) else {
+                    return Step::Stop(format!("{name} is not on this floor now."));
+                };
+                if at.chebyshev(view.me.pos) <= 1 {
+                    return Step::Stop(format!("You are next to {name}."));
+                }
+                at
+            }
         };
         match first_step(view, target) {
             Some(dir) => Step::Move(dir),

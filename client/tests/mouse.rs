@@ -86,7 +86,8 @@ fn a_mouse_alone_plays_through_every_dialog() {
     let Some(x) = xvfb() else { return };
 
     // On a floor strewn with things: explore by the Explore button, put on a jacket from the
-    // pack (its line, Equip, the comparison's Equip), drop a thing, go through the menu (the
+    // pack (its line selected by keys, then clicked: Enter; the comparison's Equip), drop the
+    // thing selected on opening (line 0) by Drop, go through the menu (the
     // interface a size up and back, high scores and their Close), the character sheet, the
     // message history and help, each closed by its Close button; then down the stairs by the
     // Stairs button.
@@ -97,8 +98,8 @@ fn a_mouse_alone_plays_through_every_dialog() {
         &strewn(),
         &format!(
             "idle; {explore}\
-             tap inventory; tap row 3; tap wear; tap confirm; wait log You equip; idle; \
-             tap inventory; tap row 0; tap drop; wait log You drop; idle; \
+             tap inventory; key Down; key Down; key Down; tap row 3; tap confirm; wait log You equip; idle; \
+             tap inventory; tap drop; wait log You drop; idle; \
              tap menu; tap more 3; tap less 3; tap row 0; \
              tap character; tap character; tap messages; tap messages; tap help; tap help; \
              tap menu; tap row 5; wait scores; tap cancel; \

@@ -1,14 +1,15 @@
 // Delve's plugin for macroquad's JS loader (mq_js_bundle.js): the browser's WebSocket,
-// localStorage, the page's address, a status object, whether the screen is a touch screen, and a
-// real text field (so a phone's keyboard comes up), for client/web-js (the Rust side, which must
-// change with this file: same function names, same VERSION).
+// localStorage, the page's address, a status object, whether the screen is a touch screen, a
+// real text field (so a phone's keyboard comes up), and "Your move" in the tab's title with a
+// tone when the page is not in front, for client/web-js (the Rust side, which must change with
+// this file: same function names, same VERSION).
 //
 // Rust polls every frame (the browser gives wasm no threads), so socket events are queued here
 // and handed over one at a time. Strings go back to Rust in two steps: a call says how long the
 // next string is, then delve_take copies it into memory Rust allocated.
 "use strict";
 (function () {
-  const VERSION = 2;
+  const VERSION = 3;
   const encoder = new TextEncoder();
   const decoder = new TextDecoder();
   const sockets = new Map();
@@ -33,10 +34,15 @@
       entry.ws = ws;
       ws.onopen = () => entry.queue.push({ kind: 0, text: "" });
       ws.onmessage = (e) => {
-        if (typeof e.data === "string") entry.queue.push({ kind: 1, text: e.data });
+        if (typeof e.data !== "string") return;
+        entry.queue.push({ kind: 1, text: e.data });
+        turnNews(e.data);
       };
       // A failed socket raises error then close; the close says it all.
-      ws.onclose = (e) => entry.queue.push({ kind: 2, text: e.code + " " + e.reason });
+      ws.onclose = (e) => {
+        entry.queue.push({ kind: 2, text: e.code + " " + e.reason });
+        setYourMove(false); // nobody waits on a player who is not there
+      };
     } catch (e) {
       entry.queue.push({ kind: 2, text: "1006 " + e.message });
     }
@@ -186,6 +192,83 @@
     fieldEvents.length = 0;
   }
 
+  // "Your move, even in another tab": while a `turn_status` names the player (the floor waits
+  // for them), the tab's title says so, and if the page is not in front a short tone sounds.
+  // Read here, from the socket's messages as they arrive, because a tab in the background draws
+  // no frames: the game's loop sleeps until the player comes back. The game says whom to watch
+  // for (nobody while watching or dead) and how loud (its volume; 0 muted) with turn_watch.
+  const baseTitle = document.title;
+  const YOUR_MOVE = "Your move \u2013 ";
+  let turnName = "";
+  let turnGain = 0;
+  let statusTurn = -1;
+  let yourMove = false;
+  let audio = null;
+  window.delveChimes = 0; // tones asked for (played if the page may sound), for the tests
+
+  // Browsers let a page make sound only after a key or a touch: the first one unlocks it.
+  function unlockAudio() {
+    try {
+      if (!audio) audio = new (window.AudioContext || window.webkitAudioContext)();
+      if (audio.state === "suspended") audio.resume();
+    } catch (e) {
+      audio = null;
+    }
+  }
+  for (const t of ["keydown", "pointerdown", "touchend"]) {
+    window.addEventListener(t, unlockAudio, { capture: true });
+  }
+
+  // Two short rising notes, generated (no sound file): soft, over in a third of a second.
+  function chime() {
+    window.delveChimes += 1;
+    if (!audio || audio.state !== "running" || turnGain <= 0) return;
+    const now = audio.currentTime;
+    [[660, 0], [990, 0.13]].forEach(([freq, at]) => {
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.type = "sine";
+      osc.frequency.value = freq;
+      gain.gain.setValueAtTime(0.0001, now + at);
+      gain.gain.exponentialRampToValueAtTime(0.25 * turnGain, now + at + 0.02);
+      gain.gain.exponentialRampToValueAtTime(0.0001, now + at + 0.2);
+      osc.connect(gain).connect(audio.destination);
+      osc.start(now + at);
+      osc.stop(now + at + 0.22);
+    });
+  }
+
+  function setYourMove(on) {
+    if (on === yourMove) return;
+    yourMove = on;
+    document.title = on ? YOUR_MOVE + baseTitle : baseTitle;
+    if (on && (document.hidden || !document.hasFocus())) chime();
+  }
+
+  // A turn_status for the coming turn names whom the floor waits for; the update that resolves
+  // that turn (its `turn` at least the status's) ends the wait. Other messages are not parsed.
+  function turnNews(text) {
+    if (!turnName || !(yourMove || text.includes('"turn_status"'))) return;
+    let msg;
+    try {
+      msg = JSON.parse(text);
+    } catch (e) {
+      return;
+    }
+    if (msg.type === "turn_status") {
+      statusTurn = msg.turn;
+      setYourMove((msg.waiting_for || []).includes(turnName));
+    } else if (msg.type === "update" && msg.turn >= statusTurn) {
+      setYourMove(false);
+    }
+  }
+
+  function turn_watch(ptr, len, gain) {
+    turnName = str(ptr, len);
+    turnGain = gain;
+    if (!turnName) setYourMove(false);
+  }
+
   miniquad_add_plugin({
     name: "delve_web",
     version: VERSION,
@@ -205,6 +288,7 @@
       env.delve_field_open = field_open;
       env.delve_field_next = field_next;
       env.delve_field_close = field_close;
+      env.delve_turn_watch = turn_watch;
     },
   });
 })();

@@ -915,11 +915,24 @@ impl View {
         (self.entities.binary_search_by_key(&id, |e| e.id).ok()).map(|k| self.entities[k].pos)
     }
 
-    /// Where party member `id` stands, if on this view's floor: in sight, where its entity is
-    /// (the server then leaves out the member's `pos`); out of sight, the member's `pos`.
+    /// Where party member `id` stands (or, fallen, where its remains lie), if on this view's
+    /// floor. See [`View::member_pos`].
     pub fn friend_pos(&self, id: u32) -> Option<Pos> {
-        let member = self.party.iter().find(|m| m.id == id)?;
-        member.pos.or_else(|| self.position_of(id))
+        self.member_pos(self.party.iter().find(|m| m.id == id)?)
+    }
+
+    /// Where party member `m` stands (or, fallen, where its remains lie), if on this view's
+    /// floor: the party tells it (`m.pos`) only for members out of sight; one in sight is an
+    /// entity of the view (a player, or remains, with the character's id).
+    pub fn member_pos(&self, m: &PartyMember) -> Option<Pos> {
+        if m.id == self.me.id {
+            return Some(self.me.pos);
+        }
+        m.pos.or_else(|| {
+            (self.entity(m.id))
+                .filter(|e| matches!(e.kind, EntityKind::Player | EntityKind::Remains))
+                .map(|e| e.pos)
+        })
     }
 
     /// Whether the cell at `p` is in sight now.

@@ -530,3 +530,78 @@ async fn the_browser_client_points_at_a_monster_opens_its_menu_and_plays_a_sound
     drop(browser);
     server.stop().await;
 }
+
+/// Evaluates `expr` in the page until `ok` holds, for at most 20 s; panics naming `what` and
+/// the last value.
+async fn page_until(
+    browser: &mut Browser,
+    what: &str,
+    expr: &str,
+    ok: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let v = browser.eval(expr).await.expect("the page answers");
+        if ok(&v) {
+            return v;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "waited 20 s for {what}; {expr} is {v}"
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+/// "Your move, even in another tab": with Bob's choice made, the floor waits for Ann, and her
+/// tab's title says so (and a tone is asked for, the page taken for not in front); her move
+/// resolves the turn and the title is the page's own again. Bob, who has chosen, is not named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tab_title_says_your_move_while_the_floor_waits_for_you() {
+    if !can_run() {
+        return;
+    }
+    let server = TestServer::start(test_config()).await;
+    let page = format!(
+        "{}/?dungeon=yourmove&name=Ann",
+        server.url.replace("ws://", "http://")
+    );
+    let mut bob = Bot::join(&server.url, "Bob", "yourmove").await;
+    let mut browser = Browser::launch(1280, 800).await.expect("chromium starts");
+    browser.navigate(&page).await.expect("the page loads");
+    browser
+        .wait_status("the map drawn", Duration::from_secs(30), |st| {
+            st["map"] == true && st["online"] == true
+        })
+        .await
+        .expect("the browser client joins");
+    let title = "document.title";
+    assert_eq!(browser.eval(title).await.expect("a title"), "Delve");
+    // The page is taken for one in the background (another window in front).
+    browser
+        .eval("document.hasFocus = () => false; 0")
+        .await
+        .expect("focus faked");
+    for round in 1..=2 {
+        bob.send(ClientMsg::Act(Action::Wait)).await;
+        page_until(
+            &mut browser,
+            "the title to say it is Ann's move",
+            title,
+            |v| v == "Your move \u{2013} Delve",
+        )
+        .await;
+        let chimes = browser.eval("window.delveChimes").await.expect("a count");
+        assert_eq!(
+            chimes, round,
+            "one tone for each wait, the page not in front"
+        );
+        browser.press("Numpad5").await.expect("Ann waits");
+        page_until(&mut browser, "the title back once Ann chose", title, |v| {
+            v == "Delve"
+        })
+        .await;
+    }
+    drop(browser);
+    server.stop().await;
+}

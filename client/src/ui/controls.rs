@@ -54,6 +54,7 @@ impl Control {
             Command::Character => "Stats",
             Command::LevelUp => "Level!",
             Command::NewCharacter => "New",
+            Command::ToFriend => "Friend",
             _ => self.label,
         }
     }
@@ -61,7 +62,7 @@ impl Control {
 
 /// Every command offered on screen, in the order shown: what is done every few turns first
 /// (a phone's thumbs find them in the same places), the level-up last, so that its coming and
-/// going moves no other button. Mark shows only with a friend on the floor; giving to a
+/// going moves no other button. Mark and To friend show only with a friend on the floor; giving to a
 /// friend and using a thing on one are the pack's (`crate::pack::item_actions`).
 pub const CONTROLS: &[Control] = &[
     control(Command::Explore, "Explore", When::Playing),
@@ -80,6 +81,7 @@ pub const CONTROLS: &[Control] = &[
     control(Command::Follow, "Watch", When::Spectating),
     control(Command::Scores, "Scores", When::Spectating),
     control(Command::Mark, "Mark", When::Together),
+    control(Command::ToFriend, "To friend", When::Together),
     control(Command::Help, "Keys", When::Desk),
     control(Command::Menu, "Menu", When::Always),
     control(Command::LevelUp, "Level up", When::Points),

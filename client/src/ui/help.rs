@@ -12,16 +12,17 @@ use crate::keymap::Command;
 use crate::keymap::KeyMap;
 
 /// What the mouse does, for the help screen.
-const MOUSE: [&str; 5] = [
+const MOUSE: [&str; 6] = [
     "Point at the map: what is there, in the box by the pointer.",
     "Left click a known place: walk there (a key stops the walk).",
     "Left click a monster: walk to it and fight it, following it.",
     "The buttons beside the map and on every screen do what their keys do.",
     "Wheel over the log or a list: scroll it. Click the log: read it all.",
+    "Right click the map: mark the spot for friends. Click a friend in the party: go to them.",
 ];
 
 /// What fingers do, for the help screen on a touch screen (where keys mean nothing).
-const TOUCH: [&str; 11] = [
+const TOUCH: [&str; 13] = [
     "Tap the map: walk there, or attack a monster.",
     "Hold a finger on something: what it is.",
     "Pinch, or - and +: the map smaller or larger.",
@@ -32,6 +33,8 @@ const TOUCH: [&str; 11] = [
     "Stairs: walk to the known stairs and take them.",
     "Take: pick up what lies where you stand.",
     "Pack: use, equip or drop; Stats: your character.",
+    "Mark (with a friend on your floor): hold a finger on a spot, then tap Mark; friends see it.",
+    "Friend: walk to the nearest friend on your floor (again: the next).",
     "Tap the log: all of it. Drag it: scroll.",
 ];
 

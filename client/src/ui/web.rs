@@ -153,6 +153,23 @@ pub struct Status<'a> {
     pub view: Option<String>,
 }
 
+thread_local! {
+    /// What the page was last told by [`turn_watch`].
+    static WATCHED: std::cell::RefCell<Option<(String, f32)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Tells the page whom to announce "Your move" for (in the tab's title, and by a tone when the
+/// page is not in front), and how loud; told again only when it changes.
+pub fn turn_watch(name: &str, gain: f32) {
+    WATCHED.with_borrow_mut(|last| {
+        if last.as_ref().is_some_and(|(n, g)| n == name && *g == gain) {
+            return;
+        }
+        *last = Some((name.to_string(), gain));
+        delve_web_js::turn_watch(name, gain);
+    });
+}
+
 pub fn publish(st: &Status) {
     match serde_json::to_string(st) {
         Ok(json) => delve_web_js::set_status(&json),

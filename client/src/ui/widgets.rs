@@ -35,6 +35,8 @@ pub enum Tap {
     ScrollTo(f32),
     /// The map drawn larger (`true`) or smaller.
     Zoom(bool),
+    /// The party list's line of a friend on your floor (by character id): walk to them.
+    Friend(u32),
     /// Nothing: a box that keeps clicks from falling through to what lies under it.
     Block,
 }
@@ -60,6 +62,7 @@ impl Tap {
             Tap::Char(c) => c.to_string(),
             Tap::Step(k, up) => format!("{} {k}", if *up { "more" } else { "less" }),
             Tap::Zoom(larger) => (if *larger { "zoom in" } else { "zoom out" }).into(),
+            Tap::Friend(id) => format!("party {id}"),
             Tap::ScrollTo(_) | Tap::Block => return None,
         })
     }
@@ -86,6 +89,7 @@ impl Tap {
             Tap::Step(k, up) => word == format!("{} {k}", if *up { "more" } else { "less" }),
             Tap::Char(c) => word.len() == 1 && word.starts_with(*c),
             Tap::Zoom(larger) => word == if *larger { "zoom in" } else { "zoom out" },
+            Tap::Friend(id) => word == format!("party {id}"),
             Tap::ScrollTo(_) | Tap::Block => false,
         }
     }

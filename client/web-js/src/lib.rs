@@ -1,7 +1,8 @@
 //! Safe wrappers over the functions the page's plugin (`client/web/delve.js`) adds to macroquad's
 //! JS loader: the browser's WebSocket, `localStorage`, the page's address, a status object the
-//! page (and the browser test) can read, whether the screen is a touch screen, and a real text
-//! field laid over the canvas (so that a phone's keyboard comes up).
+//! page (and the browser test) can read, whether the screen is a touch screen, a real text
+//! field laid over the canvas (so that a phone's keyboard comes up), and whom the page announces
+//! "Your move" for (tab title and tone, even while the tab is in the background).
 //!
 //! Why a crate of its own: the workspace sets `unsafe_code = "forbid"`, which no `#[allow]` can
 //! lift, and every call into a wasm import is `unsafe`. Keeping the imports here lets the client
@@ -15,7 +16,7 @@
 
 /// The plugin version this crate expects; `delve.js` registers the same number, and macroquad's
 /// loader logs a mismatch in the browser console.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 mod ffi {
     unsafe extern "C" {
@@ -42,6 +43,7 @@ mod ffi {
         );
         pub fn delve_field_next() -> i32;
         pub fn delve_field_close();
+        pub fn delve_turn_watch(name: *const u8, len: usize, gain: f32);
     }
 }
 
@@ -225,6 +227,14 @@ pub fn field_next() -> Option<FieldEvent> {
 pub fn field_close() {
     // SAFETY: a plain call without arguments.
     unsafe { ffi::delve_field_close() };
+}
+
+/// Tells the page whose move to announce: while a `turn_status` the socket brings names
+/// `name`, the tab's title starts "Your move", and a tone at `gain` (0 to 1; 0 silent) sounds
+/// if the page is not in front. An empty name announces nothing (watching, dead).
+pub fn turn_watch(name: &str, gain: f32) {
+    // SAFETY: JS reads `name`'s bytes during the call only.
+    unsafe { ffi::delve_turn_watch(name.as_ptr(), name.len(), gain) };
 }
 
 /// Milliseconds since the page started loading (`performance.now()`): finer than the clock

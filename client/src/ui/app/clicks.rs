@@ -75,6 +75,7 @@ impl App {
                 }
             }
             (Screen::LevelUp { .. }, Tap::Row(k)) => self.spend(k),
+            (Screen::Game, Tap::Friend(id)) => self.go_to_friend(id),
             (_, Tap::Zoom(larger)) => {
                 let step = super::fingers::ZOOM_STEP;
                 self.zoom_by(if larger { step } else { 1.0 / step });
@@ -139,9 +140,7 @@ impl App {
                     crate::aim::Missile::Throw { .. } => Missile::Throw,
                 }),
             aiming: self.aim.is_some(),
-            friends: view.is_some_and(|v| {
-                (v.party.iter()).any(|p| p.id != v.me.id && v.friend_pos(p.id).is_some())
-            }),
+            friends: view.is_some_and(|v| crate::friends::on_floor(v).next().is_some()),
         }
     }
 
@@ -161,6 +160,18 @@ impl App {
     }
 
     /// Whether a click on pack line `k` at `now` is the second of a double click.
+    /// Whether a mouse's click on line `k` of a list whose `selected` line it is chooses it
+    /// (as Enter): a click on the selected line does, except the second click of a double
+    /// click that already chose it. A double click on another line selects it, then chooses.
+    pub(super) fn click_selected(&mut self, k: usize, selected: Option<usize>, now: f64) -> bool {
+        let again = self
+            .last_row_click
+            .is_some_and(|(row, at)| row == k && now - at <= DOUBLE_CLICK);
+        let choose = selected == Some(k) && !again;
+        self.last_row_click = choose.then_some((k, now));
+        choose
+    }
+
     pub(super) fn double_click(&mut self, k: usize, now: f64) -> bool {
         let double = self
             .last_row_click

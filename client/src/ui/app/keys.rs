@@ -193,6 +193,10 @@ impl App {
             if self.common_command(cmd) {
                 continue;
             }
+            // Going to a friend again goes to the next one; anything else done starts over.
+            if cmd.takes_a_turn() && cmd != Command::ToFriend {
+                self.friend_last = None;
+            }
             if spectating {
                 self.spectator_command(cmd, &me.name, me.alive, &party);
                 continue;
@@ -266,6 +270,7 @@ impl App {
                     }
                 }
                 (Screen::Game, Command::Explore) => self.start_trip(Goal::Explore),
+                (Screen::Game, Command::ToFriend) => self.travel_to_friend(),
                 _ => {}
             }
         }
@@ -355,9 +360,16 @@ impl App {
     /// The inventory screen's keys: select, act on the selected item, confirm or cancel an
     /// equip, close. Nothing is sent while the pack is read-only or locked; the banner says why.
     fn inventory_input(&mut self, chars: &[char], spectating: bool, tap: Option<Tap>, now: f64) {
-        // A second click on a line chooses it, as Enter does.
+        // A click on the line already selected chooses it, as Enter does (so does a double
+        // click on another line). A finger's tap only selects (the detail's buttons act), unless
+        // it is the second of a double tap.
+        let selected = match &self.screen {
+            Screen::Inventory(st) => Some(st.selected),
+            _ => None,
+        };
         let double = match tap {
-            Some(Tap::Row(k)) => self.double_click(k, now),
+            Some(Tap::Row(k)) if self.fingers.touch => self.double_click(k, now),
+            Some(Tap::Row(k)) => self.click_selected(k, selected, now),
             _ => false,
         };
         let Some(view) = &self.model.view else { return };

@@ -160,6 +160,8 @@ struct App {
     aim: Option<crate::aim::Aim>,
     /// The monster explore was last refused for: said once, not at every press.
     refused_for: Option<u32>,
+    /// The friend last walked to (`"`): pressed again, the next one.
+    friend_last: Option<u32>,
     /// Where the map was drawn last frame, to find the cell under the mouse.
     camera: Option<Camera>,
     /// Where the key file is, or why it could not be read, for the help screen.
@@ -693,6 +695,7 @@ pub async fn run(mut options: Options) {
         trip: None,
         aim: None,
         refused_for: None,
+        friend_last: None,
         camera: None,
         keys_note: options.keys_note.clone(),
         pointed: None,

@@ -112,6 +112,41 @@ impl App {
         }
     }
 
+    /// Walks to the nearest friend on the floor, or after doing so to the next one (see
+    /// `friends::to_visit`); says why not when nobody is there to go to.
+    pub(super) fn travel_to_friend(&mut self) {
+        let Some(view) = &self.model.view else { return };
+        let steps = |at| crate::travel::steps_to(view, at);
+        match crate::friends::to_visit(view, self.friend_last, steps) {
+            Ok((id, _)) => self.go_to_friend(id),
+            Err(why) => self.note(&why),
+        }
+    }
+
+    /// Walks to friend `id` (a line of the party list, or [`App::travel_to_friend`]'s choice).
+    pub(super) fn go_to_friend(&mut self, id: u32) {
+        if self.spectating() {
+            return;
+        }
+        let Some(view) = &self.model.view else { return };
+        let Some(p) = view.party.iter().find(|p| p.id == id) else {
+            return;
+        };
+        let name = p.name.clone();
+        match crate::friends::pos_of(view, p) {
+            Some(at) if at.chebyshev(view.me.pos) <= 1 => {
+                self.note(&format!("{name} is next to you."))
+            }
+            Some(_) => {
+                self.friend_last = Some(id);
+                self.trip = None;
+                self.note(&format!("You go to {name}."));
+                self.start_trip(Goal::Friend(id));
+            }
+            None => self.note(&format!("{name} is not on this floor.")),
+        }
+    }
+
     /// Takes the next step of the trip under way once the last one has resolved and been shown.
     pub(super) fn trip_tick(&mut self, now: f64) {
         if self.trip.is_none() {

@@ -281,6 +281,17 @@ impl App {
                     }
                     mark.is_some()
                 }
+                Action::Select(key) => {
+                    let k = view.and_then(|v| v.inventory.iter().position(|i| &*i.key == key));
+                    match (&mut self.screen, k) {
+                        (Screen::Inventory(st), Some(k)) => {
+                            (st.selected, st.note, st.pick) = (k, None, None);
+                            println!("select {key}");
+                            true
+                        }
+                        _ => false,
+                    }
+                }
                 Action::Idle => frames >= 1 && self.settled(now),
                 Action::Frames(n) => frames >= *n,
                 Action::Turn(t) => view.is_some_and(|v| v.turn >= *t),

@@ -8,6 +8,10 @@ impl App {
     /// Publishes this frame's status, with the frame times in `stats`.
     pub(super) fn publish(&self, stats: &super::super::frames::FrameStats) {
         let view = self.model.view.as_ref();
+        // "Your move" is announced for one's own living character only (not a friend watched).
+        let playing = matches!(self.connection, Connection::Joined) && !self.spectating();
+        let name = view.filter(|_| playing).map_or("", |v| &*v.me.name);
+        super::super::web::turn_watch(name, self.audio.settings().gain());
         let (frame_ms, work_ms) = stats.means();
         super::super::web::publish(&super::super::web::Status {
             screen: match self.screen {

@@ -55,6 +55,11 @@ pub fn draw_party(view: &View, members: usize, x: f32, mut y: f32, w: f32) -> f3
     draw_text("Party", x, y, 20.0, DIM);
     y += 20.0;
     for p in view.party.iter().take(listed) {
+        // A click on a friend on your floor walks to them.
+        if p.id != view.me.id && crate::friends::pos_of(view, p).is_some() {
+            let row = Rect::new(x, y - 15.0, w, 20.0);
+            crate::ui::widgets::add(row, crate::ui::widgets::Tap::Friend(p.id));
+        }
         let c = player_color(p.id);
         let dot = if p.connected {
             c

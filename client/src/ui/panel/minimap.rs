@@ -55,22 +55,19 @@ pub fn draw(view: &View, sprites: &Sprites, x: f32, y: f32, w: f32, max_h: f32) 
             color,
         );
     }
-    // Friends on this floor, in sight or not (the party tells where those out of sight are),
-    // and marks.
-    for p in view.party.iter().filter(|p| p.id != view.me.id) {
-        if let Some(Pos { x: fx, y: fy }) = view.friend_pos(p.id) {
-            let c = player_color(p.id);
-            let c = if p.alive { c } else { Color { a: 0.6, ..c } };
-            let (cx, cy) = (x + (fx as f32 + 0.5) * px, y + (fy as f32 + 0.5) * px);
-            draw_rectangle(
-                cx - px - 1.0,
-                cy - px - 1.0,
-                2.0 * px + 2.0,
-                2.0 * px + 2.0,
-                BLACK,
-            );
-            draw_rectangle(cx - px, cy - px, 2.0 * px, 2.0 * px, c);
-        }
+    // Friends on this floor, in sight or not (`friends::pos_of`), and marks.
+    for (p, Pos { x: fx, y: fy }) in crate::friends::on_floor(view) {
+        let c = player_color(p.id);
+        let c = if p.alive { c } else { Color { a: 0.6, ..c } };
+        let (cx, cy) = (x + (fx as f32 + 0.5) * px, y + (fy as f32 + 0.5) * px);
+        draw_rectangle(
+            cx - px - 1.0,
+            cy - px - 1.0,
+            2.0 * px + 2.0,
+            2.0 * px + 2.0,
+            BLACK,
+        );
+        draw_rectangle(cx - px, cy - px, 2.0 * px, 2.0 * px, c);
     }
     for m in &view.marks {
         let (cx, cy) = (

@@ -127,6 +127,11 @@ fn conf(size: Option<(i32, i32)>) -> Conf {
         // the interface's scale (ui::layout).
         high_dpi: cfg!(target_arch = "wasm32"),
         window_resizable: true,
+        // X11's WM_CLASS, by which desktops group windows and find the window's icon.
+        platform: macroquad::miniquad::conf::Platform {
+            linux_wm_class: "delve",
+            ..Default::default()
+        },
         ..Default::default()
     }
 }

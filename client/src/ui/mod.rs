@@ -24,6 +24,7 @@
 //! - [`audio`]: playing the sound effects.
 //! - [`frames`]: frame-time statistics.
 //! - [`screenshot`]: saving the window as a PNG.
+//! - [`title`]: the native window's title ("Your move – Delve").
 //! - [`web`]: what only the browser build has (the name asked once, the published status).
 //! - Leaves every drawing module may use: [`layout`] (the window's areas and the screens'
 //!   drawing space), [`theme`] (the palette) and [`text`] (wrapping and fitting text).
@@ -53,6 +54,8 @@ pub mod sprites;
 pub mod text;
 pub mod text_input;
 pub mod theme;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod title;
 pub mod touch;
 pub mod touch_bar;
 #[cfg(target_arch = "wasm32")]

@@ -18,7 +18,6 @@ mod mouse;
 mod replay;
 mod resume;
 mod script;
-#[cfg(target_arch = "wasm32")]
 mod status;
 
 use std::collections::HashMap;
@@ -743,6 +742,8 @@ pub async fn run(mut options: Options) {
     }
     let (mut frames, started) = (0u32, get_time());
     let mut stats = super::frames::FrameStats::default();
+    #[cfg(not(target_arch = "wasm32"))]
+    let mut title = super::title::WindowTitle::default();
     let mut stats_at = started;
     loop {
         let work = super::frames::clock_ms();
@@ -768,6 +769,8 @@ pub async fn run(mut options: Options) {
         );
         #[cfg(target_arch = "wasm32")]
         app.publish(&stats);
+        #[cfg(not(target_arch = "wasm32"))]
+        title.show(app.your_move());
         if options.frame_stats && now - stats_at >= 5.0 {
             stats_at = now;
             let (interval, work) = stats.means();

@@ -1,11 +1,25 @@
 //! What the page is told each frame (`window.delveStatus`, in a browser): what is shown, where
 //! the character and the nearest monster and stairs are, where each control is, what the pack
-//! holds. The page and the browser tests read it; nothing in the game does.
+//! holds. The page and the browser tests read it; nothing in the game does. And whether the
+//! floor waits for the player (the native window's title says so: `ui::title`).
 
 use super::*;
 
 impl App {
+    /// Whether the floor waits for the player's own choice: a living character of ours (not a
+    /// friend watched), online, named by the floor's `turn_status`. (A browser's page reads
+    /// the messages itself: client/web/delve.js.)
+    #[cfg(not(target_arch = "wasm32"))]
+    pub(super) fn your_move(&self) -> bool {
+        let playing = matches!(self.connection, Connection::Joined) && !self.spectating();
+        let (Some(view), Some(status)) = (&self.model.view, &self.model.turn_status) else {
+            return false;
+        };
+        playing && status.waiting_for.iter().any(|n| **n == *view.me.name)
+    }
+
     /// Publishes this frame's status, with the frame times in `stats`.
+    #[cfg(target_arch = "wasm32")]
     pub(super) fn publish(&self, stats: &super::super::frames::FrameStats) {
         let view = self.model.view.as_ref();
         // "Your move" is announced for one's own living character only (not a friend watched).

@@ -1,12 +1,12 @@
 //! A floor grows with its party: when more characters stand on a floor than its monsters were
 //! made for, they grow (`party.monster_hp_per_friend` percent more HP for each character beyond
 //! the first, the boss `party.boss_hp_per_friend`, the hurt keeping their share of it), and from
-//! then on its kills are worth that
-//! much more XP, its monsters' blows `party.monster_damage_per_friend` percent harder, and its
-//! wanderers come `party.wanderers_per_friend` percent more often, more of them at once; and it
-//! holds one more Health Pack for every `party.friends_per_health_pack` characters beyond the
-//! first, laid out of sight (four share what a floor holds for one, and a revival costs one). A
-//! floor never shrinks back when friends leave it: what they woke stays awake.
+//! then on its kills are worth that much more XP, its monsters' blows
+//! `party.monster_damage_per_friend` percent harder, and its wanderers come
+//! `party.wanderers_per_friend` percent more often, more of them at once; and it holds one more
+//! Health Pack for every `party.friends_per_health_pack` characters beyond the first, laid out
+//! of sight (four share what a floor holds for one, and a revival costs one). A floor never
+//! shrinks back when friends leave it: what they woke stays awake.
 
 use std::collections::BTreeSet;
 

@@ -1,13 +1,17 @@
 //! Playing together over real sockets: a friend who lets the turn timer run out goes away, the
 //! others' turns stop waiting for them, and their first message brings them back; a gift and
 //! a Health Pack reach a friend next to you, and what breaks the rules is refused with its
-//! reason.
+//! reason; a fallen friend is brought back, keeps its name while it can be even after its
+//! player left (and once back is lifted out after the grace period), and its wait runs while
+//! friends play on another floor.
 
 use std::time::Duration;
 
 use delve_client::net::Session;
-use delve_protocol::{Action, ClientMsg, EntityKind, ErrorCode, Event, ItemUse, Reason, ServerMsg};
-use delve_tests::walk::{act, fetch_items, lines, step_towards, strewn_with};
+use delve_protocol::{
+    Action, ClientMsg, EntityKind, ErrorCode, Event, ItemUse, Reason, ServerMsg, Tile,
+};
+use delve_tests::walk::{act, fetch_items, frontier, lines, step_towards, strewn_with};
 use delve_tests::{Bot, TestServer, assert_no_leaks, within};
 
 /// Ann and Bob each choose to wait; returns Ann's events of the turn, and every `turn_status`
@@ -358,6 +362,59 @@ async fn a_fallen_friend_whose_player_left_keeps_its_name_and_once_back_is_lifte
     let bob = Bot::join_with(&server.url, "Bob", "rescue", Some(bob_token)).await;
     assert_eq!(bob.id(), bob_id);
     assert!(bob.view().me.alive);
+    for b in [&ann, &bob] {
+        assert_no_leaks(&b.name, b.view());
+    }
+}
+
+#[tokio::test]
+async fn the_time_to_bring_a_friend_back_runs_while_friends_play_on_another_floor() {
+    let mut config = bombs_and_packs();
+    let mut c = (*config.content).clone();
+    // Long enough for Ann to find the way down first.
+    c.party.revive_turns = 3000;
+    config.content = std::sync::Arc::new(c);
+    let server = TestServer::start(config).await;
+    let mut ann = Bot::join(&server.url, "Ann", "apart").await;
+    let mut bob = Bot::join(&server.url, "Bob", "apart").await;
+    let bob_id = bob.id();
+    ann_fells_bob(&mut ann, bob_id).await;
+    // Ann finds the way down and takes it: nobody is left on floor 1.
+    for _ in 0..1500 {
+        let v = ann.view();
+        if v.map.get(v.me.pos) == Tile::StairsDown {
+            break;
+        }
+        let known = v.map.cells().contains(&Tile::StairsDown);
+        let dir = match known {
+            true => step_towards(v, true, |p| v.map.get(p) == Tile::StairsDown),
+            false => step_towards(v, true, |p| frontier(v, p)),
+        }
+        .expect("a way on");
+        act(&mut ann, ClientMsg::Act(Action::Move { dir })).await;
+    }
+    ann.send(ClientMsg::Act(Action::Descend)).await;
+    while ann.view().me.depth != 2 {
+        within(ann.next_view()).await;
+    }
+    let bob_left = |a: &Bot| {
+        (a.view().party.iter())
+            .find(|m| m.id == bob_id)
+            .and_then(|m| m.revive_turns)
+            .expect("Bob can still be brought back")
+    };
+    // Every turn Ann plays on floor 2 counts down Bob's wait, in her party panel and his own.
+    let before = bob_left(&ann);
+    for _ in 0..5 {
+        act(&mut ann, ClientMsg::Act(Action::Wait)).await;
+    }
+    let after = bob_left(&ann);
+    assert_eq!(after, before - 5);
+    while bob.view().me.revive_turns != Some(after) {
+        let seen = bob.view().me.revive_turns;
+        assert!(seen.is_none_or(|t| t > after), "Bob saw {seen:?}");
+        within(bob.next_view()).await;
+    }
     for b in [&ann, &bob] {
         assert_no_leaks(&b.name, b.view());
     }

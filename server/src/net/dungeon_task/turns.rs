@@ -73,6 +73,9 @@ impl DungeonTask {
             {
                 info!(dungeon = %self.name, player = *id, "brought back while its player is gone; lifted out after the grace period");
                 self.lifts.insert(*id, until);
+                // A friend spent a Health Pack on it: it is lifted out, never forgotten as a
+                // character made and never played.
+                self.unplayed.remove(id);
             }
         }
     }

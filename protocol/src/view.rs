@@ -811,9 +811,9 @@ pub struct SelfView {
     /// you send brings you back. Left out while false.
     #[serde(default, skip_serializing_if = "is_false")]
     pub away: bool,
-    /// Once fallen: how many more turns of your floor a friend can bring you back in (a Health
-    /// Pack used on your remains). Absent when nobody can (no friend was alive when you fell,
-    /// or it is too late).
+    /// Once fallen: how many more of the dungeon's turns (every floor's counted) a friend can
+    /// bring you back in (a Health Pack used on your remains). Absent when nobody can (no
+    /// friend was alive when you fell, or it is too late).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revive_turns: Option<u32>,
 }
@@ -839,8 +839,8 @@ pub struct PartyMember {
     /// friends tell each other, not what you see. Absent for members on other floors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pos: Option<Pos>,
-    /// Fallen: how many more turns of its floor a friend can bring it back in. Absent when
-    /// nobody can.
+    /// Fallen: how many more of the dungeon's turns (every floor's counted) a friend can bring
+    /// it back in. Absent when nobody can.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revive_turns: Option<u32>,
 }

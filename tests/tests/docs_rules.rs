@@ -466,6 +466,14 @@ fn numbers(c: &Content) -> Vec<(&'static str, String)> {
         ),
         ("party.mark_turns", c.party.mark_turns.to_string()),
         (
+            "party.boss_hp_per_friend",
+            c.party.boss_hp_per_friend.to_string(),
+        ),
+        (
+            "party.friends_per_health_pack",
+            c.party.friends_per_health_pack.to_string(),
+        ),
+        (
             "party.wanderers_per_friend",
             c.party.wanderers_per_friend.to_string(),
         ),

@@ -1,13 +1,18 @@
 //! Playing together over real sockets: a friend who lets the turn timer run out goes away, the
 //! others' turns stop waiting for them, and their first message brings them back; a gift and
 //! a Health Pack reach a friend next to you, and what breaks the rules is refused with its
-//! reason.
+//! reason; a fallen friend is brought back, keeps its name while it can be even after its
+//! player left (and once back is lifted out after the grace period), and its wait runs while
+//! friends play on another floor.
 
 use std::time::Duration;
 
-use delve_protocol::{Action, ClientMsg, EntityKind, ErrorCode, Event, ItemUse, Reason, ServerMsg};
+use delve_client::net::Session;
+use delve_protocol::{
+    Action, ClientMsg, EntityKind, ErrorCode, Event, ItemUse, Reason, ServerMsg, Tile,
+};
 use delve_tests::walk::{act, fetch_items, frontier, lines, step_towards, strewn_with};
-use delve_tests::{Bot, TestServer, assert_no_leaks};
+use delve_tests::{Bot, TestServer, assert_no_leaks, within};
 
 /// Ann and Bob each choose to wait; returns Ann's events of the turn, and every `turn_status`
 /// Ann was sent while the floor chose it.
@@ -239,12 +244,9 @@ fn bombs_and_packs() -> delve_server::net::ServerConfig {
     config
 }
 
-#[tokio::test]
-async fn a_friend_fallen_to_a_bomb_is_brought_back_with_a_health_pack() {
-    let server = TestServer::start(bombs_and_packs()).await;
-    let mut ann = Bot::join(&server.url, "Ann", "rescue").await;
-    let mut bob = Bot::join(&server.url, "Bob", "rescue").await;
-    let bob_id = bob.id();
+/// Ann fetches a Pipe Bomb and a Health Pack, fells Bob with the bomb (from out of its blast)
+/// and sees his remains: where they lie, and her Health Pack.
+async fn ann_fells_bob(ann: &mut Bot, bob_id: u32) -> (delve_protocol::Pos, u32) {
     while ann.view().party.len() < 2 {
         ann.next_view().await;
     }
@@ -254,30 +256,30 @@ async fn a_friend_fallen_to_a_bomb_is_brought_back_with_a_health_pack() {
             .map(|i| i.id)
     };
     let mut n = 1;
-    while carried(&ann, ItemUse::Throw, "pipe_bomb").is_none()
-        || carried(&ann, ItemUse::Heal, "health_pack").is_none()
+    while carried(ann, ItemUse::Throw, "pipe_bomb").is_none()
+        || carried(ann, ItemUse::Heal, "health_pack").is_none()
     {
         assert!(n < 12, "{:?}", ann.view().inventory);
-        fetch_items(&mut ann, n).await;
+        fetch_items(ann, n).await;
         n += 1;
     }
-    let bomb = carried(&ann, ItemUse::Throw, "pipe_bomb").unwrap();
-    let pack = carried(&ann, ItemUse::Heal, "health_pack").unwrap();
+    let bomb = carried(ann, ItemUse::Throw, "pipe_bomb").unwrap();
+    let pack = carried(ann, ItemUse::Heal, "health_pack").unwrap();
 
     // Ann goes to where she sees Bob from two or three steps off, out of the blast, and
     // throws the bomb at him (Bob, idle, is away by now: her turns do not wait for him).
     let bob_at = |a: &Bot| (a.view().friend_pos(bob_id)).expect("Bob's place, on Ann's floor");
     for _ in 0..200 {
-        let (me, at) = (ann.view().me.pos, bob_at(&ann));
+        let (me, at) = (ann.view().me.pos, bob_at(ann));
         let d = me.chebyshev(at);
         if (2..=3).contains(&d) && ann.view().is_visible(at) {
             break;
         }
         let dir = step_towards(ann.view(), false, |p| p.chebyshev(at) == 2).expect("a way to Bob");
-        act(&mut ann, ClientMsg::Act(Action::Move { dir })).await;
+        act(ann, ClientMsg::Act(Action::Move { dir })).await;
     }
-    let at = bob_at(&ann);
-    let events = act(&mut ann, ClientMsg::Act(Action::Throw { item: bomb, at })).await;
+    let at = bob_at(ann);
+    let events = act(ann, ClientMsg::Act(Action::Throw { item: bomb, at })).await;
     let told = lines(&events);
     assert!(
         told.iter().any(|l| l.starts_with(
@@ -287,6 +289,48 @@ async fn a_friend_fallen_to_a_bomb_is_brought_back_with_a_health_pack() {
     );
     let remains = ann.view().entity(bob_id).expect("Ann sees Bob's remains");
     assert_eq!((remains.kind, remains.pos), (EntityKind::Remains, at));
+    (at, pack)
+}
+
+/// Ann walks next to Bob's remains at `at` and uses her Health Pack on them: her events.
+async fn ann_brings_bob_back(
+    ann: &mut Bot,
+    bob_id: u32,
+    at: delve_protocol::Pos,
+    pack: u32,
+) -> Vec<Event> {
+    for _ in 0..50 {
+        if ann.view().me.pos.chebyshev(at) <= 1 {
+            break;
+        }
+        let dir = step_towards(ann.view(), false, |p| p.chebyshev(at) <= 1)
+            .expect("a way to the remains");
+        act(ann, ClientMsg::Act(Action::Move { dir })).await;
+    }
+    let events = act(
+        ann,
+        ClientMsg::Act(Action::UseOn {
+            item: pack,
+            on: bob_id,
+        }),
+    )
+    .await;
+    assert!(
+        lines(&events).contains(&"You bring Bob back!".to_string()),
+        "{events:?}"
+    );
+    let standing = ann.view().entity(bob_id).expect("Bob stands beside Ann");
+    assert_eq!(standing.kind, EntityKind::Player);
+    events
+}
+
+#[tokio::test]
+async fn a_friend_fallen_to_a_bomb_is_brought_back_with_a_health_pack() {
+    let server = TestServer::start(bombs_and_packs()).await;
+    let mut ann = Bot::join(&server.url, "Ann", "rescue").await;
+    let mut bob = Bot::join(&server.url, "Bob", "rescue").await;
+    let bob_id = bob.id();
+    let (at, pack) = ann_fells_bob(&mut ann, bob_id).await;
     let turn = ann.view().turn;
     bob.until_turn(turn).await;
     assert!(!bob.view().me.alive);
@@ -309,28 +353,7 @@ async fn a_friend_fallen_to_a_bomb_is_brought_back_with_a_health_pack() {
     );
 
     // Ann walks to the remains and uses her Health Pack on them.
-    for _ in 0..50 {
-        if ann.view().me.pos.chebyshev(at) <= 1 {
-            break;
-        }
-        let dir = step_towards(ann.view(), false, |p| p.chebyshev(at) <= 1)
-            .expect("a way to the remains");
-        act(&mut ann, ClientMsg::Act(Action::Move { dir })).await;
-    }
-    let events = act(
-        &mut ann,
-        ClientMsg::Act(Action::UseOn {
-            item: pack,
-            on: bob_id,
-        }),
-    )
-    .await;
-    assert!(
-        lines(&events).contains(&"You bring Bob back!".to_string()),
-        "{events:?}"
-    );
-    let standing = ann.view().entity(bob_id).expect("Bob stands beside Ann");
-    assert_eq!(standing.kind, EntityKind::Player);
+    ann_brings_bob_back(&mut ann, bob_id, at, pack).await;
     let turn = ann.view().turn;
     let bob_events = bob.until_turn(turn).await;
     assert!(
@@ -344,6 +367,100 @@ async fn a_friend_fallen_to_a_bomb_is_brought_back_with_a_health_pack() {
     bob.send(ClientMsg::Act(Action::Wait)).await;
     act(&mut ann, ClientMsg::Act(Action::Wait)).await;
     bob.until_turn(turn + 1).await;
+    for b in [&ann, &bob] {
+        assert_no_leaks(&b.name, b.view());
+    }
+}
+
+#[tokio::test]
+async fn a_fallen_friend_whose_player_left_keeps_its_name_and_once_back_is_lifted_out() {
+    let mut config = bombs_and_packs();
+    config.grace = Duration::from_millis(300);
+    let server = TestServer::start(config).await;
+    let mut ann = Bot::join(&server.url, "Ann", "rescue").await;
+    let bob = Bot::join(&server.url, "Bob", "rescue").await;
+    let (bob_id, bob_token) = (bob.id(), bob.model.token.clone().expect("a token"));
+    // Bob never plays a turn: brought back, he is still lifted out, not forgotten as a
+    // character made and never played.
+    let (at, pack) = ann_fells_bob(&mut ann, bob_id).await;
+    // Bob's player leaves while he lies fallen.
+    drop(bob);
+    let gone = |a: &Bot| (a.view().party.iter()).any(|m| m.id == bob_id && !m.connected);
+    while !gone(&ann) {
+        within(ann.next_view()).await;
+    }
+    // Nobody new may take his name while Ann can still bring him back.
+    match within(Session::join(&server.url, "bob", "rescue", None)).await {
+        Ok((_, ServerMsg::Error { code, .. })) => assert_eq!(code, ErrorCode::NameTaken),
+        other => panic!("a second Bob could join: {other:?}"),
+    }
+    // Ann brings him back: he stands, his player gone, and waits out the grace period like
+    // anyone who lost the connection; then he is lifted out of the floor.
+    ann_brings_bob_back(&mut ann, bob_id, at, pack).await;
+    while ann.view().entity(bob_id).is_some() {
+        within(ann.next_view()).await;
+    }
+    let member = (ann.view().party.iter())
+        .find(|m| m.id == bob_id)
+        .expect("Bob is still in the party");
+    assert!(member.alive && !member.connected, "{member:?}");
+    // His player comes back to him with the token, alive.
+    let bob = Bot::join_with(&server.url, "Bob", "rescue", Some(bob_token)).await;
+    assert_eq!(bob.id(), bob_id);
+    assert!(bob.view().me.alive);
+    for b in [&ann, &bob] {
+        assert_no_leaks(&b.name, b.view());
+    }
+}
+
+#[tokio::test]
+async fn the_time_to_bring_a_friend_back_runs_while_friends_play_on_another_floor() {
+    let mut config = bombs_and_packs();
+    let mut c = (*config.content).clone();
+    // Long enough for Ann to find the way down first.
+    c.party.revive_turns = 3000;
+    config.content = std::sync::Arc::new(c);
+    let server = TestServer::start(config).await;
+    let mut ann = Bot::join(&server.url, "Ann", "apart").await;
+    let mut bob = Bot::join(&server.url, "Bob", "apart").await;
+    let bob_id = bob.id();
+    ann_fells_bob(&mut ann, bob_id).await;
+    // Ann finds the way down and takes it: nobody is left on floor 1.
+    for _ in 0..1500 {
+        let v = ann.view();
+        if v.map.get(v.me.pos) == Tile::StairsDown {
+            break;
+        }
+        let known = v.map.cells().contains(&Tile::StairsDown);
+        let dir = match known {
+            true => step_towards(v, true, |p| v.map.get(p) == Tile::StairsDown),
+            false => step_towards(v, true, |p| frontier(v, p)),
+        }
+        .expect("a way on");
+        act(&mut ann, ClientMsg::Act(Action::Move { dir })).await;
+    }
+    ann.send(ClientMsg::Act(Action::Descend)).await;
+    while ann.view().me.depth != 2 {
+        within(ann.next_view()).await;
+    }
+    let bob_left = |a: &Bot| {
+        (a.view().party.iter())
+            .find(|m| m.id == bob_id)
+            .and_then(|m| m.revive_turns)
+            .expect("Bob can still be brought back")
+    };
+    // Every turn Ann plays on floor 2 counts down Bob's wait, in her party panel and his own.
+    let before = bob_left(&ann);
+    for _ in 0..5 {
+        act(&mut ann, ClientMsg::Act(Action::Wait)).await;
+    }
+    let after = bob_left(&ann);
+    assert_eq!(after, before - 5);
+    while bob.view().me.revive_turns != Some(after) {
+        let seen = bob.view().me.revive_turns;
+        assert!(seen.is_none_or(|t| t > after), "Bob saw {seen:?}");
+        within(bob.next_view()).await;
+    }
     for b in [&ann, &bob] {
         assert_no_leaks(&b.name, b.view());
     }

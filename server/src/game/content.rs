@@ -516,6 +516,7 @@ impl Content {
             ("revive_hp_percent", pr.revive_hp_percent, 100),
             ("revive_xp_loss_percent", pr.revive_xp_loss_percent, 100),
             ("monster_hp_per_friend", pr.monster_hp_per_friend, 1000),
+            ("boss_hp_per_friend", pr.boss_hp_per_friend, 1000),
             (
                 "monster_damage_per_friend",
                 pr.monster_damage_per_friend,

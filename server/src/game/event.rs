@@ -10,6 +10,7 @@ use delve_protocol::{Effect, Pos};
 
 use super::EntityId;
 use super::action::{Action, ActionError};
+use super::item::Item;
 use super::monster::{Ai, Monster};
 use super::stats::Stat;
 
@@ -317,7 +318,15 @@ pub enum Event {
         depth: u8,
         n: u32,
     },
-    /// Fallen character `id` can be brought back by a friend until its floor's turn `until`.
+    /// A thing for the party (a Health Pack) was laid on floor `depth`, out of every player's
+    /// sight, as the floor grew for more characters.
+    Supplied {
+        depth: u8,
+        pos: Pos,
+        item: Box<Item>,
+    },
+    /// Fallen character `id` can be brought back by a friend until the dungeon's turn `until`
+    /// (every floor's turns added up: `Dungeon::clock`).
     Revivable {
         id: EntityId,
         until: u64,

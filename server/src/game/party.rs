@@ -23,8 +23,9 @@ pub struct Party {
     /// For each connected character its floor waited for, the turns in a row it let the timer
     /// run out (absent: none).
     pub(in crate::game) missed: BTreeMap<EntityId, u32>,
-    /// Fallen characters a friend can still bring back, each with the turn of its floor after
-    /// which it is too late (its remains lie where it fell: `Player::pos`).
+    /// Fallen characters a friend can still bring back, each with the dungeon's turn
+    /// (`Dungeon::clock`: every floor's turns added up) after which it is too late (its remains
+    /// lie where it fell: `Player::pos`).
     pub(in crate::game) fallen: BTreeMap<EntityId, u64>,
     /// The spot each character marked for its floor's friends ("look here").
     pub(in crate::game) marks: BTreeMap<EntityId, Mark>,
@@ -46,7 +47,7 @@ impl Party {
         self.away.contains(&id)
     }
 
-    /// The turn of its floor until which fallen `id` can still be brought back.
+    /// The dungeon's turn (`Dungeon::clock`) until which fallen `id` can still be brought back.
     pub fn revivable_until(&self, id: EntityId) -> Option<u64> {
         self.fallen.get(&id).copied()
     }
@@ -79,7 +80,8 @@ pub struct PartyRules {
     /// A connected player who lets its floor's turn timer run out this many turns in a row is
     /// away (0: never).
     pub away_after: u32,
-    /// A fallen character can be brought back for this many turns of its floor (0: never).
+    /// A fallen character can be brought back for this many of the dungeon's turns (every
+    /// floor's turns counted; 0: never).
     pub revive_turns: u32,
     /// A character brought back has this share of its maximum HP, in percent (at least 1 HP).
     pub revive_hp_percent: u32,
@@ -91,12 +93,17 @@ pub struct PartyRules {
     /// Each character on a floor beyond the first gives its monsters this much more HP, in
     /// percent of their own.
     pub monster_hp_per_friend: u32,
+    /// The same for the boss (the Mouse King), who is fought by the whole party.
+    pub boss_hp_per_friend: u32,
     /// Each character on a floor beyond the first makes its monsters' blows this much harder, in
     /// percent (rounded down).
     pub monster_damage_per_friend: u32,
     /// Each character on a floor beyond the first brings wanderers this much more often, in
     /// percent, and lets the floor hold that many more monsters.
     pub wanderers_per_friend: u32,
+    /// A floor grown for a party holds one more Health Pack for every this many characters
+    /// (or part of it) beyond the first, laid out of sight as it grows (0: none).
+    pub friends_per_health_pack: u32,
 }
 
 impl Default for PartyRules {
@@ -108,13 +115,24 @@ impl Default for PartyRules {
             revive_xp_loss_percent: 50,
             mark_turns: 10,
             monster_hp_per_friend: 15,
+            boss_hp_per_friend: 250,
             monster_damage_per_friend: 0,
-            wanderers_per_friend: 0,
+            wanderers_per_friend: 40,
+            friends_per_health_pack: 3,
         }
     }
 }
 
 impl PartyRules {
+    /// The Health Packs a floor made for `n` characters holds for the party (beyond what it
+    /// holds for one).
+    pub fn health_packs(&self, n: u32) -> u32 {
+        match self.friends_per_health_pack {
+            0 => 0,
+            per => n.saturating_sub(1).div_ceil(per),
+        }
+    }
+
     /// `base` grown by `per_friend` percent for each of `n - 1` friends.
     pub fn grown(base: i64, per_friend: u32, n: u32) -> i64 {
         base * (100 + i64::from(per_friend) * i64::from(n.saturating_sub(1))) / 100

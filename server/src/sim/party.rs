@@ -5,14 +5,16 @@
 //! Each bot plays as the solo [`Bot`] does, with a party's habits on top: the first of the
 //! party still standing (the lowest id) leads; the others keep within a few steps of it when no
 //! monster is in sight and follow it up and down the stairs; the leader waits at the down-stair
-//! for the others (a while) before it descends. A game ends when the Mouse King falls, when
+//! for the others (a while), and for the hurt to rest up, before it descends. A friend in a
+//! fight nearby gets help (we go and fight beside it instead of waiting for a mouse to come), a
+//! stunned, confused or poisoned one next to us our Smelling Salts or antivenom. A game ends when the Mouse King falls, when
 //! nobody of the party is left standing, or at the turn cap.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use delve_protocol::{Pos, Tile};
+use delve_protocol::{Effect, Pos, Tile};
 use serde::Serialize;
 
 use super::bot::{Bot, Move, dir_to, find_stairs, nav_map};
@@ -29,6 +31,12 @@ const KEEP_WITHIN: i32 = 3;
 const WAIT_AT_STAIRS: u32 = 40;
 /// A friend next to you below this share of its HP gets one of your Health Packs.
 const FRIEND_HEAL_BELOW: f64 = 0.35;
+/// A friend in a fight this many steps away (or nearer) gets help: we go and fight beside it.
+const HELP_WITHIN: i32 = 8;
+/// ... unless we are below this share of our HP ourselves.
+const HELP_ABOVE: f64 = 0.5;
+/// Nobody goes down the stairs below this share of their HP: the party rests up first.
+const REST_UP_BELOW: f64 = 0.9;
 
 /// One party game: how it went for the party, and the party's own counts.
 #[derive(Clone, Debug)]
@@ -82,11 +90,20 @@ pub fn party_summary(results: &[PartyResult], seed: u64, floors: u8, party: u32)
             *falls_by_floor.entry(f).or_default() += 1;
         }
     }
+    // A lost party game ended where the party's last character fell (not the deepest floor
+    // anyone reached: the last may have fallen higher up, after the others).
+    let mut solo = summary(&games, seed, floors);
+    solo.deaths_by_floor = (1..=floors).map(|f| (f, 0)).collect();
+    for r in results {
+        if let (Outcome::Killed(_), Some(&last)) = (&r.game.outcome, r.falls.last()) {
+            *solo.deaths_by_floor.entry(last).or_default() += 1;
+        }
+    }
     let seats: usize = results.iter().map(|r| r.deaths_by_seat.len()).sum();
     let falls: usize = results.iter().map(|r| r.falls.len()).sum();
     let gifts: u32 = results.iter().map(|r| r.gifts).sum();
     PartySummary {
-        solo: summary(&games, seed, floors),
+        solo,
         party,
         games_with_revival: results.iter().filter(|r| r.revivals > 0).count(),
         revivals_per_game,
@@ -274,6 +291,8 @@ fn party_move(
             .map(|dir| Move::Act(Action::Move { dir }))
     };
     let ok = |a: Action| d.check(id, a).is_ok();
+    let hp =
+        |p: &crate::game::player::Player| f64::from(p.hp()) / f64::from(p.stats(c).max_hp.max(1));
     // A friend walked into us: out of its way, on the way it was going (or beside it).
     if let Some(dir) = make_way
         && !adjacent_monster
@@ -302,6 +321,26 @@ fn party_move(
     {
         return step;
     }
+    // A friend next to us stunned or confused gets our Smelling Salts, one poisoned our
+    // antivenom: a stunned friend cannot use its own (it loses its turns while it is hit).
+    for f in (friends.iter()).filter(|f| f.alive() && f.pos().chebyshev(me.pos()) == 1) {
+        let need = if f.has(Effect::Stun) || f.has(Effect::Confusion) {
+            ItemUse::Clear
+        } else if f.has(Effect::Poison) {
+            ItemUse::CurePoison
+        } else {
+            continue;
+        };
+        if let Some(it) = (me.inventory().iter()).find(|i| i.use_(c) == need) {
+            let help = Action::UseOn {
+                item: it.id,
+                on: f.id(),
+            };
+            if ok(help) {
+                return Move::Act(help);
+            }
+        }
+    }
     // A fallen friend on this floor that can still be brought back: go to it and do it.
     if let Some(&pack) = heals.first() {
         if let Some(f) = fallen {
@@ -317,9 +356,6 @@ fn party_move(
             }
         }
         // A friend next to us in trouble gets a Health Pack.
-        let hp = |p: &crate::game::player::Player| {
-            f64::from(p.hp()) / f64::from(p.stats(c).max_hp.max(1))
-        };
         if let Some(f) = (friends.iter())
             .find(|f| f.alive() && f.pos().chebyshev(me.pos()) == 1 && hp(f) < FRIEND_HEAL_BELOW)
         {
@@ -350,12 +386,44 @@ fn party_move(
         }
     }
     let base = bot.decide(d, id);
+    // A friend in a fight: go and fight beside it rather than wait for a mouse to come (a
+    // friend stunned by a Tough Mouse loses its turns while it is hit; two fight it faster).
+    if in_sight
+        && !adjacent_monster
+        && hp(me) >= HELP_ABOVE
+        && matches!(base, Move::Act(Action::Wait | Action::Move { .. }))
+        && let Some(floor) = floor
+    {
+        let fights: Vec<Pos> = (floor.monsters().values())
+            .map(|m| m.pos())
+            .filter(|m| {
+                (friends.iter()).any(|f| {
+                    f.alive()
+                        && f.present()
+                        && f.pos().chebyshev(*m) == 1
+                        && f.pos().chebyshev(me.pos()) <= HELP_WITHIN
+                })
+            })
+            .collect();
+        if let Some(step) = walk_to(&|p: Pos| fights.iter().any(|m| m.chebyshev(p) == 1)) {
+            return step;
+        }
+    }
     if in_sight {
         return base;
     }
     let Some(lead) = d.player(leader) else {
         return base;
     };
+    // The party rests up before it goes down: whoever is hurt while the leader stands on the
+    // down-stair rests (the leader waits for them there).
+    let rest_up = |p: &crate::game::player::Player| {
+        f64::from(p.hp()) < REST_UP_BELOW * f64::from(p.stats(c).max_hp)
+    };
+    let at_stairs = lead.depth() == depth && map.get(lead.pos()) == Tile::StairsDown;
+    if at_stairs && rest_up(me) && ok(Action::Rest) {
+        return Move::Act(Action::Rest);
+    }
     if id != leader {
         // The leader went up or down: after it, by the same stairs.
         if lead.depth() != depth && lead.alive() {
@@ -392,10 +460,10 @@ fn party_move(
         }
         return base;
     }
-    // The leader waits at the stairs for the others, a while.
+    // The leader waits at the stairs for the others, a while, and for the hurt to rest up.
     if matches!(base, Move::Act(Action::Descend)) {
-        let behind =
-            (friends.iter()).any(|f| f.alive() && f.present() && f.pos().chebyshev(me.pos()) > 2);
+        let behind = (friends.iter())
+            .any(|f| f.alive() && f.present() && (f.pos().chebyshev(me.pos()) > 2 || rest_up(f)));
         if behind && *waited < WAIT_AT_STAIRS {
             *waited += 1;
             return Move::Act(Action::Wait);
@@ -462,6 +530,16 @@ mod tests {
         );
         assert_eq!(a.deaths_by_seat.len(), 4);
         assert!(a.game.turns > 0);
+        // A lost game counts where its last character fell, not the deepest floor reached.
+        let mut lost = a.clone();
+        lost.game.outcome = Outcome::Killed("Tough Mouse".into());
+        lost.game.deepest = 7;
+        lost.falls = vec![7, 3, 5];
+        let s = party_summary(&[lost], 7, 10, 4);
+        assert_eq!(
+            (s.solo.deaths_by_floor[&5], s.solo.deaths_by_floor[&7]),
+            (1, 0)
+        );
         let s = party_summary(&[a], 7, 10, 4);
         let json = serde_json::to_value(&s).unwrap();
         for field in [

@@ -46,12 +46,9 @@ pub fn party_for(party: &[PartyMember], view: &View) -> Vec<PartyMember> {
         .collect()
 }
 
-/// How many more turns of its floor fallen `id` can be brought back in, if it can.
+/// How many more of the dungeon's turns fallen `id` can be brought back in, if it can.
 pub fn revive_turns(dungeon: &Dungeon, id: EntityId) -> Option<u32> {
-    let until = dungeon.party().revivable_until(id)?;
-    let depth = dungeon.player(id)?.depth();
-    let now = dungeon.floor(depth).map_or(0, |f| f.turn());
-    Some(until.saturating_sub(now).min(u64::from(u32::MAX)) as u32)
+    dungeon.revive_turns_left(id)
 }
 
 /// The watcher list from `following` (each watcher's name and the character it follows),

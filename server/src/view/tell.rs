@@ -479,6 +479,7 @@ pub fn events_for(
             | Event::Gave { .. }
             | Event::Helped { .. }
             | Event::Grown { .. }
+            | Event::Supplied { .. }
             | Event::Marked { .. }
             | Event::Unmarked { .. }
             | Event::Revivable { .. }

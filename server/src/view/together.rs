@@ -135,6 +135,16 @@ pub(super) fn tell(
             let text = format!("There are {n} of you on this floor now: its mice grow stronger.");
             say(out, MessageKind::Warning, text);
         }
+        Event::Supplied { item, .. } if here => {
+            let what = &item.kind(dungeon.content()).name;
+            let what = with_article(what);
+            let text = format!(
+                "{}{} for the party lies somewhere on this floor.",
+                what[..1].to_uppercase(),
+                &what[1..]
+            );
+            say(out, Good, text);
+        }
         // News of the party, for everyone in it wherever they are.
         Event::Revivable { id, .. } => {
             let turns = dungeon.content().party.revive_turns;

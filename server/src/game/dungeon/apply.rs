@@ -138,6 +138,10 @@ impl Dungeon {
                 }
             }
             Event::Revealed { id, depth } => self.reveal(*id, *depth),
+            Event::Supplied { depth, pos, item } => {
+                let it = (**item).clone();
+                self.floor_mut(*depth).items.insert(it.id, (*pos, it));
+            }
             Event::Spawned { depth, monster } => {
                 let m = (**monster).clone();
                 self.floor_mut(*depth).monsters.insert(m.id, m);

@@ -131,7 +131,7 @@ impl Dungeon {
                     out,
                 );
             }
-            self.open_revival(depth, victim.actor.id, out);
+            self.open_revival(victim.actor.id, out);
         }
         let content = Arc::clone(&self.content);
         if !victim.actor.player && killer.actor.player {

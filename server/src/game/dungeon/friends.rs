@@ -1,12 +1,12 @@
 //! Friends helping friends: handing a thing to a friend next to you (`give`), using one on
 //! them (`use_on`: a Health Pack heals, a vial cures poison, salts clear the head), and
 //! bringing a fallen friend back (a Health Pack on its remains, for `party.revive_turns`
-//! turns of its floor after the fall, at a cost: a quarter of its HP, half the experience it
+//! of the dungeon's turns after the fall, at a cost: a quarter of its HP, half the experience it
 //! had gained towards its next level, and what it carried left where it fell).
 //!
 //! The window to bring someone back opens when a character falls while a friend lives (alone,
-//! nobody could come: its game ends at once, as it always did), and closes when its floor's
-//! clock passes it, or when its player starts anew.
+//! nobody could come: its game ends at once, as it always did), and closes when the dungeon's
+//! clock (every floor's turns added up) passes it, or when its player starts anew.
 
 use delve_protocol::Effect;
 
@@ -175,28 +175,38 @@ impl Dungeon {
         );
     }
 
-    /// Character `id` just fell on floor `depth`: if a friend lives to come for it, it can be
-    /// brought back for `party.revive_turns` turns of the floor after the one it fell in.
-    pub(super) fn open_revival(&mut self, depth: u8, id: EntityId, out: &mut Vec<Event>) {
+    /// Character `id` just fell: if a friend lives to come for it, it can be brought back for
+    /// `party.revive_turns` of the dungeon's turns (see [`Dungeon::clock`]) after this one.
+    pub(super) fn open_revival(&mut self, id: EntityId, out: &mut Vec<Event>) {
         let turns = self.content.party.revive_turns;
         let friend =
             (self.players.values()).any(|p| p.id != id && p.alive && !p.victory && p.in_party());
         if turns == 0 || !friend {
             return;
         }
-        let now = self.floor(depth).map_or(0, |f| f.turn);
-        let until = now + 1 + u64::from(turns);
+        let until = self.clock() + 1 + u64::from(turns);
         self.emit(Event::Revivable { id, until }, out);
     }
 
-    /// After floor `depth`'s turn ended: whoever fell there and was not brought back in time
+    /// The dungeon's turns: every turn any floor has played, added up. The time to bring a
+    /// fallen friend back runs on it, so it runs while any friend plays, wherever they are
+    /// (its own floor may stand still with nobody on it while a friend comes down the stairs).
+    pub fn clock(&self) -> u64 {
+        self.floors.iter().flatten().map(|f| f.turn).sum()
+    }
+
+    /// How many more of the dungeon's turns fallen `id` can be brought back in, if it can.
+    pub fn revive_turns_left(&self, id: EntityId) -> Option<u32> {
+        let until = self.party.revivable_until(id)?;
+        Some(until.saturating_sub(self.clock()).min(u64::from(u32::MAX)) as u32)
+    }
+
+    /// After a floor's turn ended: whoever fell (on any floor) and was not brought back in time
     /// is beyond help.
-    pub(super) fn too_late(&mut self, depth: u8, out: &mut Vec<Event>) {
-        let now = self.floor(depth).map_or(0, |f| f.turn);
+    pub(super) fn too_late(&mut self, out: &mut Vec<Event>) {
+        let now = self.clock();
         let late: Vec<EntityId> = (self.party.fallen.iter())
-            .filter(|(id, until)| {
-                **until <= now && self.players.get(id).is_some_and(|p| p.depth == depth)
-            })
+            .filter(|(_, until)| **until <= now)
             .map(|(id, _)| *id)
             .collect();
         for id in late {

@@ -39,13 +39,20 @@ impl Dungeon {
         out
     }
 
-    /// Whether `name` is in use by a character other than `except`: a living one, or a dead one
-    /// whose player is still here (it may start again under that name).
+    /// Whether `name` is in use by a character other than `except` (see [`Dungeon::holds_name`]).
     pub(super) fn name_in_use(&self, name: &str, except: Option<EntityId>) -> bool {
         let name = name.to_lowercase();
         self.players
             .values()
-            .any(|p| Some(p.id) != except && p.in_party() && p.name.to_lowercase() == name)
+            .any(|p| Some(p.id) != except && self.holds_name(p) && p.name.to_lowercase() == name)
+    }
+
+    /// Whether character `p` keeps its name from anyone new: it belongs to the party (it plays,
+    /// or its player is still here and may start again under that name), or it fell and a
+    /// friend can still bring it back, its player here or not (two must never share a name when
+    /// it stands up again).
+    pub fn holds_name(&self, p: &Player) -> bool {
+        p.in_party() || self.party.revivable_until(p.id).is_some()
     }
 
     /// Adds a new character called `name`, standing beside floor 1's up-stair.

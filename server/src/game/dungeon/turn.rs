@@ -83,7 +83,7 @@ impl Dungeon {
         self.wanderer(depth, &mut out);
         self.end_turn(depth, present, missed.clone(), &mut out);
         self.go_away(&missed, &mut out);
-        self.too_late(depth, &mut out);
+        self.too_late(&mut out);
         self.grow(depth, &mut out);
         self.marks_fade(depth, &mut out);
         self.rest_on(depth, resting, &mut out);

@@ -197,7 +197,9 @@ impl DungeonTask {
         }
         self.refuse_look_alike(&name)?;
         // The engine would refuse it too, but only after the budget was spent.
-        if (self.dungeon.players()).any(|p| p.in_party() && p.name().to_lowercase() == lower) {
+        if (self.dungeon.players())
+            .any(|p| self.dungeon.holds_name(p) && p.name().to_lowercase() == lower)
+        {
             let taken = EngineRefusal::Join(JoinError::NameTaken(name));
             return Err((ErrorCode::NameTaken, input_refusal(&taken)));
         }

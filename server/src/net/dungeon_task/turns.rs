@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 
 use delve_protocol::encode;
 use tokio::time::Instant;
-use tracing::debug;
+use tracing::{debug, info};
 
 use super::outbox::Everyone;
 use super::{ConnId, DungeonTask};
@@ -61,6 +61,25 @@ impl DungeonTask {
         }
     }
 
+    /// Characters brought back in `events` whose players have left stand up as any character
+    /// whose player lost the connection: they wait, holding up no turn, and are lifted out of
+    /// their floor when the grace period ends (their players left while they lay fallen, when
+    /// no grace period starts: there was nothing to lift).
+    fn grace_for_the_revived(&mut self, events: &[crate::game::Event]) {
+        let until = Instant::now() + self.config.grace;
+        for e in events {
+            if let crate::game::Event::Revived { id, .. } = e
+                && self.conn_of(*id).is_none()
+            {
+                info!(dungeon = %self.name, player = *id, "brought back while its player is gone; lifted out after the grace period");
+                self.lifts.insert(*id, until);
+                // A friend spent a Health Pack on it: it is lifted out, never forgotten as a
+                // character made and never played.
+                self.unplayed.remove(id);
+            }
+        }
+    }
+
     /// A player chose: resolve if the floor is ready, otherwise start its timer and tell the floor
     /// whom it is waiting for.
     pub(super) async fn after_choice(&mut self, player: EntityId) {
@@ -98,6 +117,7 @@ impl DungeonTask {
         self.ops.metrics.turns.inc();
         self.record_games(&report.events).await;
         self.own_view_again(&report.events);
+        self.grace_for_the_revived(&report.events);
         debug!(dungeon = %self.name, depth, turn = report.turn, events = report.events.len(), "turn resolved");
         // Everyone following a character on the resolved floor gets its turn; those on a floor
         // someone arrived on by the stairs get the news (and, if that floor's turn is being

@@ -26,10 +26,11 @@ impl DungeonTask {
     }
 
     /// Refuses a new name that would pass for one in the dungeon without being it (see
-    /// [`validate::looks_alike`]): a character's in the party, or anyone's connected.
+    /// [`validate::looks_alike`]): a character's that holds its name (in the party, or fallen and
+    /// still revivable), or anyone's connected.
     pub(super) fn refuse_look_alike(&self, name: &str) -> Result<(), Refusal> {
         let party = (self.dungeon.players())
-            .filter(|p| p.in_party())
+            .filter(|p| self.dungeon.holds_name(p))
             .map(|p| p.name());
         let connected = self.sessions.values().map(|s| s.name.as_str());
         match party

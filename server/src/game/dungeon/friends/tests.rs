@@ -342,3 +342,69 @@ fn starting_anew_ends_the_wait() {
     assert!(d.party().revivable_until(bob).is_none());
     d.check_invariants().unwrap();
 }
+
+#[test]
+fn a_fallen_friend_keeps_its_name_while_it_can_be_brought_back() {
+    let (mut d, ann, bob, p) = pair();
+    fell(&mut d, bob, p);
+    // Bob's player leaves while he lies fallen: he is no longer in the party, but Ann may
+    // still bring him back, so nobody new may be called Bob (nor bob).
+    d.step(&Input::Connected {
+        id: bob,
+        connected: false,
+    })
+    .unwrap();
+    assert!(!d.player(bob).unwrap().in_party());
+    assert!(d.holds_name(d.player(bob).unwrap()));
+    assert_eq!(
+        d.join("bob").unwrap_err(),
+        crate::game::JoinError::NameTaken("bob".into())
+    );
+    // Once it is too late, the name is free again.
+    let turns = d.content().party.revive_turns;
+    for _ in 0..turns {
+        turn(&mut d, ann, Action::Wait);
+    }
+    assert!(d.party().revivable_until(bob).is_none());
+    assert!(!d.holds_name(d.player(bob).unwrap()));
+    d.join("Bob")
+        .expect("the name is free once nobody can bring Bob back");
+    d.check_invariants().unwrap();
+}
+
+#[test]
+fn the_time_to_bring_a_friend_back_runs_while_friends_play_on_another_floor() {
+    let (mut d, ann, bob, p) = pair();
+    fell(&mut d, bob, p);
+    let turns = d.content().party.revive_turns;
+    assert_eq!(d.revive_turns_left(bob), Some(turns));
+    // Ann goes down to floor 2: nobody lives on floor 1, whose clock stands still, but Bob's
+    // wait goes on with every turn she plays.
+    let down = d.floor_mut(2).up;
+    d.place_for_test(ann, 2, down);
+    let floor_1 = d.floor(1).unwrap().turn();
+    for k in 1..turns {
+        d.submit(ann, Action::Wait).unwrap();
+        let events = d.resolve_pending(2).events;
+        assert!(!events.contains(&Event::BeyondHelp { id: bob }));
+        assert_eq!(d.revive_turns_left(bob), Some(turns - k));
+        assert_eq!(
+            crate::view::view_of(&d, bob).unwrap().me.revive_turns,
+            Some(turns - k),
+            "the fallen player sees it count down"
+        );
+    }
+    d.submit(ann, Action::Wait).unwrap();
+    let events = d.resolve_pending(2).events;
+    assert!(
+        events.contains(&Event::BeyondHelp { id: bob }),
+        "{events:?}"
+    );
+    assert_eq!(d.floor(1).unwrap().turn(), floor_1, "floor 1 stood still");
+    assert!(has(
+        &told(&d, bob, &events),
+        MessageKind::Bad,
+        "No one came in time: your character is gone for good."
+    ));
+    d.check_invariants().unwrap();
+}

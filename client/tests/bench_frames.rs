@@ -9,12 +9,7 @@ use common::Xvfb;
 
 #[test]
 fn the_frame_bench_records_a_game_and_prints_both_rows() {
-    let Some(x) = Xvfb::start(1024, 768) else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Xvfb is needed for the window tests (apt-get install xvfb)"
-        );
-        eprintln!("skipped: no Xvfb here (apt-get install xvfb)");
+    let Some(x) = Xvfb::for_test(1024, 768, "the window tests") else {
         return;
     };
     let home = std::env::temp_dir().join("delve-bench-frames");

@@ -140,12 +140,7 @@ fn play_bob(url: String, until: Instant, id: mpsc::Sender<u32>) -> Bob {
 
 #[test]
 fn a_friend_is_given_a_pipe_bomb_falls_by_it_is_brought_back_and_healed() {
-    let Some(x) = Xvfb::start(1280, 800) else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Xvfb is needed for the window tests (apt-get install xvfb)"
-        );
-        eprintln!("skipped: no Xvfb here (apt-get install xvfb)");
+    let Some(x) = Xvfb::for_test(1280, 800, "the window tests") else {
         return;
     };
     let home: PathBuf = std::env::temp_dir().join("delve-co-op");

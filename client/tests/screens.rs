@@ -153,12 +153,7 @@ impl Run {
 
 #[test]
 fn every_screen_looks_as_committed() {
-    let Some(x) = Xvfb::start(2560, 1440) else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Xvfb is needed for the screenshot tests (apt-get install xvfb)"
-        );
-        eprintln!("skipped: no Xvfb here (apt-get install xvfb)");
+    let Some(x) = Xvfb::for_test(2560, 1440, "the screenshot tests") else {
         return;
     };
     let mut run = Run::new();
@@ -522,12 +517,7 @@ const FAR: (i32, i32) = (-5, 4);
 /// short window, the name over a friend, the same colours on both screens).
 #[test]
 fn a_far_click_is_watched_from_a_second_client() {
-    let Some(x) = Xvfb::start(1920, 1080) else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Xvfb is needed for the window tests (apt-get install xvfb)"
-        );
-        eprintln!("skipped: no Xvfb here (apt-get install xvfb)");
+    let Some(x) = Xvfb::for_test(1920, 1080, "the window tests") else {
         return;
     };
     let dir = std::env::temp_dir().join("delve-together");
@@ -626,12 +616,7 @@ fn a_far_click_is_watched_from_a_second_client() {
 /// look at (the ring and its tag on the map, the ring on the minimap, Bob on Ann's minimap).
 #[test]
 fn a_friend_sees_the_spots_marked_by_right_click_and_by_key() {
-    let Some(x) = Xvfb::start(1280, 800) else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Xvfb is needed for the window tests (apt-get install xvfb)"
-        );
-        eprintln!("skipped: no Xvfb here (apt-get install xvfb)");
+    let Some(x) = Xvfb::for_test(1280, 800, "the window tests") else {
         return;
     };
     let dir = std::env::temp_dir().join("delve-marks");

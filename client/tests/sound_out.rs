@@ -18,15 +18,7 @@ mod common;
 use common::Xvfb;
 
 fn display() -> Option<Xvfb> {
-    let x = Xvfb::start(1024, 768);
-    if x.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Xvfb is needed for the sound tests (apt-get install xvfb)"
-        );
-        eprintln!("skipped: no Xvfb here (apt-get install xvfb)");
-    }
-    x
+    Xvfb::for_test(1024, 768, "the sound tests")
 }
 
 /// A home folder with this ALSA configuration, and the client's folders in it.

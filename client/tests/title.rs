@@ -206,12 +206,7 @@ fn expect(saw: &mpsc::Receiver<Saw>, what: Saw) {
 
 #[test]
 fn the_window_title_says_your_move_while_the_floor_waits_for_you() {
-    let Some(x) = Xvfb::start(1280, 800) else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Xvfb is needed for the window tests (apt-get install xvfb)"
-        );
-        eprintln!("skipped: no Xvfb here (apt-get install xvfb)");
+    let Some(x) = Xvfb::for_test(1280, 800, "the window tests") else {
         return;
     };
     let home: PathBuf = std::env::temp_dir().join("delve-title");

@@ -92,19 +92,26 @@ async fn an_idle_friend_goes_away_and_is_back_on_its_first_message() {
     }
 }
 
+/// A server whose floors are strewn with Health Packs, on a short timer (an idle friend is soon
+/// away), and Ann and Bob in dungeon `dungeon`, Ann told of Bob.
+async fn ann_and_bob_among_health_packs(dungeon: &str) -> (TestServer, Bot, Bot) {
+    let mut config = strewn_with("health_pack");
+    config.turn_timeout = Duration::from_millis(300);
+    let server = TestServer::start(config).await;
+    let mut ann = Bot::join(&server.url, "Ann", dungeon).await;
+    let bob = Bot::join(&server.url, "Bob", dungeon).await;
+    while ann.view().party.len() < 2 {
+        ann.next_view().await;
+    }
+    (server, ann, bob)
+}
+
 /// A friend's place is told once: as an entity while in sight, as the party member's `pos`
 /// once out of sight (for the minimap and for going to them), and right.
 #[tokio::test]
 async fn a_friend_out_of_sight_is_placed_by_the_party_and_in_sight_by_the_view() {
-    let mut config = strewn_with("health_pack");
-    config.turn_timeout = Duration::from_millis(300);
-    let server = TestServer::start(config).await;
-    let mut ann = Bot::join(&server.url, "Ann", "apart").await;
-    let mut bob = Bot::join(&server.url, "Bob", "apart").await;
+    let (_server, mut ann, mut bob) = ann_and_bob_among_health_packs("apart").await;
     let bob_id = bob.id();
-    while ann.view().party.len() < 2 {
-        ann.next_view().await;
-    }
     let bob_member = |v: &delve_protocol::View| {
         (v.party.iter().find(|m| m.id == bob_id).cloned()).expect("Bob in Ann's party")
     };
@@ -151,15 +158,8 @@ async fn a_friend_out_of_sight_is_placed_by_the_party_and_in_sight_by_the_view()
 
 #[tokio::test]
 async fn a_gift_and_a_health_pack_reach_a_friend_next_to_you() {
-    let mut config = strewn_with("health_pack");
-    config.turn_timeout = Duration::from_millis(300);
-    let server = TestServer::start(config).await;
-    let mut ann = Bot::join(&server.url, "Ann", "gifts").await;
-    let mut bob = Bot::join(&server.url, "Bob", "gifts").await;
+    let (_server, mut ann, mut bob) = ann_and_bob_among_health_packs("gifts").await;
     let bob_id = bob.id();
-    while ann.view().party.len() < 2 {
-        ann.next_view().await;
-    }
     // Bob stays where he arrived (away soon: Ann's turns do not wait for him); Ann fetches two
     // Health Packs and comes back to stand next to him.
     fetch_items(&mut ann, 2).await;
@@ -468,14 +468,7 @@ async fn the_time_to_bring_a_friend_back_runs_while_friends_play_on_another_floo
 
 #[tokio::test]
 async fn a_marked_spot_reaches_a_friend_on_the_floor_at_once() {
-    let mut config = strewn_with("health_pack");
-    config.turn_timeout = Duration::from_millis(300);
-    let server = TestServer::start(config).await;
-    let mut ann = Bot::join(&server.url, "Ann", "look").await;
-    let mut bob = Bot::join(&server.url, "Bob", "look").await;
-    while ann.view().party.len() < 2 {
-        ann.next_view().await;
-    }
+    let (_server, mut ann, mut bob) = ann_and_bob_among_health_packs("look").await;
     // A cell Ann has never seen is refused, and changes nothing.
     ann.send(ClientMsg::Mark {
         at: delve_protocol::Pos::new(0, 0),

@@ -10,6 +10,20 @@ pub struct Xvfb {
 }
 
 impl Xvfb {
+    /// A display for a test of `what` ("the window tests"), or `None` where Xvfb is not
+    /// installed: the test is then skipped, except on CI, where it must run.
+    pub fn for_test(w: u32, h: u32, what: &str) -> Option<Xvfb> {
+        let x = Xvfb::start(w, h);
+        if x.is_none() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "Xvfb is needed for {what} (apt-get install xvfb)"
+            );
+            eprintln!("skipped: no Xvfb here (apt-get install xvfb)");
+        }
+        x
+    }
+
     pub fn start(w: u32, h: u32) -> Option<Xvfb> {
         let found = Command::new("Xvfb").arg("-help").output().is_ok();
         if !found {

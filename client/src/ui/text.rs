@@ -122,11 +122,22 @@ pub fn warm(scales: layout::Scales) {
     }
 }
 
-/// Splits text into lines of at most `width` characters at spaces.
+/// Splits text into lines of at most `width` characters at spaces. A word longer than a line
+/// (a file's path on a phone) is cut into pieces of the width, rather than running out of its
+/// box.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
     let mut lines = Vec::new();
     let mut line = String::new();
-    for word in text.split_whitespace() {
+    let pieces = text.split_whitespace().flat_map(|word| {
+        let chars: Vec<char> = word.chars().collect();
+        chars
+            .chunks(width)
+            .map(String::from_iter)
+            .collect::<Vec<_>>()
+    });
+    for word in pieces {
+        let word = word.as_str();
         if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
             lines.push(std::mem::take(&mut line));
         }
@@ -172,10 +183,14 @@ mod tests {
             ["the quick", "brown fox", "jumps"]
         );
         assert_eq!(wrap("", 10), Vec::<String>::new());
-        // A word longer than the width stands alone rather than being cut.
+        // A word longer than the width is cut into lines of the width.
         assert_eq!(
             wrap("a extraordinarily b", 5),
-            ["a", "extraordinarily", "b"]
+            ["a", "extra", "ordin", "arily", "b"]
+        );
+        assert_eq!(
+            wrap("kept in /home/ann/.local/delve/ann.txt", 12),
+            ["kept in", "/home/ann/.l", "ocal/delve/a", "nn.txt"]
         );
     }
 }

@@ -1,0 +1,380 @@
+//! Walks and their stops, on small hand-drawn views (`view_of` is shared with the other
+//! client tests that need a view).
+
+use super::*;
+use delve_protocol::{CellSet, EntityView, ItemView, SelfView, TileGrid};
+
+/// A view from rows of tile characters, `@` marking the character (on floor), `m` a monster
+/// and `$` an item (both on floor). Every known cell is in sight.
+pub fn view_of(rows: &[&str]) -> View {
+    let (w, h) = (rows[0].chars().count(), rows.len());
+    let mut map = TileGrid::new(w, h);
+    let mut me = Pos::new(0, 0);
+    let mut entities = Vec::new();
+    for (y, row) in rows.iter().enumerate() {
+        for (x, c) in row.chars().enumerate() {
+            let p = Pos::new(x as i32, y as i32);
+            let t = match c {
+                '@' => {
+                    me = p;
+                    Tile::Floor
+                }
+                'm' | '$' => {
+                    let monster = c == 'm';
+                    entities.push(EntityView {
+                        id: 10 + entities.len() as u32,
+                        kind: if monster {
+                            EntityKind::Monster
+                        } else {
+                            EntityKind::Item
+                        },
+                        name: if monster { "Micro Mouse" } else { "Crowbar" }.into(),
+                        pos: p,
+                        hp: i32::from(monster) * 3,
+                        max_hp: i32::from(monster) * 4,
+                        level: u32::from(monster),
+                        monster: monster.then(|| "micro_mouse".into()),
+                        item: (!monster).then(|| "crowbar".into()),
+                    });
+                    Tile::Floor
+                }
+                c => Tile::from_char(c).unwrap(),
+            };
+            map.set(p, t);
+        }
+    }
+    let visible = CellSet::from_flags(map.cells().iter().map(|t| *t != Tile::Unknown));
+    entities.push(EntityView {
+        id: 1,
+        kind: EntityKind::Player,
+        name: "Ann".into(),
+        pos: me,
+        hp: 25,
+        max_hp: 25,
+        level: 1,
+        monster: None,
+        item: None,
+    });
+    entities.sort_by_key(|e| e.id);
+    View {
+        turn: 0,
+        depth: 1,
+        map,
+        visible,
+        entities,
+        me: SelfView {
+            id: 1,
+            name: "Ann".into(),
+            pos: me,
+            depth: 1,
+            hp: 25,
+            max_hp: 25,
+            level: 1,
+            xp: 0,
+            xp_level: 0,
+            xp_next: 100,
+            points: 0,
+            attack_min: 1,
+            attack_max: 4,
+            defence: 4,
+            save: 10,
+            sight: 8,
+            kills: 0,
+            turns: 0,
+            deepest: 1,
+            alive: true,
+            cause: None,
+            effects: Vec::new(),
+            victory: false,
+            score: 0,
+            resting: false,
+            away: false,
+            revive_turns: None,
+        },
+        party: Vec::new(),
+        watchers: Vec::new(),
+        marks: Vec::new(),
+        inventory: Vec::new(),
+    }
+}
+
+/// Plays a trip out on a view whose world obeys the moves exactly (doors open when walked
+/// into), returning the cells walked and how it ended.
+fn walk(view: &mut View, goal: Goal) -> (Vec<Pos>, Step) {
+    let mut trip = Trip::new(goal, view);
+    let mut cells = Vec::new();
+    for _ in 0..500 {
+        match trip.next(view) {
+            Step::Move(d) => {
+                let to = view.me.pos.step(d);
+                let t = view.map.get(to);
+                if t.is_shut_door() {
+                    view.map.set(to, Tile::DoorOpen);
+                    continue;
+                }
+                assert!(t.is_walkable(), "stepped into {t:?} at {to:?}");
+                view.me.pos = to;
+                cells.push(to);
+            }
+            other => return (cells, other),
+        }
+    }
+    panic!("the trip never ended");
+}
+
+#[test]
+fn a_path_goes_round_walls_diagonally() {
+    let v = view_of(&[
+        "#######", //
+        "#@.#..#", //
+        "#..#..#", //
+        "#.....#", //
+        "#######",
+    ]);
+    let mut v2 = v.clone();
+    let (cells, end) = walk(&mut v2, Goal::Cell(Pos::new(5, 1)));
+    assert_eq!(end, Step::Stop(String::new()));
+    assert_eq!(cells.last(), Some(&Pos::new(5, 1)));
+    // (1,1) -> (2,2) -> (3,3) -> (4,2) -> (5,1): four steps with diagonals.
+    assert_eq!(cells.len(), 4, "{cells:?}");
+}
+
+#[test]
+fn no_way_through_the_unknown_or_walls() {
+    let v = view_of(&[
+        "#####", //
+        "#@# #", //
+        "#####",
+    ]);
+    assert_eq!(first_step(&v, Pos::new(3, 1)), None);
+    let mut trip = Trip::new(Goal::Cell(Pos::new(3, 1)), &v);
+    assert_eq!(
+        trip.next(&v),
+        Step::Stop("There is no known way there.".into())
+    );
+}
+
+#[test]
+fn a_monster_blocking_the_only_way_is_named() {
+    // A corridor, and a mouse in it between the character and the goal.
+    let v = view_of(&[
+        "#######", //
+        "#@.m..#", //
+        "#######",
+    ]);
+    let mut trip = Trip::new(Goal::Cell(Pos::new(5, 1)), &v);
+    assert_eq!(
+        trip.next(&v),
+        Step::Stop("A Micro Mouse is in the way.".into())
+    );
+}
+
+#[test]
+fn doors_are_opened_on_the_way_and_locked_ones_need_a_key() {
+    let mut v = view_of(&[
+        "#######", //
+        "#@.+..#", //
+        "#######",
+    ]);
+    let (cells, _) = walk(&mut v, Goal::Cell(Pos::new(5, 1)));
+    assert_eq!(cells.last(), Some(&Pos::new(5, 1)));
+    assert_eq!(v.map.get(Pos::new(3, 1)), Tile::DoorOpen);
+
+    let mut locked = view_of(&[
+        "#######", //
+        "#@.*..#", //
+        "#######",
+    ]);
+    assert_eq!(first_step(&locked, Pos::new(5, 1)), None);
+    // Whatever the content calls it, what opens a door is told by its use.
+    locked.inventory.push(ItemView {
+        id: 5,
+        key: "brass_key".into(),
+        name: "Brass Key".into(),
+        description: "".into(),
+        slot: None,
+        equipped: false,
+        usable: false,
+        bonus: Default::default(),
+        use_: delve_protocol::ItemUse::Unlock,
+        count: 1,
+        range: 0,
+    });
+    assert_eq!(first_step(&locked, Pos::new(5, 1)), Some(Dir::E));
+}
+
+#[test]
+fn stairs_travel_ends_by_taking_them() {
+    let mut v = view_of(&[
+        "######", //
+        "#@..>#", //
+        "#<...#", //
+        "######",
+    ]);
+    let (cells, end) = walk(&mut v, Goal::Stairs { down: true });
+    assert_eq!(end, Step::TakeStairs { down: true });
+    assert_eq!(cells.last(), Some(&Pos::new(4, 1)));
+    let mut trip = Trip::new(Goal::Stairs { down: false }, &v);
+    // From (4,1) to (1,2): three steps west (one diagonal), then the stairs.
+    assert!(matches!(trip.next(&v), Step::Move(Dir::W | Dir::Sw)));
+    let none = view_of(&["###", "#@#", "###"]);
+    let mut t = Trip::new(Goal::Stairs { down: true }, &none);
+    assert_eq!(
+        t.next(&none),
+        Step::Stop("You know of no stairs down on this floor.".into())
+    );
+}
+
+#[test]
+fn a_monster_coming_into_view_or_an_attack_stops_the_trip() {
+    let mut v = view_of(&[
+        "########", //
+        "#@.....#", //
+        "########",
+    ]);
+    let mut trip = Trip::new(Goal::Cell(Pos::new(6, 1)), &v);
+    assert_eq!(trip.next(&v), Step::Move(Dir::E));
+    // A mouse walks into sight.
+    let mouse = view_of(&["########", "#@....m#", "########"]);
+    v.entities = mouse.entities.clone();
+    assert_eq!(trip.next(&v), Step::Stop("You see a Micro Mouse.".into()));
+    // One already in sight when the trip began does not stop it...
+    let mut trip = Trip::new(Goal::Cell(Pos::new(3, 1)), &v);
+    assert_eq!(trip.next(&v), Step::Move(Dir::E));
+    // ...but its attack does, hit or miss.
+    trip.on_events(
+        &[Event::Attacked {
+            attacker: 10,
+            target: 1,
+            damage: None,
+        }],
+        1,
+    );
+    assert_eq!(trip.next(&v), Step::Stop("You are attacked!".into()));
+}
+
+#[test]
+fn exploring_is_refused_with_a_monster_in_sight_but_walking_is_not() {
+    let v = view_of(&["######", "#@..m#", "######"]);
+    assert_eq!(
+        Trip::refuse(Goal::Explore, &v),
+        Some((10, "Not with a Micro Mouse in sight.".into()))
+    );
+    assert_eq!(Trip::refuse(Goal::Cell(Pos::new(2, 1)), &v), None);
+    let calm = view_of(&["######", "#@..$#", "######"]);
+    assert_eq!(Trip::refuse(Goal::Explore, &calm), None);
+}
+
+#[test]
+fn a_trip_walks_round_a_friend() {
+    let mut v = view_of(&[
+        "#####", //
+        "#@..#", //
+        "#...#", //
+        "#####",
+    ]);
+    let mut bob = v.entities[0].clone();
+    bob.id = 2;
+    bob.name = "Bob".into();
+    bob.pos = Pos::new(2, 1);
+    v.entities.push(bob);
+    v.entities.sort_by_key(|e| e.id);
+    assert_eq!(first_step(&v, Pos::new(3, 1)), Some(Dir::Se));
+}
+
+#[test]
+fn explore_goes_to_the_nearest_edge_of_the_unknown_then_says_all_done() {
+    let v = view_of(&[
+        "#########", //
+        "#@...... ", //
+        "#.......#", //
+        "#########",
+    ]);
+    assert_eq!(explore_target(&v), Some(Pos::new(7, 1)));
+    let mut trip = Trip::new(Goal::Explore, &v);
+    // Either is one of the shortest ways there.
+    assert!(matches!(trip.next(&v), Step::Move(Dir::E | Dir::Se)));
+    let done = view_of(&["#####", "#@..#", "#####"]);
+    let mut trip = Trip::new(Goal::Explore, &done);
+    assert_eq!(
+        trip.next(&done),
+        Step::Stop("Explored all you can reach.".into())
+    );
+}
+
+#[test]
+fn explore_opens_doors_and_picks_up_items_in_sight() {
+    let v = view_of(&[
+        "#######", //
+        "#@...+#", //
+        "#######",
+    ]);
+    assert_eq!(explore_target(&v), Some(Pos::new(5, 1)));
+    let with_item = view_of(&[
+        "#######", //
+        "#@..$+#", //
+        "#######",
+    ]);
+    assert_eq!(explore_target(&with_item), Some(Pos::new(4, 1)));
+    // An item that comes into view stops exploring once, so the player sees it.
+    let mut trip = Trip::new(Goal::Explore, &v);
+    assert_eq!(
+        trip.next(&with_item),
+        Step::Stop("You see a Crowbar.".into())
+    );
+    assert_eq!(trip.next(&with_item), Step::Move(Dir::E));
+}
+
+#[test]
+fn a_trip_to_a_monster_follows_it_and_ends_with_the_attack() {
+    let mut v = view_of(&["##########", "#@.......#", "#......m.#", "##########"]);
+    let id = 10;
+    let mut trip = Trip::new(Goal::Monster(id), &v);
+    // A step towards it, though a monster is in sight (it is the one chosen).
+    let Step::Move(d) = trip.next(&v) else {
+        panic!("a step towards the mouse");
+    };
+    v.me.pos = v.me.pos.step(d);
+    // It moves: the trip follows it where it went.
+    let k = v.entities.iter().position(|e| e.id == id).unwrap();
+    let there = v.me.pos.step(Dir::E);
+    v.entities[k].pos = there;
+    assert_eq!(
+        trip.next(&v),
+        Step::Attack(Dir::E),
+        "next to it: the attack"
+    );
+    // Its attack does not stop the trip; another's does.
+    trip.on_events(
+        &[Event::Attacked {
+            attacker: id,
+            target: 1,
+            damage: Some(1),
+        }],
+        1,
+    );
+    assert_eq!(trip.next(&v), Step::Attack(Dir::E));
+    // Dead: the trip is over, quietly.
+    trip.on_events(&[Event::Died { id, pos: there }], 1);
+    assert_eq!(trip.next(&v), Step::Stop(String::new()));
+    // Out of sight: over, and said so.
+    let mut gone = Trip::new(Goal::Monster(id), &v);
+    v.entities.retain(|e| e.id != id);
+    assert_eq!(
+        gone.next(&v),
+        Step::Stop("The Micro Mouse is out of sight.".into())
+    );
+}
+
+#[test]
+fn the_fight_key_attacks_a_neighbour_else_steps_to_the_nearest_monster() {
+    let v = view_of(&["#########", "#@....m.#", "#########"]);
+    assert_eq!(fight_step(&v), Ok(Dir::E));
+    let next_to = view_of(&["#####", "#m@.#", "#####"]);
+    assert_eq!(fight_step(&next_to), Ok(Dir::W));
+    let calm = view_of(&["#####", "#@..#", "#####"]);
+    assert_eq!(fight_step(&calm), Err("No monster in sight.".into()));
+    // Two: the nearer one (by the way there) is gone for, a step at a time.
+    let two = view_of(&["#########", "#m....@.m", "#########"]);
+    assert_eq!(fight_step(&two), Ok(Dir::E));
+}

@@ -182,12 +182,20 @@ pub fn play(content: Arc<Content>, seed: u64, max_turns: u64) -> GameResult {
 /// Plays `games` games on as many threads; game `k` uses a seed derived from `seed` and `k`, so
 /// a run is reproducible whatever the thread count.
 pub fn run(content: Arc<Content>, cfg: &SimConfig) -> Vec<GameResult> {
+    let mut results = on_threads(cfg, |seed| play(Arc::clone(&content), seed, cfg.max_turns));
+    results.shrink_to_fit();
+    results
+}
+
+/// `play` for each of `cfg.games` games on `cfg.threads` threads, in the order of the games:
+/// game `k` gets a seed derived from `cfg.seed` and `k`, so a run is reproducible whatever the
+/// thread count. Shared by the solo and the party runs.
+pub(crate) fn on_threads<T: Send>(cfg: &SimConfig, play: impl Fn(u64) -> T + Sync) -> Vec<T> {
     let next = AtomicU32::new(0);
-    let mut results: Vec<GameResult> = std::thread::scope(|s| {
+    std::thread::scope(|s| {
         let handles: Vec<_> = (0..cfg.threads.max(1))
             .map(|_| {
-                let content = Arc::clone(&content);
-                let next = &next;
+                let (next, play) = (&next, &play);
                 s.spawn(move || {
                     let mut out = Vec::new();
                     loop {
@@ -195,22 +203,19 @@ pub fn run(content: Arc<Content>, cfg: &SimConfig) -> Vec<GameResult> {
                         if k >= cfg.games {
                             break;
                         }
-                        let seed = mix(cfg.seed ^ mix(u64::from(k)));
-                        out.push((k, play(Arc::clone(&content), seed, cfg.max_turns)));
+                        out.push((k, play(mix(cfg.seed ^ mix(u64::from(k))))));
                     }
                     out
                 })
             })
             .collect();
-        let mut all: Vec<(u32, GameResult)> = handles
+        let mut all: Vec<(u32, T)> = handles
             .into_iter()
             .flat_map(|h| h.join().unwrap_or_default())
             .collect();
         all.sort_by_key(|(k, _)| *k);
         all.into_iter().map(|(_, r)| r).collect()
-    });
-    results.shrink_to_fit();
-    results
+    })
 }
 
 /// The report `delve-server simulate` prints.

@@ -12,7 +12,6 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use delve_protocol::{Effect, Pos, Tile};
 use serde::Serialize;
@@ -22,7 +21,6 @@ use super::measure::{Measures, Summary, summary};
 use super::{GameResult, Outcome, SimConfig, Tally};
 use crate::game::content::ItemUse;
 use crate::game::path::nearest_route;
-use crate::game::rng::mix;
 use crate::game::{Action, Content, Dungeon, EntityId, Event, Input};
 
 /// Friends keep within this many steps of the leader when nothing is in sight.
@@ -476,32 +474,8 @@ fn party_move(
 /// Plays `cfg.games` party games of `n` bots on as many threads, reproducibly (game `k` uses a
 /// seed derived from `cfg.seed` and `k`, as the solo run does).
 pub fn run_party(content: Arc<Content>, cfg: &SimConfig, n: u32) -> Vec<PartyResult> {
-    let next = AtomicU32::new(0);
-    std::thread::scope(|s| {
-        let handles: Vec<_> = (0..cfg.threads.max(1))
-            .map(|_| {
-                let content = Arc::clone(&content);
-                let next = &next;
-                s.spawn(move || {
-                    let mut out = Vec::new();
-                    loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        if k >= cfg.games {
-                            break;
-                        }
-                        let seed = mix(cfg.seed ^ mix(u64::from(k)));
-                        out.push((k, play_party(Arc::clone(&content), seed, cfg.max_turns, n)));
-                    }
-                    out
-                })
-            })
-            .collect();
-        let mut all: Vec<(u32, PartyResult)> = handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect();
-        all.sort_by_key(|(k, _)| *k);
-        all.into_iter().map(|(_, r)| r).collect()
+    super::on_threads(cfg, |seed| {
+        play_party(Arc::clone(&content), seed, cfg.max_turns, n)
     })
 }
 

@@ -26,8 +26,9 @@ impl Dungeon {
         Ok(chose)
     }
 
-    /// The rules an action must pass before it is queued.
-    pub fn check(&self, id: EntityId, action: Action) -> Result<(), ActionError> {
+    /// Character `id`, if it is still in its game: there, alive and not yet a winner. The first
+    /// rule of everything a character does.
+    pub(in crate::game) fn still_playing(&self, id: EntityId) -> Result<&Player, ActionError> {
         let p = self.players.get(&id).ok_or(ActionError::NotPresent)?;
         if !p.alive {
             return Err(ActionError::Dead);
@@ -35,6 +36,12 @@ impl Dungeon {
         if p.victory {
             return Err(ActionError::Won);
         }
+        Ok(p)
+    }
+
+    /// The rules an action must pass before it is queued.
+    pub fn check(&self, id: EntityId, action: Action) -> Result<(), ActionError> {
+        let p = self.still_playing(id)?;
         if !p.present {
             return Err(ActionError::NotPresent);
         }
@@ -110,13 +117,7 @@ impl Dungeon {
         id: EntityId,
         stat: Stat,
     ) -> Result<Vec<Event>, ActionError> {
-        let p = self.players.get(&id).ok_or(ActionError::NotPresent)?;
-        if !p.alive {
-            return Err(ActionError::Dead);
-        }
-        if p.victory {
-            return Err(ActionError::Won);
-        }
+        let p = self.still_playing(id)?;
         if p.unspent == 0 {
             return Err(ActionError::NoPoints);
         }

@@ -17,13 +17,7 @@ impl Dungeon {
         id: EntityId,
         at: Pos,
     ) -> Result<Vec<Event>, ActionError> {
-        let p = self.players.get(&id).ok_or(ActionError::NotPresent)?;
-        if !p.alive {
-            return Err(ActionError::Dead);
-        }
-        if p.victory {
-            return Err(ActionError::Won);
-        }
+        let p = self.still_playing(id)?;
         if !p.present {
             return Err(ActionError::NotPresent);
         }

@@ -6,8 +6,9 @@
 //!   towards the nearest player, sidestepping monsters in the way.
 //! - Alerted but out of sight, it walks an A* route to where it last saw a player; arriving
 //!   there without finding anyone, it calms down.
-//! - Otherwise it patrols: it walks an A* route to a random cell, and picks another on arrival
-//!   or when blocked for a few turns.
+//! - Otherwise it patrols: it picks a random cell, walks to the middle of that cell's room down
+//!   the room's field ([`RoomFields`]), and picks again on arrival or when blocked for a few
+//!   turns. (A cell no field reaches gets an A* route to the cell instead.)
 //!
 //! - Kinds with ways of their own (the content file's `fires`, `calls`, `flees_below`): one that
 //!   shoots keeps out of reach (a step back when a player is next to it) and shoots when its
@@ -30,6 +31,7 @@ use super::action::Action;
 use super::fov::within_radius;
 use super::monster::{Ai, Behaviour, Monster};
 use super::path::{Scratch, flow_field_into};
+use super::patrol::{RoomFields, Step};
 use super::rng::GameRng;
 use super::sight::Sight;
 use delve_protocol::line;
@@ -73,6 +75,8 @@ pub struct Ctx<'a> {
     pub map: &'a TileGrid,
     /// Floor cells, for picking patrol goals.
     pub open_cells: &'a [Pos],
+    /// The ways to the middles of the floor's rooms, for walking to them.
+    pub patrol: &'a RoomFields,
     /// Living players on the floor.
     pub players: &'a [(EntityId, Pos)],
     /// Per player (same order), the cells that player's cell sees, as far as any monster within
@@ -246,27 +250,65 @@ fn roam(m: &Monster, plan: Ai, ctx: &Ctx, paths: &mut Paths, rng: &mut GameRng) 
             };
             (action, plan)
         }
+        Ai::Roam { room, stuck } if stuck < PATIENCE => {
+            match ctx.patrol.step(usize::from(room), m.pos, |q| ctx.free(q)) {
+                Step::Go(dir) => (Action::Move { dir }, Ai::Roam { room, stuck: 0 }),
+                Step::Blocked => (
+                    Action::Wait,
+                    Ai::Roam {
+                        room,
+                        stuck: stuck + 1,
+                    },
+                ),
+                // Arrived (or no way on): the next walk starts at once.
+                Step::Done => match new_walk(m, ctx, paths, rng) {
+                    Ai::Roam { room, stuck } => {
+                        match ctx.patrol.step(usize::from(room), m.pos, |q| ctx.free(q)) {
+                            Step::Go(dir) => (Action::Move { dir }, Ai::Roam { room, stuck }),
+                            _ => (Action::Wait, Ai::Roam { room, stuck }),
+                        }
+                    }
+                    other => (Action::Wait, other),
+                },
+            }
+        }
         Ai::Wander { route, stuck } if !route.is_empty() && stuck < PATIENCE => {
             let goal = route[0];
             let (action, route, stuck) = follow(m.pos, goal, route, stuck, ctx, &mut paths.scratch);
             (action, Ai::Wander { route, stuck })
         }
-        // Nobody in sight to run from, or a daze already over: calm again.
-        Ai::Patrol | Ai::Wander { .. } | Ai::Flee { .. } | Ai::Dazed { .. } => {
-            // Pick somewhere to go; the walk starts next turn.
-            let plan = if let Some(&goal) = pick(ctx.open_cells, rng)
-                && let Some(mut route) =
-                    paths
-                        .scratch
-                        .astar(ctx.map, m.pos, goal, MAX_ROUTE, |_| false)
-            {
-                route.reverse();
-                Ai::Wander { route, stuck: 0 }
-            } else {
-                Ai::Patrol
-            };
-            (Action::Wait, plan)
+        // Nobody in sight to run from, or a daze already over: calm again. The walk starts
+        // next turn.
+        Ai::Patrol | Ai::Roam { .. } | Ai::Wander { .. } | Ai::Flee { .. } | Ai::Dazed { .. } => {
+            (Action::Wait, new_walk(m, ctx, paths, rng))
         }
+    }
+}
+
+/// Where a calm monster walks next: to the middle of the room of a random cell of the floor, or,
+/// if that room's field does not reach where it stands, by an A* route to the cell itself.
+fn new_walk(m: &Monster, ctx: &Ctx, paths: &mut Paths, rng: &mut GameRng) -> Ai {
+    let Some(&goal) = pick(ctx.open_cells, rng) else {
+        return Ai::Patrol;
+    };
+    if let Some(room) = ctx.patrol.room_for(goal)
+        && let Ok(index) = u8::try_from(room)
+        && ctx.patrol.step(room, m.pos, |_| true) != Step::Done
+    {
+        return Ai::Roam {
+            room: index,
+            stuck: 0,
+        };
+    }
+    match paths
+        .scratch
+        .astar(ctx.map, m.pos, goal, MAX_ROUTE, |_| false)
+    {
+        Some(mut route) => {
+            route.reverse();
+            Ai::Wander { route, stuck: 0 }
+        }
+        None => Ai::Patrol,
     }
 }
 

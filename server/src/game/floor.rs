@@ -12,6 +12,7 @@ use super::furnish::furnish;
 use super::item::Item;
 use super::mapgen::{GenParams, Layout, Rect, generate};
 use super::monster::{Monster, spawn};
+use super::patrol::RoomFields;
 use super::rng::{GameRng, Stream, floor_rng};
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -30,6 +31,11 @@ pub struct Floor {
     /// Every floor cell, for monsters picking patrol goals. Derived from the map, so not saved.
     #[serde(skip)]
     pub(super) open_cells: Vec<Pos>,
+    /// The rooms' middles and the fields that lead calm monsters to them: made when its
+    /// monsters first need them, dropped when the map changes (a door opens). Derived from the
+    /// map, so not saved.
+    #[serde(skip)]
+    pub(super) patrol: Option<RoomFields>,
     /// Whether each cell blocks sight, kept beside the map for the FOV's hot loop. Derived from
     /// the map, so not saved.
     #[serde(skip)]
@@ -91,6 +97,7 @@ impl Floor {
             monsters,
             items,
             open_cells,
+            patrol: None,
             opaque,
             rng: floor_rng(seed, depth, Stream::Play),
             pending: BTreeMap::new(),
@@ -102,6 +109,7 @@ impl Floor {
     /// Recomputes what is derived from the map (after loading a saved floor).
     pub(super) fn rebuild_derived(&mut self) {
         (self.opaque, self.open_cells) = derived(&self.map);
+        self.patrol = None;
     }
 
     pub fn tile(&self, p: Pos) -> Tile {
@@ -132,6 +140,8 @@ impl Floor {
         if let Some(i) = self.map.index(p) {
             self.opaque[i] = false;
         }
+        // The cells behind it are within reach now.
+        self.patrol = None;
     }
 
     /// The monster standing at `p`.

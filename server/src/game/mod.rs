@@ -15,6 +15,7 @@ pub mod mapgen;
 pub mod monster;
 pub mod party;
 pub mod path;
+pub mod patrol;
 pub mod player;
 pub mod rng;
 pub mod save;

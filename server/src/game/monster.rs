@@ -13,11 +13,15 @@ use super::stats::{Points, Stat, Stats, xp_for_level};
 /// What a monster is doing. Routes hold the cells still to walk, the next one last.
 #[derive(Clone, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Ai {
-    /// Not alerted: walking an A* route to a random cell, then picking another.
+    /// Not alerted, and about to pick where to walk.
     #[default]
     Patrol,
-    /// Walking `route` on patrol.
+    /// Walking `route` on patrol: an A* route to a cell, kept for a cell no room's field
+    /// reaches (and held by monsters of worlds saved before [`Ai::Roam`]).
     Wander { route: Vec<Pos>, stuck: u8 },
+    /// Not alerted: walking to the middle of room `room` of its floor's
+    /// [`RoomFields`](super::patrol::RoomFields); `stuck`: turns waited behind others.
+    Roam { room: u8, stuck: u8 },
     /// Alerted: heading for where a player was last seen (`route` when out of sight).
     Hunt {
         target: Pos,
@@ -28,6 +32,13 @@ pub enum Ai {
     Dazed { turns: u8, then: Box<Ai> },
     /// Hurt, running from the player last seen at `from`.
     Flee { from: Pos },
+}
+
+impl Ai {
+    /// Whether it is on patrol: not hunting, running or dazed.
+    pub fn is_calm(&self) -> bool {
+        matches!(self, Ai::Patrol | Ai::Wander { .. } | Ai::Roam { .. })
+    }
 }
 
 /// How a kind of monster fights, from the content file (see [`Monster::behaviour`]).
@@ -213,7 +224,9 @@ impl Monster {
     pub fn level(&self) -> u32 {
         self.level
     }
+}
 
+impl Monster {
     /// Whether it has been alerted and is after a player (rather than on patrol).
     pub fn hunting(&self) -> bool {
         matches!(self.ai, Ai::Hunt { .. })

@@ -352,6 +352,7 @@ fn same_saved_floor(f: &Floor, g: &Floor) -> bool {
         rng,
         // Derived from the map or never saved (see `Floor`).
         open_cells: _,
+        patrol: _,
         opaque: _,
         pending: _,
         stunned: _,

@@ -386,6 +386,7 @@ impl Dungeon {
         if let Some(i) = floor.map.index(pos) {
             floor.opaque[i] = !tile.is_walkable();
         }
+        floor.patrol = None;
         let here: Vec<EntityId> = self.players_on(depth).map(|p| p.id).collect();
         for id in here {
             self.update_sight(id);

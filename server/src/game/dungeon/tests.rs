@@ -590,6 +590,57 @@ fn unalerted_monsters_patrol_and_monsters_never_fight_each_other() {
     }
 }
 
+/// A calm monster walks to the middle of a room by the shortest way, never a step away from
+/// it, and on arrival sets off for another.
+#[test]
+fn a_calm_monster_walks_from_room_middle_to_room_middle() {
+    let mut d = quiet(11);
+    let (ann, _) = d.join("Ann").unwrap();
+    let floor = d.floor(1).unwrap();
+    let (rooms, map) = (floor.rooms.clone(), floor.map.clone());
+    // Ann waits in an alcove behind a shut door, where no monster sees or reaches her.
+    let reach = crate::game::path::flow_field(&map, [floor.up]);
+    let alcove = (0..map.cells().len())
+        .map(|i| map.pos_of(i))
+        .find(|&p| {
+            map.get(p).is_walkable()
+                && reach[map.index(p).unwrap()] == u32::MAX
+                && Dir::ALL
+                    .iter()
+                    .any(|&dir| map.get(p.step(dir)).is_shut_door())
+        })
+        .expect("an alcove behind a door");
+    place(&mut d, ann, alcove);
+    let mouse = d.add_monster_for_test(1, "micro_mouse", 1, rooms[0].center());
+    let mut walked: Option<(u8, u32)> = None;
+    let mut arrived = Vec::new();
+    for _ in 0..300 {
+        d.submit(ann, Action::Wait).unwrap();
+        d.resolve_pending(1);
+        let m = &d.floor(1).unwrap().monsters[&mouse];
+        let Ai::Roam { room, .. } = m.ai else {
+            assert!(m.ai.is_calm(), "it never met Ann: {:?}", m.ai);
+            continue;
+        };
+        let middle = rooms[usize::from(room)].center();
+        let left = crate::game::path::flow_field(&map, [middle])[map.index(m.pos).unwrap()];
+        if let Some((before, was)) = walked
+            && before == room
+        {
+            assert!(
+                left == was || left + 1 == was,
+                "{was} steps left, then {left}"
+            );
+        }
+        if left == 0 {
+            arrived.push(room);
+        }
+        walked = Some((room, left));
+    }
+    arrived.dedup();
+    assert!(arrived.len() >= 3, "it went from room to room: {arrived:?}");
+}
+
 #[test]
 fn a_blocked_monster_finds_another_way() {
     // Two hunters and a player in a room: the second hunter's best step is taken by the

@@ -17,6 +17,7 @@ use crate::game::floor::Floor;
 use crate::game::fov;
 use crate::game::input::Outcome;
 use crate::game::monster::Ai;
+use crate::game::patrol::RoomFields;
 use crate::game::sight::Sight;
 
 /// The monster phase's working memory, kept from one turn to the next on each thread: arrays the
@@ -349,11 +350,14 @@ impl Dungeon {
             };
             let Floor {
                 map,
+                rooms,
                 open_cells,
+                patrol,
                 monsters,
                 rng,
                 ..
             } = floor;
+            let patrol = patrol.get_or_insert_with(|| RoomFields::new(map, rooms));
             let Some(m) = monsters.get_mut(&mid) else {
                 continue;
             };
@@ -365,6 +369,7 @@ impl Dungeon {
             let ctx = Ctx {
                 map,
                 open_cells,
+                patrol,
                 players: &players,
                 awareness: &awareness[..players.len()],
                 occupant,
@@ -434,7 +439,7 @@ impl Dungeon {
         };
         let near = |p: Pos| fov::within_radius(p.x - here.x, p.y - here.y, radius);
         let heard: Vec<EntityId> = (floor.monsters.values())
-            .filter(|m| m.id != id && near(m.pos) && matches!(m.ai, Ai::Patrol | Ai::Wander { .. }))
+            .filter(|m| m.id != id && near(m.pos) && m.ai.is_calm())
             .map(|m| m.id)
             .collect();
         self.emit(Event::Called { depth, id, at }, out);

@@ -94,7 +94,8 @@ impl RoomFields {
             .or_else(|| (0..self.middles.len()).min_by_key(|&r| self.middles[r].dist2(cell)))
     }
 
-    fn code(&self, room: usize, p: Pos) -> u8 {
+    /// The code of cell `p` in `field` (one room's codes); outside the grid, out of reach.
+    fn code(&self, field: &[u8], p: Pos) -> u8 {
         if p.x < 0 || p.y < 0 || p.x as usize >= self.width {
             return OUT_OF_REACH;
         }
@@ -102,25 +103,35 @@ impl RoomFields {
         if i >= self.cells {
             return OUT_OF_REACH;
         }
-        let byte = self.codes[room * self.stride + i / 4];
-        (byte >> (2 * (i % 4))) & 3
+        code_at(field, i)
     }
 
     /// The next step from `from` towards the middle of `room`, over cells that `free` allows.
+    /// Every calm monster asks this every turn, so a cell away from the grid's edge (where
+    /// monsters stand) reads its eight neighbours at fixed offsets.
     pub fn step(&self, room: usize, from: Pos, free: impl Fn(Pos) -> bool) -> Step {
         if room >= self.middles.len() || self.middles[room] == from {
             return Step::Done;
         }
-        let here = self.code(room, from);
+        let field = &self.codes[room * self.stride..(room + 1) * self.stride];
+        let here = self.code(field, from);
         if here == OUT_OF_REACH {
             return Step::Done;
         }
         let nearer = (here + 2) % 3;
+        let (w, h) = (self.width as i32, (self.cells / self.width) as i32);
+        let inside = from.x > 0 && from.y > 0 && from.x + 1 < w && from.y + 1 < h;
+        let i = from.y * w + from.x;
         let mut blocked = false;
         for d in Dir::ALL {
-            let q = from.step(d);
-            if self.code(room, q) == nearer {
-                if free(q) {
+            let (dx, dy) = d.delta();
+            let code = if inside {
+                code_at(field, (i + dy * w + dx) as usize)
+            } else {
+                self.code(field, from.step(d))
+            };
+            if code == nearer {
+                if free(from.step(d)) {
                     return Step::Go(d);
                 }
                 blocked = true;
@@ -128,6 +139,11 @@ impl RoomFields {
         }
         if blocked { Step::Blocked } else { Step::Done }
     }
+}
+
+/// Cell `i`'s two bits of a field.
+fn code_at(field: &[u8], i: usize) -> u8 {
+    (field[i / 4] >> (2 * (i % 4))) & 3
 }
 
 impl fmt::Debug for RoomFields {

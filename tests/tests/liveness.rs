@@ -113,3 +113,75 @@ async fn a_silent_dead_link_is_noticed_and_the_grace_period_runs() {
     drop((ann, back, proxy, cy));
     server.stop().await;
 }
+
+/// Server pings counted over `span` on `ws`, sending a ping of our own every 100 ms if `talk`
+/// (any frame shows the link is alive) and only answering the server's otherwise.
+async fn pings_over(
+    ws: &mut tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+    talk: bool,
+    span: Duration,
+) -> usize {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let end = tokio::time::Instant::now() + span;
+    let mut tick = tokio::time::interval(Duration::from_millis(100));
+    let mut pings = 0;
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep_until(end) => return pings,
+            _ = tick.tick(), if talk => ws.send(Message::Ping(Default::default())).await.expect("the link is up"),
+            msg = ws.next() => match msg {
+                // tungstenite queues the pong and sends it with the next write or flush.
+                Some(Ok(Message::Ping(_))) => {
+                    pings += 1;
+                    ws.flush().await.expect("the pong goes out");
+                }
+                Some(Ok(_)) => {}
+                other => panic!("the server dropped a live link: {other:?}"),
+            },
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_heard_from_is_not_pinged_and_a_quiet_one_is() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let server = TestServer::start(delve_server::net::ServerConfig {
+        ping_interval: Duration::from_millis(400),
+        ..test_config()
+    })
+    .await;
+    let (mut ws, _) = within(tokio_tungstenite::connect_async(server.url.as_str()))
+        .await
+        .expect("connects");
+    let hello = serde_json::to_string(&hello_with("Ann", "crypt", None, None, None)).unwrap();
+    ws.send(Message::text(hello)).await.expect("sends");
+    loop {
+        let msg = within(ws.next())
+            .await
+            .expect("a message")
+            .expect("no error");
+        if let Message::Text(text) = msg
+            && matches!(
+                delve_protocol::codec::decode_server(&text),
+                Ok(ServerMsg::Welcome { .. })
+            )
+        {
+            break;
+        }
+    }
+    // Five ticks of the server's ping while Ann keeps talking: not one ping.
+    let talking = within(pings_over(&mut ws, true, Duration::from_secs(2))).await;
+    assert_eq!(talking, 0, "a client heard from is not pinged");
+    // Five more while she only answers: pinged (at every tick once she has been quiet half an
+    // interval), and her pongs keep her link.
+    let quiet = within(pings_over(&mut ws, false, Duration::from_secs(2))).await;
+    assert!(quiet >= 3, "a quiet client is pinged: {quiet}");
+    let after = within(pings_over(&mut ws, false, Duration::from_secs(1))).await;
+    assert!(after >= 1, "and still is, its link kept: {after}");
+    drop(ws);
+    server.stop().await;
+}

@@ -594,12 +594,19 @@ impl Connection {
 
     /// Pings the client, unless it has been silent for two pings already: then the link is
     /// dead and `false` ends the connection (no close handshake: nobody would answer it).
+    /// A client heard from within the last half interval is not pinged: what it sent shows
+    /// the link is alive (a player acting sends several messages a second, and a ping and its
+    /// pong cost the server about what an update does). A quiet one is pinged at every tick,
+    /// so its pongs keep it from ever being silent for two intervals.
     pub(super) async fn keep_alive(&mut self, ping_every: Duration) -> bool {
         let silent = self.last_heard.elapsed();
         if silent >= ping_every * 2 {
             debug!(peer = %self.peer, silent_ms = silent.as_millis() as u64, "dead link: no answer to pings");
             self.shared.ops.cut(Cut::DeadLink, Some(self.peer.ip()));
             return false;
+        }
+        if silent < ping_every / 2 {
+            return true;
         }
         // Bounded like every write: a client that stops reading is gone too.
         matches!(

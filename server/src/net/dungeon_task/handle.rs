@@ -1,6 +1,7 @@
 //! The commands of connections, one by one: acting, levelling up, chatting, following, leaving;
 //! and the small lookups between connections and characters that they share.
 
+use std::hash::{Hash, Hasher};
 use std::sync::atomic::Ordering;
 
 use delve_protocol::{ErrorCode, Event as ProtoEvent, LivePlayer, MAX_CHAT_CHARS, View};
@@ -169,10 +170,27 @@ impl DungeonTask {
 
     /// Updates the lobby's list of who plays here and who watches them (a public dungeon's,
     /// when the server lists live games).
-    pub(super) fn refresh_live(&self) {
+    ///
+    /// It runs after every batch of commands, mostly single intents that change nothing it
+    /// shows: so it first hashes what it shows (allocating nothing) and builds the list only
+    /// when that changed. Building it every time (names copied, watchers gathered, sorted by
+    /// a lowercased name) was 2.6% of the server's CPU in a load run's profile.
+    pub(super) fn refresh_live(&mut self) {
         if !self.config.live_games || self.stats.private {
             return;
         }
+        let mut hasher = std::hash::DefaultHasher::new();
+        for s in self.sessions.values() {
+            (s.player, s.watching, &s.name).hash(&mut hasher);
+            if let Some(p) = s.player.and_then(|id| self.dungeon.player(id)) {
+                (p.name(), p.depth(), p.level(), p.alive(), p.victory()).hash(&mut hasher);
+            }
+        }
+        let seen = hasher.finish();
+        if self.live_seen == Some(seen) {
+            return;
+        }
+        self.live_seen = Some(seen);
         let mut live: Vec<LivePlayer> = self
             .sessions
             .values()

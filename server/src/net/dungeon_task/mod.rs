@@ -106,6 +106,8 @@ pub struct DungeonTask {
     unloads: Arc<Semaphore>,
     /// Character dumps being written (replaying a game takes a moment: off the task).
     dumps: games::Writing,
+    /// A hash of what the lobby's live list was last built from (see `refresh_live`).
+    live_seen: Option<u64>,
 }
 
 /// At most this many queued commands are handled before the owed turn statuses go out and the
@@ -162,6 +164,7 @@ impl DungeonTask {
             whereabouts,
             ops,
             dumps: games::Writing::new(),
+            live_seen: None,
         }
     }
 

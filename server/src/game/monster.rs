@@ -19,9 +19,6 @@ pub enum Ai {
     /// Walking `route` on patrol: an A* route to a cell, kept for a cell no room's field
     /// reaches (and held by monsters of worlds saved before [`Ai::Roam`]).
     Wander { route: Vec<Pos>, stuck: u8 },
-    /// Not alerted: walking to the middle of room `room` of its floor's
-    /// [`RoomFields`](super::patrol::RoomFields); `stuck`: turns waited behind others.
-    Roam { room: u8, stuck: u8 },
     /// Alerted: heading for where a player was last seen (`route` when out of sight).
     Hunt {
         target: Pos,
@@ -32,6 +29,12 @@ pub enum Ai {
     Dazed { turns: u8, then: Box<Ai> },
     /// Hurt, running from the player last seen at `from`.
     Flee { from: Pos },
+    /// Not alerted: walking to the middle of room `room` of its floor's
+    /// [`RoomFields`](super::patrol::RoomFields); `stuck`: turns waited behind others.
+    ///
+    /// Last, because saves number the variants in this order: a new one goes at the end, or
+    /// every world saved before it would load with its monsters' plans mistaken.
+    Roam { room: u8, stuck: u8 },
 }
 
 impl Ai {
@@ -230,5 +233,49 @@ impl Monster {
     /// Whether it has been alerted and is after a player (rather than on patrol).
     pub fn hunting(&self) -> bool {
         matches!(self.ai, Ai::Hunt { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Saves (postcard) number a plan's variant by its place in [`Ai`]: the numbers of worlds
+    /// saved by earlier servers must keep their meaning.
+    #[test]
+    fn a_plans_saved_number_never_changes() {
+        let at = Pos::new(1, 2);
+        let plans = [
+            (Ai::Patrol, 0),
+            (
+                Ai::Wander {
+                    route: vec![at],
+                    stuck: 0,
+                },
+                1,
+            ),
+            (
+                Ai::Hunt {
+                    target: at,
+                    route: Vec::new(),
+                    stuck: 0,
+                },
+                2,
+            ),
+            (
+                Ai::Dazed {
+                    turns: 1,
+                    then: Box::new(Ai::Patrol),
+                },
+                3,
+            ),
+            (Ai::Flee { from: at }, 4),
+            (Ai::Roam { room: 1, stuck: 0 }, 5),
+        ];
+        for (plan, number) in plans {
+            let bytes = postcard::to_stdvec(&plan).unwrap();
+            assert_eq!(bytes[0], number, "{plan:?}");
+            assert_eq!(postcard::from_bytes::<Ai>(&bytes).unwrap(), plan);
+        }
     }
 }

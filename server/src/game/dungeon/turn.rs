@@ -307,14 +307,21 @@ impl Dungeon {
         sights.clear();
         sights.extend((floor.monsters.values()).map(|m| (m.pos, m.stats(&content).sight.min(40))));
         awareness.resize_with(players.len(), Sight::default);
-        for ((_, p), seen) in players.iter().zip(awareness.iter_mut()) {
+        // A character's own field of view (kept current by `update_sight` whenever it moves,
+        // its sight changes or a door opens) is that field already, out to its sight: when
+        // that reaches as far, it is copied rather than cast again.
+        for ((id, p), seen) in players.iter().zip(awareness.iter_mut()) {
             let reach = (sights.iter())
                 .filter(|(at, sight)| fov::within_radius(p.x - at.x, p.y - at.y, *sight))
                 .map(|(_, sight)| *sight)
                 .max();
-            match reach {
-                Some(reach) => fov::compute(&floor.opaque, w, h, p.x, p.y, reach, seen),
-                None => fov::Lit::clear(seen, w * h),
+            let own = self.players.get(id).filter(|c| c.pos == *p);
+            match (reach, own) {
+                (Some(reach), Some(c)) if c.stats(&content).sight >= reach => {
+                    seen.clone_from(&c.fov)
+                }
+                (Some(reach), _) => fov::compute(&floor.opaque, w, h, p.x, p.y, reach, seen),
+                (None, _) => fov::Lit::clear(seen, w * h),
             }
         }
         if occupant.len() == w * h {

@@ -261,15 +261,7 @@ fn roam(m: &Monster, plan: Ai, ctx: &Ctx, paths: &mut Paths, rng: &mut GameRng) 
                     },
                 ),
                 // Arrived (or no way on): the next walk starts at once.
-                Step::Done => match new_walk(m, ctx, paths, rng) {
-                    Ai::Roam { room, stuck } => {
-                        match ctx.patrol.step(usize::from(room), m.pos, |q| ctx.free(q)) {
-                            Step::Go(dir) => (Action::Move { dir }, Ai::Roam { room, stuck }),
-                            _ => (Action::Wait, Ai::Roam { room, stuck }),
-                        }
-                    }
-                    other => (Action::Wait, other),
-                },
+                Step::Done => set_off(m, ctx, paths, rng),
             }
         }
         Ai::Wander { route, stuck } if !route.is_empty() && stuck < PATIENCE => {
@@ -283,6 +275,19 @@ fn roam(m: &Monster, plan: Ai, ctx: &Ctx, paths: &mut Paths, rng: &mut GameRng) 
             (Action::Wait, new_walk(m, ctx, paths, rng))
         }
     }
+}
+
+/// A calm monster picks its next walk and takes its first step of it, if that step is free.
+fn set_off(m: &Monster, ctx: &Ctx, paths: &mut Paths, rng: &mut GameRng) -> (Action, Ai) {
+    let plan = new_walk(m, ctx, paths, rng);
+    let action = match plan {
+        Ai::Roam { room, .. } => match ctx.patrol.step(usize::from(room), m.pos, |q| ctx.free(q)) {
+            Step::Go(dir) => Action::Move { dir },
+            _ => Action::Wait,
+        },
+        _ => Action::Wait,
+    };
+    (action, plan)
 }
 
 /// Where a calm monster walks next: to the middle of the room of a random cell of the floor, or,

@@ -269,35 +269,7 @@ mod tests {
     };
 
     fn view() -> View {
-        let me = SelfView {
-            id: 1,
-            name: "Ann".into(),
-            pos: Pos::new(1, 1),
-            depth: 1,
-            hp: 25,
-            max_hp: 25,
-            level: 1,
-            xp: 0,
-            xp_level: 0,
-            xp_next: 100,
-            points: 0,
-            attack_min: 1,
-            attack_max: 4,
-            defence: 4,
-            save: 10,
-            sight: 8,
-            kills: 0,
-            turns: 0,
-            deepest: 1,
-            alive: true,
-            cause: None,
-            effects: Vec::new(),
-            victory: false,
-            score: 0,
-            resting: false,
-            away: false,
-            revive_turns: None,
-        };
+        let me = SelfView::sample(Pos::new(1, 1));
         View {
             inventory: Vec::new(),
             party: Vec::new(),

@@ -282,33 +282,8 @@ mod tests {
     fn every_server_message_decodes_as_sent() {
         use crate::view::{CellSet, SelfView, TileGrid, View};
         let me = SelfView {
-            id: 1,
-            name: "Ann".into(),
-            pos: crate::Pos::new(1, 1),
-            depth: 1,
-            hp: 25,
-            max_hp: 25,
-            level: 1,
-            xp: 0,
-            xp_level: 0,
-            xp_next: 100,
-            points: 0,
-            attack_min: 1,
-            attack_max: 4,
-            defence: 4,
-            save: 10,
-            sight: 8,
-            kills: 0,
-            turns: 0,
-            deepest: 1,
-            alive: true,
-            cause: None,
             effects: vec![crate::view::Effect::Poison],
-            victory: false,
-            score: 0,
-            resting: false,
-            away: false,
-            revive_turns: None,
+            ..SelfView::sample(crate::Pos::new(1, 1))
         };
         let view = View {
             inventory: Vec::new(),

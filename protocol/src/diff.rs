@@ -389,38 +389,25 @@ mod tests {
             map,
             visible,
             entities,
-            me: SelfView {
-                id: 99,
-                name: "me".into(),
-                pos: Pos::new(rng.random_range(0..W as i32), rng.random_range(0..H as i32)),
-                depth: 1,
-                hp: rng.random_range(1..30),
-                max_hp: 30,
-                level: 1,
-                xp: 0,
-                xp_level: 0,
-                xp_next: 100,
-                points: 0,
-                attack_min: 1,
-                attack_max: 4,
-                defence: 4,
-                save: 10,
-                sight: 8,
-                kills: 0,
-                turns: 0,
-                deepest: 1,
-                alive: true,
-                cause: None,
-                effects: if rng.random_ratio(1, 2) {
-                    vec![crate::view::Effect::Poison]
-                } else {
-                    Vec::new()
-                },
-                victory: false,
-                score: rng.random_range(0..100),
-                resting: rng.random_ratio(1, 4),
-                away: rng.random_ratio(1, 4),
-                revive_turns: rng.random_ratio(1, 4).then_some(7),
+            me: {
+                // The position's dice first, in the order they were always cast.
+                let pos = Pos::new(rng.random_range(0..W as i32), rng.random_range(0..H as i32));
+                SelfView {
+                    id: 99,
+                    name: "me".into(),
+                    hp: rng.random_range(1..30),
+                    max_hp: 30,
+                    effects: if rng.random_ratio(1, 2) {
+                        vec![crate::view::Effect::Poison]
+                    } else {
+                        Vec::new()
+                    },
+                    score: rng.random_range(0..100),
+                    resting: rng.random_ratio(1, 4),
+                    away: rng.random_ratio(1, 4),
+                    revive_turns: rng.random_ratio(1, 4).then_some(7),
+                    ..SelfView::sample(pos)
+                }
             },
         }
     }

@@ -818,6 +818,43 @@ pub struct SelfView {
     pub revive_turns: Option<u32>,
 }
 
+#[cfg(any(test, feature = "testing"))]
+impl SelfView {
+    /// A fresh level-1 character, Ann (id 1), standing at `pos` on floor 1: for tests, which
+    /// change what they need with `SelfView { hp: 3, ..SelfView::sample(pos) }`.
+    pub fn sample(pos: crate::Pos) -> SelfView {
+        SelfView {
+            id: 1,
+            name: "Ann".into(),
+            pos,
+            depth: 1,
+            hp: 25,
+            max_hp: 25,
+            level: 1,
+            xp: 0,
+            xp_level: 0,
+            xp_next: 100,
+            points: 0,
+            attack_min: 1,
+            attack_max: 4,
+            defence: 4,
+            save: 10,
+            sight: 8,
+            kills: 0,
+            turns: 0,
+            deepest: 1,
+            alive: true,
+            cause: None,
+            effects: Vec::new(),
+            victory: false,
+            score: 0,
+            resting: false,
+            away: false,
+            revive_turns: None,
+        }
+    }
+}
+
 /// One player of the dungeon, for the party panel. Players share these with each other wherever
 /// they are: it is what friends would tell each other, not what a character sees.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

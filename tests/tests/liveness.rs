@@ -185,3 +185,81 @@ async fn a_client_heard_from_is_not_pinged_and_a_quiet_one_is() {
     drop(ws);
     server.stop().await;
 }
+
+/// A player whose game stops reading its socket (a frozen tab, a client stuck in a loop) while
+/// its link stays up: the server writes what the socket takes and keeps a bounded backlog, the
+/// dungeon never waits for it, and after a few seconds with the socket still full the
+/// connection is dropped and the others play on. Zed's socket has a small receive buffer and
+/// is never read after the welcome; Zed keeps acting, so every turn sends Zed an update.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_stops_reading_is_dropped_and_the_game_goes_on() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+
+    let server = TestServer::start(delve_server::net::ServerConfig {
+        msgs_per_sec: 1_000_000,
+        msg_burst: 1_000_000,
+        ..test_config()
+    })
+    .await;
+    let mut ann = Bot::join(&server.url, "Ann", "crypt").await;
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let stream = socket.connect(server.addr()).await.unwrap();
+    let (mut zed, _) = tokio_tungstenite::client_async(server.url.as_str(), stream)
+        .await
+        .expect("Zed's handshake");
+    let hello = delve_protocol::encode(&hello_with("Zed", "crypt", None, None, None));
+    zed.send(Message::text(hello)).await.unwrap();
+    let welcome = within(zed.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .into_text()
+        .unwrap();
+    assert!(welcome.contains(r#""type":"welcome""#), "{welcome}");
+    let wait = delve_protocol::encode(&ClientMsg::Act(Action::Wait));
+    let zed_connected = |ann: &Bot| {
+        ann.view()
+            .party
+            .iter()
+            .find(|m| &*m.name == "Zed")
+            .map(|m| m.connected)
+    };
+    within(until(&mut ann, |a| zed_connected(a) == Some(true))).await;
+    // The server gives a full socket a few seconds (its send deadline) before it drops it.
+    let start = std::time::Instant::now();
+    let mut turns = 0;
+    while zed_connected(&ann) == Some(true) {
+        // Once the server is done with Zed this write fails; the game goes on without him.
+        let _ = zed.send(Message::text(wait.clone())).await;
+        ann.send(ClientMsg::Act(Action::Wait)).await;
+        let turn = ann.view().turn + 1;
+        within(ann.until_turn(turn)).await;
+        turns += 1;
+        let waited = start.elapsed();
+        assert!(
+            waited < Duration::from_secs(60),
+            "Zed still connected after {waited:?}"
+        );
+    }
+    // Ann plays on alone: no turn waits for Zed.
+    for _ in 0..3 {
+        ann.send(ClientMsg::Act(Action::Wait)).await;
+        let turn = ann.view().turn + 1;
+        within(ann.until_turn(turn)).await;
+    }
+    // The server closed Zed's socket: what reached it ends, and it is not every update of
+    // every turn (his socket and the server's took only so many; the rest were dropped).
+    let mut read = 0usize;
+    let ended = loop {
+        match tokio::time::timeout(Duration::from_secs(10), zed.next()).await {
+            Ok(Some(Ok(_))) => read += 1,
+            Ok(_) => break true,
+            Err(_) => break false,
+        }
+    };
+    assert!(ended, "Zed's socket was left open after {read} frames");
+    assert!(read < turns, "Zed got all {read} of {turns} updates");
+    server.stop().await;
+}

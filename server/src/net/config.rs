@@ -70,8 +70,6 @@ pub struct ServerConfig {
     /// Serve `GET /metrics` on this address instead of the game port (`None`: on the game
     /// port).
     pub metrics_bind: Option<SocketAddr>,
-    /// Frames queued for one connection before it counts as fallen behind.
-    pub outbox_frames: usize,
     /// How long a disconnected character stays on its floor before it is lifted out (it never
     /// holds up a turn meanwhile). Zero lifts it at once.
     pub grace: Duration,
@@ -132,7 +130,6 @@ impl Default for ServerConfig {
             handshake_timeout: Duration::from_secs(10),
             ping_interval: Duration::from_secs(10),
             metrics_bind: None,
-            outbox_frames: 64,
             grace: Duration::from_secs(10),
             game_pages: true,
             replays: true,

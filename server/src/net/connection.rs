@@ -26,18 +26,18 @@ use tokio::time::{Instant, timeout, timeout_at};
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tracing::{debug, info, trace};
 
+use crate::net::link::{LinkWriter, Refused};
 use crate::net::outbox_queue;
 
 use super::Shared;
 use super::admission::{Slot, SlotRefused};
-use super::dungeon_task::{Command, ConnId, Outgoing};
+use super::dungeon_task::{Command, ConnId, Outgoing, Outlet};
 use super::limits::RateLimiter;
 use super::ops::Cut;
 use super::registry::OpenError;
 use super::validate::{check_dungeon, check_name, strip_invisible};
 use super::wire::{
-    KEEP_OUT_BYTES, MAX_BATCH_BYTES, SEND_DEADLINE, Ws, close, close_and_drain, close_gracefully,
-    error, put_text_frame, send, violation_code, write_frames,
+    SEND_DEADLINE, Ws, close, close_and_drain, close_gracefully, error, send, violation_code,
 };
 
 /// What a connection that had not joined yet is told when it gives its place to a newcomer on
@@ -86,7 +86,6 @@ pub async fn serve(
         window_start: Instant::now(),
         last_rate_error: None,
         shutdown,
-        out: Vec::new(),
         slot,
         last_heard: Instant::now(),
     };
@@ -117,8 +116,6 @@ pub(super) struct Connection {
     window_start: Instant,
     last_rate_error: Option<Instant>,
     pub(super) shutdown: watch::Receiver<bool>,
-    /// The frames of one batch, encoded for the wire; kept between batches while it is small.
-    out: Vec<u8>,
     /// Its place on the server: it gives way to a newcomer on a full server until it has
     /// joined (see `admission`).
     pub(super) slot: Slot,
@@ -405,7 +402,10 @@ impl Connection {
                 );
             }
         }
-        let (out, outbox) = outbox_queue::queue(self.shared.config.outbox_frames);
+        // The outbox carries the dungeon's close; its frames go straight to the socket (a
+        // client that falls behind is bounded there, by `link::MAX_WAITING_BYTES`).
+        let (queue, outbox) = outbox_queue::queue(1);
+        let out = Outlet::new(queue, Some(self.ws.get_ref().writer()));
         let (reply, answer) = oneshot::channel();
         let conn = self.conn;
         let cmd = match h.watch {
@@ -459,8 +459,15 @@ impl Connection {
         let ping_every = self.shared.config.ping_interval;
         let ping = tokio::time::sleep(ping_every);
         tokio::pin!(ping);
+        // What the dungeon wrote and the socket could not take at once waits here.
+        let link = self.ws.get_ref().writer();
         loop {
             tokio::select! {
+                () = link.has_waiting() => {
+                    if !self.drain(&link).await {
+                        break;
+                    }
+                }
                 () = &mut ping => {
                     if !self.keep_alive(ping_every).await {
                         break;
@@ -512,8 +519,8 @@ impl Connection {
                     }
                 }
                 out = joined.outbox.recv() => match out {
-                    Some(first) => {
-                        if !self.write_batch(first, &mut joined.outbox).await {
+                    Some(out) => {
+                        if !self.write_outbox(out, &link).await {
                             break;
                         }
                     }
@@ -537,59 +544,35 @@ impl Connection {
         .await;
     }
 
-    /// Writes `first` and the frames already queued behind it (those of the same turn: the
-    /// dungeon task queues a turn's frames for everyone before any connection runs) with one
-    /// write to the socket, instead of one `sendto` per frame. `false` when the connection is
-    /// over (a close was asked for, the write failed, or the client stopped reading).
-    ///
-    /// It used to yield first, so that the turn statuses made by the other players' intents of
-    /// the same moment joined the batch; since a status waits a tenth of a second for the turn
-    /// to complete (see the dungeon task), a turn's frames are all queued when this runs, and
-    /// the yield only cost another poll of the connection (measured: still one frame per
-    /// update without it, and less CPU).
-    async fn write_batch(
-        &mut self,
-        first: Outgoing,
-        outbox: &mut outbox_queue::Receiver<Outgoing>,
-    ) -> bool {
-        let mut next = Some(first);
-        let mut close = None;
-        while let Some(out) = next.take() {
-            match out {
-                Outgoing::Frame(text) => put_text_frame(&mut self.out, text.as_bytes()),
-                Outgoing::Close { code, reason } => {
-                    close = Some((code, reason));
-                    break;
-                }
-            }
-            if self.out.len() >= MAX_BATCH_BYTES {
-                break;
-            }
-            next = outbox.try_recv().ok();
-        }
-        if !self.out.is_empty() {
-            // A client that stops reading fills its socket; give up on it rather than wait
-            // here, where neither its dungeon nor a shutdown can reach.
-            let written = timeout(SEND_DEADLINE, write_frames(&mut self.ws, &self.out)).await;
-            self.out.clear();
-            if self.out.capacity() > KEEP_OUT_BYTES {
-                // A snapshot or a welcome made it big: an idle connection does not keep that.
-                self.out = Vec::new();
-            }
-            match written {
-                Ok(Ok(())) => {}
-                Ok(Err(_)) => return false,
-                Err(_) => {
-                    info!(peer = %self.peer, "the client stopped reading; dropping its connection");
-                    return false;
-                }
+    /// What the dungeon put in the outbox: its close, written after every frame it wrote
+    /// (or, from a dungeon with no link to write to, a frame). `false` when the connection is
+    /// over.
+    async fn write_outbox(&mut self, out: Outgoing, link: &LinkWriter) -> bool {
+        match out {
+            Outgoing::Frame(text) => match link.write_text(text.as_bytes()) {
+                Ok(()) => true,
+                Err(Refused::Closed) => false,
+                // Dropped as the dungeon's own frames are when the client is this far behind.
+                Err(Refused::Full) => true,
+            },
+            Outgoing::Close { code, reason } => {
+                close_gracefully(&mut self.ws, code, &reason).await;
+                false
             }
         }
-        if let Some((code, reason)) = close {
-            close_gracefully(&mut self.ws, code, &reason).await;
-            return false;
+    }
+
+    /// Writes the frames the socket could not take when the dungeon wrote them. `false` when
+    /// the connection is over (the write failed, or the client stopped reading).
+    async fn drain(&mut self, link: &LinkWriter) -> bool {
+        match timeout(SEND_DEADLINE, link.drain()).await {
+            Ok(Ok(())) => true,
+            Ok(Err(_)) => false,
+            Err(_) => {
+                info!(peer = %self.peer, "the client stopped reading; dropping its connection");
+                false
+            }
         }
-        true
     }
 
     /// Pings the client, unless it has been silent for two pings already: then the link is

@@ -6,8 +6,9 @@
 //!   frames it writes;
 //! - `registry`: the loaded dungeons; `dungeon_task/`: one dungeon's task; `world`: its
 //!   journaled engine;
-//! - `limits`: rate limits and per-address budgets; `validate`: names and text;
-//!   `password`: private dungeons' hashes; `outbox_queue`: the channel to each connection;
+//! - `link`: a connection's socket, written by its own task and its dungeon's; `outbox_queue`:
+//!   the channel from the dungeon to each connection (its closes); `limits`: rate limits and
+//!   per-address budgets; `validate`: names and text; `password`: private dungeons' hashes;
 //! - `ops/`: what an operator sees (metrics and summary log lines); `stall_watch`: the event
 //!   loop's health; `config`: every setting;
 //! - the record of finished games: `archive` (who sees which game, dumps left unwritten,
@@ -20,6 +21,7 @@ pub mod config;
 pub mod connection;
 pub mod dungeon_task;
 pub mod limits;
+pub mod link;
 pub mod ops;
 pub mod outbox_queue;
 pub mod pages;

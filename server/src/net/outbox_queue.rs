@@ -1,5 +1,8 @@
 //! The queue from a dungeon task to one connection's socket task: bounded, never waited on by
-//! the sender (a full queue means the client fell behind), read by one receiver.
+//! the sender (a full queue means the client fell behind), read by one receiver. A connection's
+//! frames go straight to its socket ([`super::link`]); this queue carries the dungeon's close,
+//! which the connection's task writes after them (and, in the dungeon task's own tests, which
+//! have no sockets, the frames too).
 //!
 //! Written here rather than taken from `tokio::sync::mpsc` for its size: every signed-in
 //! connection keeps one for its whole life, and tokio's bounded channel allocates a block of 32

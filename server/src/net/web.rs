@@ -27,6 +27,8 @@ use tokio::net::TcpStream;
 use tokio::sync::{oneshot, watch};
 use tokio::time::Instant;
 use tokio_tungstenite::WebSocketStream;
+
+use super::link::Link;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::Role;
 use tracing::debug;
@@ -186,7 +188,7 @@ pub async fn serve(
         }
     };
     let ws = WebSocketStream::from_partially_read(
-        stream,
+        Link::new(stream),
         read_ahead,
         Role::Server,
         Some(shared.ws_config()),

@@ -1,12 +1,11 @@
-//! What a game connection writes: error frames, batches of text frames written past
-//! tungstenite, and the closes (RFC 6455), each bounded in time so that a client that stops
-//! reading cannot hold its connection's task.
+//! What a game connection writes: error frames, the text frames the dungeon task writes past
+//! tungstenite (framed here), and the closes (RFC 6455), each bounded in time so that a client
+//! that stops reading cannot hold its connection's task.
 
 use std::time::Duration;
 
 use delve_protocol::{ErrorCode, ServerMsg, encode};
 use futures_util::{SinkExt, StreamExt};
-use tokio::net::TcpStream;
 use tokio::time::timeout;
 use tokio_tungstenite::WebSocketStream;
 use tokio_tungstenite::tungstenite::protocol::frame::CloseFrame;
@@ -15,9 +14,12 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
 pub use delve_protocol::close;
 
+use super::link::Link;
+
 /// The socket: hyper answered the HTTP upgrade, then handed back the TCP stream, over which
-/// tungstenite speaks WebSocket.
-pub type Ws = WebSocketStream<TcpStream>;
+/// tungstenite speaks WebSocket (through a [`Link`], which the dungeon task writes its frames
+/// to as well).
+pub type Ws = WebSocketStream<Link>;
 
 pub fn error(code: ErrorCode, message: &str) -> ServerMsg {
     ServerMsg::Error {
@@ -31,46 +33,33 @@ pub fn error(code: ErrorCode, message: &str) -> ServerMsg {
 /// gone.
 pub const SEND_DEADLINE: Duration = Duration::from_secs(5);
 
-/// A batch stops taking frames from the outbox past this many bytes (the rest go in the next).
-pub const MAX_BATCH_BYTES: usize = 64 * 1024;
-
-/// The batch buffer is kept between batches up to this capacity: a turn's frames (an update
-/// and a few turn statuses, about 1.3 KB) fit, a snapshot or a welcome (5–7 KB) is let go.
+/// A connection's buffer of frames waiting for its socket is kept up to this capacity: a
+/// turn's frames (an update and a few turn statuses, about 1.3 KB) fit, a snapshot or a
+/// welcome (5–7 KB) is let go.
 pub const KEEP_OUT_BYTES: usize = 4096;
 
-/// Appends `payload` as one final, unmasked text frame (RFC 6455 §5.2: a server never masks).
-pub fn put_text_frame(buf: &mut Vec<u8>, payload: &[u8]) {
+/// The header of one final, unmasked text frame of `len` bytes (RFC 6455 §5.2: a server never
+/// masks), and how many of its bytes are used.
+pub fn text_frame_header(len: usize) -> ([u8; 10], usize) {
     const FIN_TEXT: u8 = 0x80 | 0x1;
-    buf.push(FIN_TEXT);
-    let n = payload.len();
-    if n < 126 {
-        buf.push(n as u8);
-    } else if let Ok(n) = u16::try_from(n) {
-        buf.push(126);
-        buf.extend_from_slice(&n.to_be_bytes());
+    let mut head = [0u8; 10];
+    head[0] = FIN_TEXT;
+    if len < 126 {
+        head[1] = len as u8;
+        (head, 2)
+    } else if let Ok(n) = u16::try_from(len) {
+        head[1] = 126;
+        head[2..4].copy_from_slice(&n.to_be_bytes());
+        (head, 4)
     } else {
-        buf.push(127);
-        buf.extend_from_slice(&(n as u64).to_be_bytes());
+        head[1] = 127;
+        head[2..10].copy_from_slice(&(len as u64).to_be_bytes());
+        (head, 10)
     }
-    buf.extend_from_slice(payload);
-}
-
-/// Writes already-framed bytes to the socket under tungstenite. Whatever tungstenite still
-/// holds (a pong it owes) is flushed first, so frames never interleave; tungstenite keeps
-/// reading, and writing its own frames (errors, closes), as before. Writing the batch past
-/// tungstenite also spares each connection tungstenite's write buffer, which would keep the
-/// capacity of the biggest frame ever sent (a 6 KB welcome) for the connection's whole life.
-pub async fn write_frames(ws: &mut Ws, frames: &[u8]) -> Result<(), WsError> {
-    use tokio::io::AsyncWriteExt;
-    ws.flush().await?;
-    let socket = ws.get_mut();
-    socket.write_all(frames).await?;
-    socket.flush().await?;
-    Ok(())
 }
 
 /// Sends one message through tungstenite: the lobby's answers and errors, not the game's frames
-/// (those go in batches, see `write_batch`).
+/// (the dungeon task writes those, see [`super::link`]).
 ///
 /// This and the two closes below box their work: rustc lays out every future a connection may
 /// await inside the connection's own future, so a rare path kept inline costs every idle
@@ -172,19 +161,10 @@ mod tests {
     fn text_frames_match_tungstenites_at_every_length_boundary() {
         for len in [0, 1, 125, 126, 127, 1300, 65_535, 65_536, 300_000] {
             let payload: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
-            let mut ours = Vec::new();
-            put_text_frame(&mut ours, &payload);
+            let (head, head_len) = text_frame_header(payload.len());
+            let mut ours = head[..head_len].to_vec();
+            ours.extend_from_slice(&payload);
             assert_eq!(ours, tungstenite_frame(&payload), "payload of {len} bytes");
         }
-    }
-
-    #[test]
-    fn a_batch_is_its_frames_one_after_another() {
-        let mut batch = Vec::new();
-        put_text_frame(&mut batch, b"{\"type\":\"turn_status\"}");
-        put_text_frame(&mut batch, b"{\"type\":\"update\"}");
-        let mut expected = tungstenite_frame(b"{\"type\":\"turn_status\"}");
-        expected.extend(tungstenite_frame(b"{\"type\":\"update\"}"));
-        assert_eq!(batch, expected);
     }
 }

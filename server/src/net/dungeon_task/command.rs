@@ -8,9 +8,8 @@ use std::sync::atomic::{AtomicU8, AtomicUsize};
 use delve_protocol::{ErrorCode, LivePlayer, Stat};
 use tokio::sync::oneshot;
 
-use super::Outgoing;
+use super::Outlet;
 use crate::game::{Action, EntityId};
-use crate::net::outbox_queue;
 
 /// Identifies one WebSocket connection for the server's lifetime.
 pub type ConnId = u64;
@@ -27,7 +26,7 @@ pub enum Command {
         /// Where the connection comes from, for the budget of new characters per address.
         from: IpAddr,
         conn: ConnId,
-        out: outbox_queue::Sender<Outgoing>,
+        out: Outlet,
         reply: oneshot::Sender<Result<EntityId, Refusal>>,
     },
     /// Join as a watcher of the player called `target`, with no character of one's own.
@@ -35,7 +34,7 @@ pub enum Command {
         name: String,
         target: String,
         conn: ConnId,
-        out: outbox_queue::Sender<Outgoing>,
+        out: Outlet,
         reply: oneshot::Sender<Result<EntityId, Refusal>>,
     },
     Act {

@@ -8,10 +8,9 @@ use delve_protocol::{ErrorCode, Event as ProtoEvent, LivePlayer, MAX_CHAT_CHARS,
 use tracing::debug;
 
 use super::outbox::{Everyone, Session};
-use super::{Command, ConnId, DungeonTask, Outgoing};
+use super::{Command, ConnId, DungeonTask, Outlet};
 use crate::game::{EntityId, Input, Refusal as EngineRefusal};
 use crate::net::limits::RateLimiter;
-use crate::net::outbox_queue;
 use crate::view::input_refusal;
 
 impl DungeonTask {
@@ -221,7 +220,7 @@ impl DungeonTask {
 
     pub(super) fn new_session(
         &self,
-        out: outbox_queue::Sender<Outgoing>,
+        out: Outlet,
         player: Option<EntityId>,
         watching: Option<EntityId>,
         name: String,

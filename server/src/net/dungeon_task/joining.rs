@@ -5,12 +5,11 @@
 use delve_protocol::{ErrorCode, Event as ProtoEvent, encode};
 use std::net::IpAddr;
 
-use crate::net::outbox_queue;
 use tokio::time::Instant;
 use tracing::{debug, error, info};
 
 use super::outbox::Everyone;
-use super::{ConnId, DungeonTask, Outgoing, Refusal};
+use super::{ConnId, DungeonTask, Outgoing, Outlet, Refusal};
 use crate::game::{EntityId, Event, Input, JoinError, Outcome, Refusal as EngineRefusal};
 use crate::net::limits::in_words;
 use crate::net::ops::Cut;
@@ -58,7 +57,7 @@ impl DungeonTask {
         token: Option<String>,
         from: IpAddr,
         conn: ConnId,
-        out: outbox_queue::Sender<Outgoing>,
+        out: Outlet,
     ) -> Result<EntityId, Refusal> {
         let online = self
             .sessions

@@ -2,9 +2,10 @@
 //! connected players chose, or the floor's timer ran out), lifts out characters whose players
 //! have been away too long, relays chat, and sends every connection its own view diffs.
 //!
-//! It never waits on a socket: frames go into each connection's bounded outbox with `try_send`.
-//! A connection whose outbox is full has fallen behind; its frames are dropped until there is
-//! room again, and then it gets a fresh snapshot instead of the diffs it missed. Each connection
+//! It never waits on a socket: it writes each connection's frames onto its socket as far as the
+//! socket takes them, and leaves the rest, up to a bound, for the connection's task to write
+//! (see [`crate::net::link`]). A connection past that bound has fallen behind; its frames are
+//! dropped until there is room again, and then it gets a fresh snapshot instead of the diffs it missed. Each connection
 //! keeps its own baseline (the last view it was sent), so a snapshot for one never disturbs
 //! another's diffs.
 //!
@@ -23,7 +24,7 @@
 //! - `turns`: when a floor's turn resolves, resting at a pace, the turn's fan-out, whom a floor
 //!   waits for (`turn_status`);
 //! - `fanout`: what each connection is sent (its view as a diff, snapshots, welcome, errors);
-//! - `outbox`: each connection's channel, baseline, sequence numbers and falling behind;
+//! - `outbox`: each connection's outlet, baseline, sequence numbers and falling behind;
 //! - `roster`: the resume tokens; `joining`: joining, takeover, leaving, starting again;
 //! - `room`: making room in a full dungeon; `watchers`: following another character's view;
 //! - `games`: the record of the games a turn ended, their dumps written off the task;
@@ -56,8 +57,8 @@ mod watchers;
 use command::Refusal;
 pub use command::{Command, ConnId, DungeonStats};
 pub(crate) use fanout::level_up_gains;
-pub use outbox::Outgoing;
 use outbox::Session;
+pub use outbox::{Outgoing, Outlet};
 use room::Whereabouts;
 pub use roster::Kept;
 use roster::Roster;

@@ -1,6 +1,6 @@
-//! Each connection's outbox and everything about what it was sent: the bounded channel to its
-//! socket task, the baseline its diffs are computed against, the sequence numbers, and whether
-//! it fell behind. The dungeon task decides *what* a connection should see; this module decides
+//! Each connection's outlet and everything about what it was sent: the way to its socket
+//! (written straight, see [`crate::net::link`]), the baseline its diffs are computed against,
+//! the sequence numbers, and whether it fell behind. The dungeon task decides *what* a connection should see; this module decides
 //! how it gets there (a diff, or a snapshot when the baseline cannot be trusted) without ever
 //! waiting on a socket.
 
@@ -13,6 +13,7 @@ use tracing::debug;
 use super::ConnId;
 use crate::game::EntityId;
 use crate::net::limits::RateLimiter;
+use crate::net::link::{LinkWriter, Refused};
 use crate::net::world::Stalls;
 
 /// What the dungeon task hands a connection to write.
@@ -25,9 +26,48 @@ pub enum Outgoing {
     Close { code: u16, reason: Box<str> },
 }
 
+/// Where a connection's frames go: straight onto its socket, written by the dungeon task as
+/// they are made (see [`crate::net::link`]); its closes go through its outbox, so that the
+/// connection's task writes the close after every frame and then ends.
+#[derive(Debug, Clone)]
+pub struct Outlet {
+    queue: outbox_queue::Sender<Outgoing>,
+    /// `None` for a session with no socket (the dungeon task's own tests): its frames go
+    /// through the outbox too.
+    link: Option<LinkWriter>,
+}
+
+impl Outlet {
+    pub fn new(queue: outbox_queue::Sender<Outgoing>, link: Option<LinkWriter>) -> Outlet {
+        Outlet { queue, link }
+    }
+
+    /// Hands over `item` without waiting: `Full` when the client is not keeping up, `Closed`
+    /// when the connection is over or closing.
+    pub fn try_send(&self, item: Outgoing) -> Result<(), TrySendError<Outgoing>> {
+        let Some(link) = &self.link else {
+            return self.queue.try_send(item);
+        };
+        match item {
+            Outgoing::Frame(text) => link.write_text(text.as_bytes()).map_err(|why| {
+                let item = Outgoing::Frame(text);
+                match why {
+                    Refused::Full => TrySendError::Full(item),
+                    Refused::Closed => TrySendError::Closed(item),
+                }
+            }),
+            close @ Outgoing::Close { .. } => {
+                // No frame may follow the close.
+                link.shut();
+                self.queue.try_send(close)
+            }
+        }
+    }
+}
+
 /// One connection in the dungeon.
 pub(super) struct Session {
-    out: outbox_queue::Sender<Outgoing>,
+    out: Outlet,
     /// The character this connection plays; `None` for a watcher.
     pub player: Option<EntityId>,
     /// The character whose view it follows instead of its own, if any.
@@ -51,7 +91,7 @@ pub(super) struct Session {
 impl Session {
     /// A session whose client was just sent `view` (in its welcome).
     pub fn new(
-        out: outbox_queue::Sender<Outgoing>,
+        out: Outlet,
         player: Option<EntityId>,
         watching: Option<EntityId>,
         name: String,

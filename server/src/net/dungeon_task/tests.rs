@@ -32,7 +32,7 @@ async fn join(
         token: None,
         from: std::net::Ipv4Addr::LOCALHOST.into(),
         conn,
-        out,
+        out: Outlet::new(out, None),
         reply,
     })
     .await

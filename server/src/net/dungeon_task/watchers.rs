@@ -2,11 +2,10 @@
 //! following a friend), joining as a watcher, choosing whom to follow, and moving on when the
 //! one followed leaves the party. A watcher is sent exactly what the one it follows sees.
 
-use crate::net::outbox_queue;
 use delve_protocol::{ErrorCode, ServerMsg, encode};
 use tracing::info;
 
-use super::{ConnId, DungeonTask, Outgoing, Refusal};
+use super::{ConnId, DungeonTask, Outgoing, Outlet, Refusal};
 use crate::game::{Dungeon, EntityId};
 use crate::net::validate;
 
@@ -53,7 +52,7 @@ impl DungeonTask {
         name: String,
         target: &str,
         conn: ConnId,
-        out: outbox_queue::Sender<Outgoing>,
+        out: Outlet,
     ) -> Result<EntityId, Refusal> {
         let Some(subject) = self.find_player(target) else {
             return Err((

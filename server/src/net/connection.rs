@@ -544,9 +544,10 @@ impl Connection {
         .await;
     }
 
-    /// What the dungeon put in the outbox: its close, written after every frame it wrote
-    /// (or, from a dungeon with no link to write to, a frame). `false` when the connection is
-    /// over.
+    /// What the dungeon put in the outbox: its close, written after every frame it wrote.
+    /// (Frames come this way only from an outlet without a link, which a connection never
+    /// makes; one would be written behind the others all the same.) `false` when the
+    /// connection is over.
     async fn write_outbox(&mut self, out: Outgoing, link: &LinkWriter) -> bool {
         match out {
             Outgoing::Frame(text) => match link.write_text(text.as_bytes()) {

@@ -5,9 +5,9 @@
 //! It never waits on a socket: it writes each connection's frames onto its socket as far as the
 //! socket takes them, and leaves the rest, up to a bound, for the connection's task to write
 //! (see [`crate::net::link`]). A connection past that bound has fallen behind; its frames are
-//! dropped until there is room again, and then it gets a fresh snapshot instead of the diffs it missed. Each connection
-//! keeps its own baseline (the last view it was sent), so a snapshot for one never disturbs
-//! another's diffs.
+//! dropped until there is room again, and then it gets a fresh snapshot instead of the diffs
+//! it missed. Each connection keeps its own baseline (the last view it was sent), so a
+//! snapshot for one never disturbs another's diffs.
 //!
 //! With a data directory, every input the world takes is journaled before anyone hears of its
 //! outcome (see [`World`]); a dungeon nobody is connected to is saved and unloaded after a while,

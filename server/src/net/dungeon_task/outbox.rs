@@ -1,8 +1,8 @@
 //! Each connection's outlet and everything about what it was sent: the way to its socket
 //! (written straight, see [`crate::net::link`]), the baseline its diffs are computed against,
-//! the sequence numbers, and whether it fell behind. The dungeon task decides *what* a connection should see; this module decides
-//! how it gets there (a diff, or a snapshot when the baseline cannot be trusted) without ever
-//! waiting on a socket.
+//! the sequence numbers, and whether it fell behind. The dungeon task decides *what* a
+//! connection should see; this module decides how it gets there (a diff, or a snapshot when
+//! the baseline cannot be trusted) without ever waiting on a socket.
 
 use std::collections::HashMap;
 

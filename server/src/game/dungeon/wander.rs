@@ -52,9 +52,13 @@ impl Dungeon {
                 .iter()
                 .all(|pl| pl.pos.chebyshev(p) >= apart && !i.is_some_and(|i| pl.sees(i)))
         };
+        // Where the monsters stand, gathered once: asking the floor for each of its open cells
+        // walked every monster every time.
+        let mut taken: Vec<Pos> = floor.monsters.values().map(|m| m.pos).collect();
+        taken.sort_unstable();
         let cells: Vec<Pos> = (floor.open_cells.iter().copied())
             .filter(|p| floor.tile(*p) == delve_protocol::Tile::Floor)
-            .filter(|p| unseen(*p) && floor.monster_at(*p).is_none())
+            .filter(|p| unseen(*p) && taken.binary_search(p).is_err())
             .collect();
         if cells.is_empty() {
             return;

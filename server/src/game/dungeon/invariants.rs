@@ -53,6 +53,7 @@ impl Dungeon {
             }
         }
         self.check_party()?;
+        self.check_memories()?;
         for floor in (1..=self.depth_count()).filter_map(|d| self.floor(d)) {
             // Cells already stood on, a flag per cell of the map (cheaper than a set of
             // positions, built and dropped for every floor after every input the fuzzer makes).
@@ -109,6 +110,27 @@ impl Dungeon {
                 return Err(format!(
                     "a mark at {:?} on floor {} lies nowhere",
                     m.pos, m.depth
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every character on its floor remembers each cell it sees as that cell is now: what a
+    /// player sees is never shown as it was.
+    fn check_memories(&self) -> Result<(), String> {
+        for p in self.players().filter(|p| p.present) {
+            let (Some(floor), Some(memory)) = (self.floor(p.depth), p.memory.get(p.depth)) else {
+                continue;
+            };
+            let (now, known) = (floor.map().cells(), memory.cells());
+            if let Some(i) = p.fov.cells().find(|&i| now.get(i) != known.get(i)) {
+                return Err(format!(
+                    "{} sees {:?} at {:?} but remembers {:?}",
+                    p.name,
+                    now.get(i),
+                    floor.map().pos_of(i),
+                    known.get(i)
                 ));
             }
         }

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use delve_client::net::{NetEvent, NetThread};
-use delve_protocol::{Action, ClientMsg, Event, ServerMsg};
+use delve_protocol::{Action, ClientMsg, Dir, Event, Pos, ServerMsg};
 use delve_tests::proxy::Proxy;
 use delve_tests::{Bot, TestServer, hello_with, test_config, within};
 
@@ -189,8 +189,10 @@ async fn a_client_heard_from_is_not_pinged_and_a_quiet_one_is() {
 /// A player whose game stops reading its socket (a frozen tab, a client stuck in a loop) while
 /// its link stays up: the server writes what the socket takes and keeps a bounded backlog, the
 /// dungeon never waits for it, and after a few seconds with the socket still full the
-/// connection is dropped and the others play on. Zed's socket has a small receive buffer and
-/// is never read after the welcome; Zed keeps acting, so every turn sends Zed an update.
+/// connection is dropped and the others play on. Until then what the client sends is still
+/// read: a link slow for a moment does not stop its player acting. Zed's socket has a small
+/// receive buffer and is never read after the welcome; Zed keeps stepping to and fro beside
+/// Ann, so every turn sends Zed an update, and Ann sees whether his steps still arrive.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_stops_reading_is_dropped_and_the_game_goes_on() {
     use futures_util::{SinkExt, StreamExt};
@@ -218,7 +220,6 @@ async fn a_client_that_stops_reading_is_dropped_and_the_game_goes_on() {
         .into_text()
         .unwrap();
     assert!(welcome.contains(r#""type":"welcome""#), "{welcome}");
-    let wait = delve_protocol::encode(&ClientMsg::Act(Action::Wait));
     let zed_connected = |ann: &Bot| {
         ann.view()
             .party
@@ -226,23 +227,67 @@ async fn a_client_that_stops_reading_is_dropped_and_the_game_goes_on() {
             .find(|m| &*m.name == "Zed")
             .map(|m| m.connected)
     };
-    within(until(&mut ann, |a| zed_connected(a) == Some(true))).await;
+    let zed_at = |ann: &Bot| {
+        (ann.view().entities.iter())
+            .find(|e| &*e.name == "Zed")
+            .map(|e| e.pos)
+    };
+    within(until(&mut ann, |a| {
+        zed_connected(a) == Some(true) && zed_at(a).is_some()
+    }))
+    .await;
+    // Zed steps to a free cell beside him and back, again and again.
+    let (view, from) = (ann.view(), zed_at(&ann).unwrap());
+    let free = |p: Pos| view.map.get(p).is_walkable() && p != view.me.pos;
+    let there = [Dir::N, Dir::E, Dir::S, Dir::W]
+        .into_iter()
+        .find(|&d| free(from.step(d)))
+        .expect("a free cell beside Zed");
+    let back = [Dir::N, Dir::E, Dir::S, Dir::W]
+        .into_iter()
+        .find(|&d| from.step(there).step(d) == from)
+        .unwrap();
+    let steps =
+        [there, back].map(|dir| delve_protocol::encode(&ClientMsg::Act(Action::Move { dir })));
+    let fell_behind = || async {
+        let (_, metrics) = delve_tests::http::get_text(&server.url, "/metrics").await;
+        let line = (metrics.lines()).find(|l| l.starts_with("delve_fell_behind_total "));
+        line.and_then(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+            .expect("delve_fell_behind_total")
+    };
     // The server gives a full socket a few seconds (its send deadline) before it drops it.
     let start = std::time::Instant::now();
     let mut turns = 0;
+    // The turn at which the server's backlog for Zed was full, and how often Ann saw him step
+    // after it.
+    let (mut full_at, mut steps_after) = (None, 0);
     while zed_connected(&ann) == Some(true) {
+        let was = zed_at(&ann);
         // Once the server is done with Zed this write fails; the game goes on without him.
-        let _ = zed.send(Message::text(wait.clone())).await;
+        let _ = zed.send(Message::text(steps[turns % 2].clone())).await;
         ann.send(ClientMsg::Act(Action::Wait)).await;
         let turn = ann.view().turn + 1;
         within(ann.until_turn(turn)).await;
         turns += 1;
+        if full_at.is_some() && zed_connected(&ann) == Some(true) && zed_at(&ann) != was {
+            steps_after += 1;
+        }
+        if full_at.is_none() && turns % 50 == 0 && fell_behind().await > 0 {
+            full_at = Some(turn);
+        }
         let waited = start.elapsed();
         assert!(
             waited < Duration::from_secs(60),
             "Zed still connected after {waited:?}"
         );
     }
+    // His steps were still read once his socket had long stopped taking updates: turns went
+    // on until his backlog filled, and he stepped in the turns after that.
+    let full_at = full_at.expect("Zed's backlog never filled: his steps stopped being read");
+    assert!(
+        steps_after >= 50,
+        "Zed stepped {steps_after} times after his backlog filled at turn {full_at}"
+    );
     // Ann plays on alone: no turn waits for Zed.
     for _ in 0..3 {
         ann.send(ClientMsg::Act(Action::Wait)).await;

@@ -461,12 +461,29 @@ impl Connection {
         tokio::pin!(ping);
         // What the dungeon wrote and the socket could not take at once waits here.
         let link = self.ws.get_ref().writer();
+        // While bytes wait, they are written as the socket takes them and the client's messages
+        // are still read (a player whose link is slow for a moment still acts); the send
+        // deadline runs from when they began to wait until nothing does.
+        let stuck = tokio::time::sleep(SEND_DEADLINE);
+        tokio::pin!(stuck);
+        let mut draining = false;
         loop {
+            let waiting = link.is_waiting();
+            if waiting && !draining {
+                stuck.as_mut().reset(Instant::now() + SEND_DEADLINE);
+            }
+            draining = waiting;
             tokio::select! {
-                () = link.has_waiting() => {
-                    if !self.drain(&link).await {
+                // Wakes the loop when bytes begin to wait.
+                () = link.has_waiting(), if !draining => {}
+                drained = link.drain(), if draining => {
+                    if drained.is_err() {
                         break;
                     }
+                }
+                () = &mut stuck, if draining => {
+                    info!(peer = %self.peer, "the client stopped reading; dropping its connection");
+                    break;
                 }
                 () = &mut ping => {
                     if !self.keep_alive(ping_every).await {
@@ -558,19 +575,6 @@ impl Connection {
             },
             Outgoing::Close { code, reason } => {
                 close_gracefully(&mut self.ws, code, &reason).await;
-                false
-            }
-        }
-    }
-
-    /// Writes the frames the socket could not take when the dungeon wrote them. `false` when
-    /// the connection is over (the write failed, or the client stopped reading).
-    async fn drain(&mut self, link: &LinkWriter) -> bool {
-        match timeout(SEND_DEADLINE, link.drain()).await {
-            Ok(Ok(())) => true,
-            Ok(Err(_)) => false,
-            Err(_) => {
-                info!(peer = %self.peer, "the client stopped reading; dropping its connection");
                 false
             }
         }

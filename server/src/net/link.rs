@@ -244,6 +244,11 @@ impl LinkWriter {
         self.shared.lock().shut = true;
     }
 
+    /// Whether bytes wait to be written now.
+    pub fn is_waiting(&self) -> bool {
+        self.shared.lock().waiting() > 0
+    }
+
     /// Ready when bytes wait to be written (for the connection's loop).
     pub async fn has_waiting(&self) {
         poll_fn(|cx| {

@@ -109,8 +109,12 @@ impl DungeonTask {
             _ => None,
         };
         if let Some(s) = self.sessions.get_mut(&conn) {
+            let was_behind = s.is_behind();
             let queued = s.push(conn, view, events, force, welcome);
             self.ops.metrics.updates.inc_by(queued);
+            if s.is_behind() && !was_behind {
+                self.ops.metrics.fell_behind.inc();
+            }
         }
     }
 

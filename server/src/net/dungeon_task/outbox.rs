@@ -171,6 +171,11 @@ impl Session {
         self.needs_welcome = !delivered;
     }
 
+    /// Whether frames were dropped for this connection and it is owed a snapshot.
+    pub fn is_behind(&self) -> bool {
+        self.behind
+    }
+
     /// Sends the client `view` with `events`: a diff against its baseline, or a whole view when
     /// the baseline cannot be trusted (another floor, another subject, the connection fell
     /// behind); `welcome` stands in for that whole view when one is owed. A resolved turn

@@ -35,6 +35,7 @@ pub struct Metrics {
     resident_memory: Gauge,
     pub turns: Counter,
     pub updates: Counter,
+    pub fell_behind: Counter,
     refusals: Family<Labels, Counter>,
     pub journal_write: Histogram,
     pub loop_stalls: Histogram,
@@ -80,6 +81,12 @@ impl Default for Metrics {
             "View messages queued for connections (updates and snapshots)",
             updates.clone(),
         );
+        let fell_behind = Counter::default();
+        registry.register(
+            "fell_behind",
+            "Times a connection's backlog was full, so its frames were dropped until it caught up (then it got a snapshot): clients too slow to read",
+            fell_behind.clone(),
+        );
         let refusals = Family::<Labels, Counter>::default();
         registry.register(
             "refusals",
@@ -115,6 +122,7 @@ impl Default for Metrics {
             resident_memory,
             turns,
             updates,
+            fell_behind,
             refusals,
             journal_write,
             loop_stalls,

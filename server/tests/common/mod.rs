@@ -21,7 +21,26 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 pub const WAIT: Duration = Duration::from_secs(20);
 
+/// A port nothing is bound to now, for a server process to listen on. Chosen below the range
+/// the system takes the local ports of outgoing connections from: a test that kills its server
+/// and starts it again on the same port (crash_recovery does so 20 times) must find the port
+/// still free, and any connection another test opens meanwhile may be given a port of that
+/// range as its own.
 pub fn free_port() -> u16 {
+    let outgoing = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|r| r.split_whitespace().next()?.parse::<u16>().ok())
+        .unwrap_or(32_768);
+    const LOWEST: u16 = 20_000;
+    if outgoing > LOWEST {
+        let mut rng = rand::rng();
+        for _ in 0..1_000 {
+            let port = rng.random_range(LOWEST..outgoing);
+            if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
+                return port;
+            }
+        }
+    }
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())

@@ -7,12 +7,8 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap()
-}
+mod common;
+use common::free_port;
 
 /// Starts the server with `args` and returns it with its "ready" log line (or the line that
 /// said why it could not start).

@@ -88,6 +88,7 @@ pub async fn serve(
         shutdown,
         slot,
         last_heard: Instant::now(),
+        in_game: None,
     };
     debug!(%peer, conn, "connection open");
     if let Some(joined) = c.handshake(deadline).await {
@@ -121,6 +122,9 @@ pub(super) struct Connection {
     pub(super) slot: Slot,
     /// When the client last sent anything (a message, a pong, ...), for telling a dead link.
     last_heard: Instant,
+    /// While it plays (its session's loop, which writes what waits for the socket): the link
+    /// its answers and pings go through without waiting for the socket (see [`Self::reply`]).
+    in_game: Option<LinkWriter>,
 }
 
 /// The fields of a `hello`.
@@ -461,6 +465,7 @@ impl Connection {
         tokio::pin!(ping);
         // What the dungeon wrote and the socket could not take at once waits here.
         let link = self.ws.get_ref().writer();
+        self.in_game = Some(link.clone());
         // While bytes wait, they are written as the socket takes them and the client's messages
         // are still read (a player whose link is slow for a moment still acts); the send
         // deadline runs from when they began to wait until nothing does.
@@ -507,26 +512,27 @@ impl Connection {
                         }
                         ClientMsg::Watch { name } => Command::Follow { conn, name },
                         ClientMsg::ListDungeons => {
-                            let _ = send(&mut self.ws, &ServerMsg::Dungeons { dungeons: self.shared.dungeon_list().await }).await;
+                            let dungeons = self.shared.dungeon_list().await;
+                            self.reply(&ServerMsg::Dungeons { dungeons }).await;
                             continue;
                         }
                         ClientMsg::Scores { limit } => {
                             let entries = self.shared.top_scores(limit, Some(joined.name.clone())).await;
-                            let _ = send(&mut self.ws, &ServerMsg::Scores { entries }).await;
+                            self.reply(&ServerMsg::Scores { entries }).await;
                             continue;
                         }
                         ClientMsg::Resync => Command::Resync { conn },
                         ClientMsg::Mark { at } => Command::Mark { conn, at },
                         ClientMsg::Hello { .. } => {
-                            let _ = send(&mut self.ws, &error(ErrorCode::BadHandshake, "Already joined; hello is only sent once per connection.")).await;
+                            self.reply(&error(ErrorCode::BadHandshake, "Already joined; hello is only sent once per connection.")).await;
                             continue;
                         }
                         ClientMsg::Replay { .. } => {
-                            let _ = send(&mut self.ws, &error(ErrorCode::BadHandshake, "Already joined; a replay is asked for instead of a hello, on a connection of its own.")).await;
+                            self.reply(&error(ErrorCode::BadHandshake, "Already joined; a replay is asked for instead of a hello, on a connection of its own.")).await;
                             continue;
                         }
                         ClientMsg::Seek { .. } => {
-                            let _ = send(&mut self.ws, &error(ErrorCode::BadHandshake, "Seek is for replays: this connection plays a game.")).await;
+                            self.reply(&error(ErrorCode::BadHandshake, "Seek is for replays: this connection plays a game.")).await;
                             continue;
                         }
                     };
@@ -553,6 +559,8 @@ impl Connection {
                 }
             }
         }
+        // Nothing drains what waits from here on: writes wait for the socket again.
+        self.in_game = None;
         // Bounded too: a dungeon waiting for storage takes no commands meanwhile.
         let _ = timeout(
             SEND_DEADLINE,
@@ -580,12 +588,30 @@ impl Connection {
         }
     }
 
+    /// Answers the client: an error, the lobby's list, the scores. In a game the answer goes
+    /// behind the dungeon's frames without waiting for the socket: what the socket has not
+    /// taken yet waits for the session loop's own drain, under its send deadline, so a player
+    /// whose link is slow for a moment is still read meanwhile. Only a backlog past even the
+    /// room answers have waits, bounded, as every write through tungstenite does.
+    pub(super) async fn reply(&mut self, msg: &ServerMsg) {
+        if let Some(link) = &self.in_game {
+            let text = delve_protocol::encode(msg);
+            match link.write_answer(text.as_bytes()) {
+                // Closed: the dungeon closed the session, and its close is on the way.
+                Ok(()) | Err(Refused::Closed) => return,
+                Err(Refused::Full) => {}
+            }
+        }
+        let _ = send(&mut self.ws, msg).await;
+    }
+
     /// Pings the client, unless it has been silent for two pings already: then the link is
     /// dead and `false` ends the connection (no close handshake: nobody would answer it).
     /// A client heard from within the last half interval is not pinged: what it sent shows
     /// the link is alive (a player acting sends several messages a second, and a ping and its
     /// pong cost the server about what an update does). A quiet one is pinged at every tick,
-    /// so its pongs keep it from ever being silent for two intervals.
+    /// so its pongs keep it from ever being silent for two intervals. In a game the ping goes
+    /// behind the dungeon's frames without waiting for the socket, as answers do.
     pub(super) async fn keep_alive(&mut self, ping_every: Duration) -> bool {
         let silent = self.last_heard.elapsed();
         if silent >= ping_every * 2 {
@@ -595,6 +621,11 @@ impl Connection {
         }
         if silent < ping_every / 2 {
             return true;
+        }
+        match self.in_game.as_ref().map(LinkWriter::write_ping) {
+            Some(Ok(())) => return true,
+            Some(Err(Refused::Closed)) => return false,
+            Some(Err(Refused::Full)) | None => {}
         }
         // Bounded like every write: a client that stops reading is gone too.
         matches!(
@@ -656,13 +687,10 @@ impl Connection {
                 if !self.admit().await {
                     return self.flood_check().await;
                 }
-                let _ = send(
-                    &mut self.ws,
-                    &error(
-                        ErrorCode::BinaryFrame,
-                        "Binary frames are not part of the protocol; send JSON text frames.",
-                    ),
-                )
+                self.reply(&error(
+                    ErrorCode::BinaryFrame,
+                    "Binary frames are not part of the protocol; send JSON text frames.",
+                ))
                 .await;
                 return Incoming::Skip;
             }
@@ -676,7 +704,7 @@ impl Connection {
         match decode_client(text.as_str()) {
             Ok(m) => Incoming::Msg(m),
             Err(e) => {
-                let _ = send(&mut self.ws, &error(e.code(), &e.sentence())).await;
+                self.reply(&error(e.code(), &e.sentence())).await;
                 Incoming::Skip
             }
         }
@@ -702,7 +730,7 @@ impl Connection {
                 "Too many messages: the limit is {} a second. Messages are being dropped.",
                 self.shared.config.msgs_per_sec
             );
-            let _ = send(&mut self.ws, &error(ErrorCode::RateLimited, &text)).await;
+            self.reply(&error(ErrorCode::RateLimited, &text)).await;
         }
         false
     }

@@ -1,13 +1,15 @@
 //! A game connection's socket, written from two tasks: its connection task (through
-//! tungstenite: pongs, pings, lobby answers, errors, closes) and its dungeon task (the game's
-//! frames, written straight onto the socket as they are made, so an update costs no wake-up
-//! of the connection's task — the way an echo server writes from the task that read).
+//! tungstenite: pongs, closes, and before the game its answers; during the game its answers,
+//! errors and pings as whole frames through the [`LinkWriter`], so they do not wait for the
+//! socket either) and its dungeon task (the game's frames, written straight onto the socket as
+//! they are made, so an update costs no wake-up of the connection's task — the way an echo
+//! server writes from the task that read).
 //!
 //! Both write through one ordered buffer under one lock, so frames never interleave:
 //! - a write from tungstenite is always taken whole (copied into the buffer if the socket
 //!   cannot take it now), so tungstenite never holds half a frame that another write could
 //!   overtake;
-//! - a frame from the dungeon goes straight to the socket when nothing waits before it, and
+//! - a frame through the writer goes straight to the socket when nothing waits before it, and
 //!   otherwise behind what waits;
 //! - what the socket could not take waits in the buffer for the connection's task, which is
 //!   woken to write it (bounded in time: a client that stops reading is dropped, as before).
@@ -28,6 +30,11 @@ use super::wire::{KEEP_OUT_BYTES, text_frame_header};
 /// connection then counts as fallen behind, and gets a snapshot once it catches up) and
 /// tungstenite's writes wait. About fifty updates, or ten snapshots.
 pub const MAX_WAITING_BYTES: usize = 64 * 1024;
+
+/// How far the connection's own answers to its player (the lobby's list, the scores, errors,
+/// pings) may go past [`MAX_WAITING_BYTES`]: they are few and asked for, and the send deadline
+/// drops a client that stops reading within seconds, so this bounds what one can hold.
+pub const ANSWER_ROOM: usize = 64 * 1024;
 
 /// The stream tungstenite speaks over.
 pub struct Link {
@@ -204,7 +211,29 @@ impl LinkWriter {
     /// it). Never waits.
     pub fn write_text(&self, payload: &[u8]) -> Result<(), Refused> {
         let (head, head_len) = text_frame_header(payload.len());
-        let head = &head[..head_len];
+        self.write_frame(&head[..head_len], payload, MAX_WAITING_BYTES)
+    }
+
+    /// Writes the connection's own answer to its player (a lobby list, an error) as
+    /// [`Self::write_text`] writes the dungeon's frames, with [`ANSWER_ROOM`] more room: a
+    /// player whose backlog of updates is full still gets what it asked for, and is still
+    /// read meanwhile.
+    pub fn write_answer(&self, payload: &[u8]) -> Result<(), Refused> {
+        let (head, head_len) = text_frame_header(payload.len());
+        self.write_frame(&head[..head_len], payload, MAX_WAITING_BYTES + ANSWER_ROOM)
+    }
+
+    /// Writes a ping (with no payload) the way [`Self::write_answer`] writes an answer: the
+    /// connection's loop pings a player without waiting for bytes the socket has not taken.
+    pub fn write_ping(&self) -> Result<(), Refused> {
+        /// A final, unmasked ping frame with an empty payload (RFC 6455 §5.5.2).
+        const PING: [u8; 2] = [0x80 | 0x9, 0];
+        self.write_frame(&PING, &[], MAX_WAITING_BYTES + ANSWER_ROOM)
+    }
+
+    /// One frame, `head` then `payload`, onto the socket or behind what waits for it, unless
+    /// that would make more than `limit` bytes wait.
+    fn write_frame(&self, head: &[u8], payload: &[u8], limit: usize) -> Result<(), Refused> {
         let mut st = self.shared.lock();
         if st.shut {
             return Err(Refused::Closed);
@@ -225,7 +254,7 @@ impl LinkWriter {
                 return Ok(());
             }
             n
-        } else if waiting + head.len() + payload.len() > MAX_WAITING_BYTES {
+        } else if waiting + head.len() + payload.len() > limit {
             return Err(Refused::Full);
         } else {
             0

@@ -122,6 +122,61 @@ async fn a_client_that_stops_reading_gets_no_more_than_the_bound() {
     assert_eq!(writer.write_text(b"late"), Err(Refused::Closed));
 }
 
+/// The connection's own answers and pings still go in when the dungeon's frames are refused,
+/// up to their own bound, and reach the client whole, behind the frames taken before them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_and_pings_have_room_past_a_full_backlog() {
+    let (server, mut client) = pair().await;
+    let writer = server.get_ref().writer();
+    let mut taken = 0;
+    while writer.write_text(payload('d', taken).as_bytes()).is_ok() {
+        taken += 1;
+        assert!(taken < 100_000, "the link never filled");
+    }
+    writer
+        .write_ping()
+        .expect("a ping past the dungeon's bound");
+    writer
+        .write_answer(b"the answer")
+        .expect("an answer past it");
+    // Answers are bounded too.
+    let answers = std::iter::repeat_with(|| writer.write_answer(&[b'a'; 10_000]));
+    let refused = answers.take(100).find(Result::is_err);
+    assert_eq!(refused, Some(Err(Refused::Full)));
+    let waiting = writer.shared.lock().waiting();
+    assert!(
+        waiting <= MAX_WAITING_BYTES + ANSWER_ROOM,
+        "{waiting} bytes wait"
+    );
+    // The connection's loop drains while the client reads: every frame taken arrives, then
+    // the ping (answered by the client's library, so seen as a ping) and the answer.
+    let drain = tokio::spawn(async move {
+        let mut server = server;
+        let link = server.get_ref().writer();
+        link.drain().await.expect("drained");
+        // Reading keeps the server side alive until the client is done.
+        let _ = within(server.next()).await;
+    });
+    for i in 0..taken {
+        let frame = within(client.next()).await.unwrap().unwrap().unwrap();
+        let text = frame.into_text().unwrap();
+        assert!(
+            text.starts_with(&format!("d{i} ")),
+            "frame {i}: {}",
+            &text[..10]
+        );
+    }
+    let ping = within(client.next()).await.unwrap().unwrap().unwrap();
+    assert!(
+        matches!(ping, Message::Ping(ref p) if p.is_empty()),
+        "{ping:?}"
+    );
+    let answer = within(client.next()).await.unwrap().unwrap().unwrap();
+    assert_eq!(answer.into_text().unwrap().as_str(), "the answer");
+    drop(client);
+    let _ = within(drain).await;
+}
+
 #[tokio::test]
 async fn nothing_is_written_once_the_connection_let_go() {
     let (server, mut client) = pair().await;

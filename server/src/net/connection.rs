@@ -623,8 +623,9 @@ impl Connection {
             return true;
         }
         match self.in_game.as_ref().map(LinkWriter::write_ping) {
-            Some(Ok(())) => return true,
-            Some(Err(Refused::Closed)) => return false,
+            // Closed: the dungeon's close is on its way through the outbox, or the socket is
+            // gone and the next read says so; either ends the session properly.
+            Some(Ok(()) | Err(Refused::Closed)) => return true,
             Some(Err(Refused::Full)) | None => {}
         }
         // Bounded like every write: a client that stops reading is gone too.

@@ -27,11 +27,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use delve_protocol::{Dir, EntityKind, ServerMsg, View, encode};
+use delve_protocol::{ServerMsg, View, encode};
 use delve_server::game::{Action, Content, Dungeon, Input};
 use delve_server::view::{events_for, party, party_for, view_of};
-use rand::seq::IndexedRandom;
-use rand::{RngExt, SeedableRng};
+use delve_tests::load::bot::choose;
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 const PLAYERS: [&str; 4] = ["Ann", "Bob", "Cy", "Di"];
@@ -70,18 +70,7 @@ impl Game {
     /// Each player's choice, made from the last view it was sent, as `delve-load`'s bots do.
     fn choose(&mut self) {
         for (id, view) in &self.players {
-            let me = view.me.pos;
-            let foe = (view.entities.iter())
-                .find(|e| e.kind == EntityKind::Monster && e.pos.chebyshev(me) == 1)
-                .and_then(|e| Dir::from_delta(e.pos.x - me.x, e.pos.y - me.y));
-            let open: Vec<Dir> = (Dir::ALL.into_iter())
-                .filter(|&d| view.map.get(me.step(d)).is_walkable())
-                .collect();
-            let action = match (foe, open.choose(&mut self.rng)) {
-                (Some(dir), _) => Action::Move { dir },
-                (None, Some(&dir)) if self.rng.random_ratio(9, 10) => Action::Move { dir },
-                _ => Action::Wait,
-            };
+            let action = choose(view, &mut self.rng);
             let chosen = self.dungeon.step(&Input::Choose { id: *id, action });
             if chosen.is_err() {
                 let wait = Action::Wait;

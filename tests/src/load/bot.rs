@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use delve_client::model::Model;
 use delve_protocol::{
-    Action, ClientMsg, Dir, EntityKind, ErrorCode, ServerMsg, decode_server, encode,
+    Action, ClientMsg, Dir, EntityKind, ErrorCode, ServerMsg, View, decode_server, encode,
 };
 use futures_util::{SinkExt, StreamExt};
 use rand::seq::IndexedRandom;
@@ -92,6 +92,23 @@ impl Player for EchoPlayer {
     }
 }
 
+/// A game bot's move, from the last view it was sent: it hits a monster next to it, else
+/// steps at random; one turn in ten it waits (`benches/dungeons.rs` plays the same way).
+pub fn choose(view: &View, rng: &mut ChaCha8Rng) -> Action {
+    let me = view.me.pos;
+    let foe = (view.entities.iter())
+        .find(|e| e.kind == EntityKind::Monster && e.pos.chebyshev(me) == 1)
+        .and_then(|e| Dir::from_delta(e.pos.x - me.x, e.pos.y - me.y));
+    let open: Vec<Dir> = (Dir::ALL.into_iter())
+        .filter(|&d| view.map.get(me.step(d)).is_walkable())
+        .collect();
+    match (foe, open.choose(rng)) {
+        (Some(dir), _) => Action::Move { dir },
+        (None, Some(&dir)) if rng.random_ratio(9, 10) => Action::Move { dir },
+        _ => Action::Wait,
+    }
+}
+
 /// What a game bot is waiting for.
 enum Awaiting {
     Nothing,
@@ -156,21 +173,7 @@ impl Player for GamePlayer {
             self.awaiting = Awaiting::Welcome;
             return encode(&ClientMsg::NewCharacter);
         }
-        let me = view.me.pos;
-        let foe = view
-            .entities
-            .iter()
-            .find(|e| e.kind == EntityKind::Monster && e.pos.chebyshev(me) == 1)
-            .and_then(|e| Dir::from_delta(e.pos.x - me.x, e.pos.y - me.y));
-        let open: Vec<Dir> = Dir::ALL
-            .into_iter()
-            .filter(|&d| view.map.get(me.step(d)).is_walkable())
-            .collect();
-        let action = match (foe, open.choose(&mut self.rng)) {
-            (Some(dir), _) => Action::Move { dir },
-            (None, Some(&dir)) if self.rng.random_ratio(9, 10) => Action::Move { dir },
-            _ => Action::Wait,
-        };
+        let action = choose(view, &mut self.rng);
         self.awaiting = Awaiting::Turn(view.turn + 1);
         encode(&ClientMsg::Act(action))
     }

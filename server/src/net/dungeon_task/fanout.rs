@@ -109,10 +109,9 @@ impl DungeonTask {
             _ => None,
         };
         if let Some(s) = self.sessions.get_mut(&conn) {
-            let was_behind = s.is_behind();
-            let queued = s.push(conn, view, events, force, welcome);
-            self.ops.metrics.updates.inc_by(queued);
-            if s.is_behind() && !was_behind {
+            let pushed = s.push(conn, view, events, force, welcome);
+            self.ops.metrics.updates.inc_by(pushed.queued);
+            if pushed.fell_behind {
                 self.ops.metrics.fell_behind.inc();
             }
         }

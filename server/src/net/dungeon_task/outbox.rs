@@ -65,6 +65,15 @@ impl Outlet {
     }
 }
 
+/// What [`Session::push`] did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Pushed {
+    /// View messages queued.
+    pub queued: u64,
+    /// The connection's backlog was full for this update, and was not for the one before.
+    pub fell_behind: bool,
+}
+
 /// One connection in the dungeon.
 pub(super) struct Session {
     out: Outlet,
@@ -80,8 +89,13 @@ pub(super) struct Session {
     baseline: Option<Box<View>>,
     /// Sequence number of the last view message sent.
     seq: u64,
-    /// Frames were dropped because the outbox was full; send a snapshot when there is room.
+    /// Frames were dropped because the outbox was full, or the next update must be whole for
+    /// another reason (see `resend_whole`); send a snapshot when there is room.
     behind: bool,
+    /// The last view frame offered was refused for a full backlog. Apart from `behind`, which
+    /// a resync sets too, so that a backlog filling just after one is still told
+    /// (`delve_fell_behind_total`, the log).
+    backlog_full: bool,
     /// The welcome of a new character could not be queued: send it instead of the next
     /// snapshot, so the client learns its new id.
     needs_welcome: bool,
@@ -106,6 +120,7 @@ impl Session {
             baseline: None,
             seq: 0,
             behind: false,
+            backlog_full: false,
             needs_welcome: false,
             chat,
         };
@@ -171,16 +186,12 @@ impl Session {
         self.needs_welcome = !delivered;
     }
 
-    /// Whether frames were dropped for this connection and it is owed a snapshot.
-    pub fn is_behind(&self) -> bool {
-        self.behind
-    }
-
     /// Sends the client `view` with `events`: a diff against its baseline, or a whole view when
     /// the baseline cannot be trusted (another floor, another subject, the connection fell
     /// behind); `welcome` stands in for that whole view when one is owed. A resolved turn
     /// always sends one (`force`: the turn number moves); news between turns only when there
-    /// is something in it. Returns how many view messages it queued (for the metrics).
+    /// is something in it. Says how many view messages it queued, and whether the backlog
+    /// filled up with this one (for the metrics).
     pub fn push(
         &mut self,
         conn: ConnId,
@@ -188,14 +199,14 @@ impl Session {
         mut events: Vec<ProtoEvent>,
         force: bool,
         welcome: Option<ServerMsg>,
-    ) -> u64 {
+    ) -> Pushed {
         delve_protocol::event::trim_moves(&mut events, &view);
         let diff = match (&self.baseline, self.behind) {
             (Some(base), false) => base.diff(&view),
             _ => None,
         };
         if !force && events.is_empty() && diff.as_ref().is_some_and(|d| d.is_empty()) {
-            return 0;
+            return Pushed::default();
         }
         // A whole view goes first; the events then follow in an update of their own, so no
         // log line is lost. Each frame is kept with its sequence number. (At most two frames:
@@ -229,17 +240,20 @@ impl Session {
         };
         let last = second.as_ref().map_or(first.0, |(seq, _)| *seq);
         let mut last_sent = None;
-        let mut queued = 0;
+        let mut pushed = Pushed::default();
         for (seq, f) in std::iter::once(&first).chain(second.as_ref()) {
             match self.out.try_send(Outgoing::Frame(encode(f))) {
                 Ok(()) => {
                     last_sent = Some(*seq);
-                    queued += 1;
+                    pushed.queued += 1;
+                    self.backlog_full = false;
                 }
                 Err(TrySendError::Full(_)) => {
-                    if !self.behind {
+                    if !self.backlog_full {
                         debug!(conn, "connection fell behind; will resend a snapshot");
+                        pushed.fell_behind = true;
                     }
+                    self.backlog_full = true;
                     self.behind = true;
                     break;
                 }
@@ -256,7 +270,7 @@ impl Session {
                 self.behind = false;
             }
         }
-        queued
+        pushed
     }
 
     /// Makes `view` the baseline, trimmed of spare capacity (it is kept until the next

@@ -147,3 +147,52 @@ async fn a_client_that_stops_reading_never_stalls_the_dungeon_and_gets_a_snapsho
         "{after:?}"
     );
 }
+
+/// A connection falls behind (what `delve_fell_behind_total` and the log count) when its
+/// backlog refuses an update it did not refuse the last time, also when a resync had already
+/// marked it for a whole view (that case used to go uncounted), and once however many are
+/// refused after it.
+#[test]
+fn falling_behind_is_told_once_and_also_just_after_a_resync() {
+    use outbox::Pushed;
+    let content = Arc::new(crate::game::Content::builtin_without_monsters());
+    let mut dungeon = crate::game::Dungeon::new(42, content);
+    let joined = dungeon.step(&crate::game::Input::Join { name: "Ann".into() });
+    let ann = joined.unwrap().character.unwrap();
+    let view = || crate::view::view_of(&dungeon, ann).unwrap();
+    // An outbox of one frame that nobody reads until told.
+    let (out, mut rx) = outbox_queue::queue(1);
+    let chat = crate::net::limits::RateLimiter::new(1, 1);
+    let mut s = Session::new(
+        Outlet::new(out, None),
+        Some(ann),
+        None,
+        "Ann".into(),
+        view(),
+        chat,
+    );
+    let push = |s: &mut Session| s.push(1, view(), Vec::new(), true, None);
+    let queued = Pushed {
+        queued: 1,
+        fell_behind: false,
+    };
+    let fell = Pushed {
+        queued: 0,
+        fell_behind: true,
+    };
+    let still = Pushed {
+        queued: 0,
+        fell_behind: false,
+    };
+    assert_eq!(push(&mut s), queued, "the first update fills the outbox");
+    s.resend_whole();
+    assert_eq!(
+        push(&mut s),
+        fell,
+        "the whole view a resync asked for is refused"
+    );
+    assert_eq!(push(&mut s), still, "told once");
+    assert!(rx.try_recv().is_ok());
+    assert_eq!(push(&mut s), queued, "room again: the snapshot goes in");
+    assert_eq!(push(&mut s), fell, "and the next refusal is told again");
+}

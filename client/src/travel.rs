@@ -14,7 +14,7 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use delve_protocol::{Dir, EntityKind, Event, ItemUse, Pos, Tile, View};
+use delve_protocol::{Dir, EntityKind, EntityView, Event, ItemUse, Pos, Tile, View};
 
 /// Where a trip goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,14 +57,13 @@ fn has_key(view: &View) -> bool {
 
 /// Breadth-first distances from the character over known passable cells. Cells where another
 /// character stands are not crossed (a monster is fought, not walked through; a friend is
-/// walked round), except `goal`, which may be anything.
+/// walked round; a fallen friend's remains are not in the way), except `goal`, which may be
+/// anything.
 fn distances(view: &View, goal: Option<Pos>) -> Vec<u32> {
     let map = &view.map;
     let key = has_key(view);
-    let occupied: BTreeSet<Pos> = view
-        .entities
-        .iter()
-        .filter(|e| e.kind != EntityKind::Item && e.id != view.me.id)
+    let occupied: BTreeSet<Pos> = (view.entities.iter())
+        .filter(|e| blocks(e) && e.id != view.me.id)
         .map(|e| e.pos)
         .collect();
     let mut dist = vec![u32::MAX; map.width() * map.height()];
@@ -116,20 +115,38 @@ pub fn first_step(view: &View, to: Pos) -> Option<Dir> {
     Dir::from_delta(at.x - view.me.pos.x, at.y - view.me.pos.y)
 }
 
-/// When there is no way to `to` only because a monster stands on it (a corridor it came down
-/// to meet you, say), that monster's name: the nearest one on the way that would be taken if
-/// the monsters were not there.
-fn blocker(view: &View, to: Pos) -> Option<String> {
+/// Whether an entity stands in the way: a living character or a monster (items and a fallen
+/// friend's remains block nothing, docs/RULES.md).
+fn blocks(e: &EntityView) -> bool {
+    matches!(e.kind, EntityKind::Player | EntityKind::Monster)
+}
+
+/// `view` with nobody in the way but the character itself.
+fn without_others(view: &View) -> View {
     let mut clear = view.clone();
-    clear.entities.retain(|e| e.kind != EntityKind::Monster);
+    clear.entities.retain(|e| !blocks(e) || e.id == view.me.id);
+    clear
+}
+
+/// When there is no way to `to` only because others stand in it (a mouse that came down a
+/// corridor to meet you, a friend in the one doorway), the nearest of them on the way that
+/// would be taken if nobody were there.
+fn blocker(view: &View, to: Pos) -> Option<&EntityView> {
+    let clear = without_others(view);
     first_step(&clear, to)?;
     let dist = distances(&clear, Some(to));
-    view.entities
-        .iter()
-        .filter(|e| e.kind == EntityKind::Monster)
+    (view.entities.iter())
+        .filter(|e| blocks(e) && e.id != view.me.id)
         .filter(|e| clear.map.index(e.pos).is_some_and(|i| dist[i] != u32::MAX))
         .min_by_key(|e| e.pos.dist2(view.me.pos))
-        .map(|e| e.name.to_string())
+}
+
+/// The sentence for `e` in the way: "A Micro Mouse is in the way.", "Bea is in the way."
+fn in_the_way(e: &EntityView) -> String {
+    match e.kind {
+        EntityKind::Monster => format!("A {} is in the way.", e.name),
+        _ => format!("{} is in the way.", e.name),
+    }
 }
 
 /// How many steps the shortest known way to `to` takes (`to` may be occupied), or `None`.
@@ -333,7 +350,14 @@ impl Trip {
             }
             Goal::Explore => match explore_target(view) {
                 Some(p) => p,
-                None => return Step::Stop("Explored all you can reach.".into()),
+                // Nowhere left to go, or only others in the way (a friend in the doorway).
+                None => {
+                    let way = explore_target(&without_others(view));
+                    return Step::Stop(match way.and_then(|to| blocker(view, to)) {
+                        Some(e) => in_the_way(e),
+                        None => "Explored all you can reach.".into(),
+                    });
+                }
             },
             Goal::Monster(id) => return self.chase(view, id),
             Goal::Friend(id) => {
@@ -354,7 +378,7 @@ impl Trip {
         match first_step(view, target) {
             Some(dir) => Step::Move(dir),
             None => Step::Stop(match blocker(view, target) {
-                Some(name) => format!("A {name} is in the way."),
+                Some(e) => in_the_way(e),
                 None => "There is no known way there.".into(),
             }),
         }
@@ -381,7 +405,7 @@ impl Trip {
         match first_step(view, m.pos) {
             Some(dir) => Step::Move(dir),
             None => Step::Stop(match blocker(view, m.pos) {
-                Some(other) if other != name => format!("A {other} is in the way."),
+                Some(other) if other.id != id => in_the_way(other),
                 _ => format!("There is no known way to the {name}."),
             }),
         }

@@ -141,6 +141,61 @@ fn a_monster_blocking_the_only_way_is_named() {
     );
 }
 
+/// `v` with a friend called `name` (id 2) standing at `at`, or their remains there.
+fn with_friend(mut v: View, name: &str, at: Pos, kind: EntityKind) -> View {
+    v.entities.push(EntityView {
+        id: 2,
+        kind,
+        name: name.into(),
+        pos: at,
+        hp: 25,
+        max_hp: 25,
+        level: 1,
+        monster: None,
+        item: None,
+    });
+    v.entities.sort_by_key(|e| e.id);
+    v
+}
+
+#[test]
+fn exploring_past_someone_in_the_only_way_names_them_rather_than_saying_all_done() {
+    // A room whose one way on is a corridor, with a friend standing in it.
+    let room = [
+        "########", //
+        "#@..... ", //
+        "########",
+    ];
+    let v = with_friend(view_of(&room), "Bea", Pos::new(3, 1), EntityKind::Player);
+    let mut trip = Trip::new(Goal::Explore, &v);
+    assert_eq!(trip.next(&v), Step::Stop("Bea is in the way.".into()));
+    // Once she has gone on ahead, out of sight, exploring goes on.
+    assert_eq!(trip.next(&view_of(&room)), Step::Move(Dir::E));
+    // A friend who is only in the way of a longer way round is walked round.
+    let wide = view_of(&["########", "#@..... ", "#...... ", "########"]);
+    let v = with_friend(wide, "Bea", Pos::new(2, 1), EntityKind::Player);
+    let mut trip = Trip::new(Goal::Explore, &v);
+    assert_eq!(trip.next(&v), Step::Move(Dir::Se));
+}
+
+#[test]
+fn a_trip_to_a_place_behind_a_friend_names_the_friend() {
+    let v = view_of(&["#######", "#@....#", "#######"]);
+    let v = with_friend(v, "Bea", Pos::new(3, 1), EntityKind::Player);
+    let mut trip = Trip::new(Goal::Cell(Pos::new(5, 1)), &v);
+    assert_eq!(trip.next(&v), Step::Stop("Bea is in the way.".into()));
+}
+
+#[test]
+fn a_fallen_friends_remains_block_nothing() {
+    // docs/RULES.md: remains lie where the character fell, "blocking nothing".
+    let v = view_of(&["#######", "#@....#", "#######"]);
+    let v = with_friend(v, "Bea", Pos::new(3, 1), EntityKind::Remains);
+    let (cells, end) = walk(&mut v.clone(), Goal::Cell(Pos::new(5, 1)));
+    assert_eq!(end, Step::Stop(String::new()));
+    assert_eq!(cells.len(), 4, "straight through: {cells:?}");
+}
+
 #[test]
 fn doors_are_opened_on_the_way_and_locked_ones_need_a_key() {
     let mut v = view_of(&[

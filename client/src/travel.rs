@@ -130,13 +130,14 @@ fn without_others(view: &View) -> View {
 
 /// When there is no way to `to` only because others stand in it (a mouse that came down a
 /// corridor to meet you, a friend in the one doorway), the nearest of them on the way that
-/// would be taken if nobody were there.
+/// would be taken if nobody were there. Whoever stands on `to` itself (the friend a trip goes
+/// to) is not in the way of it.
 fn blocker(view: &View, to: Pos) -> Option<&EntityView> {
     let clear = without_others(view);
     first_step(&clear, to)?;
     let dist = distances(&clear, Some(to));
     (view.entities.iter())
-        .filter(|e| blocks(e) && e.id != view.me.id)
+        .filter(|e| blocks(e) && e.id != view.me.id && e.pos != to)
         .filter(|e| clear.map.index(e.pos).is_some_and(|i| dist[i] != u32::MAX))
         .min_by_key(|e| e.pos.dist2(view.me.pos))
 }

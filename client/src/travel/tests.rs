@@ -187,6 +187,18 @@ fn a_trip_to_a_place_behind_a_friend_names_the_friend() {
 }
 
 #[test]
+fn the_friend_a_trip_goes_to_is_not_the_one_in_the_way() {
+    // Bea is nearer as the crow flies, but the way to her goes through the gap Cal stands in.
+    let v = view_of(&["#######", "#@....#", "####.##", "#.....#", "#######"]);
+    let mut v = with_friend(v, "Bea", Pos::new(1, 3), EntityKind::Player);
+    let mut cal = v.entities.iter().find(|e| e.id == 2).unwrap().clone();
+    (cal.id, cal.name, cal.pos) = (3, "Cal".into(), Pos::new(4, 2));
+    v.entities.push(cal);
+    let mut trip = Trip::new(Goal::Cell(Pos::new(1, 3)), &v);
+    assert_eq!(trip.next(&v), Step::Stop("Cal is in the way.".into()));
+}
+
+#[test]
 fn a_fallen_friends_remains_block_nothing() {
     // docs/RULES.md: remains lie where the character fell, "blocking nothing".
     let v = view_of(&["#######", "#@....#", "#######"]);

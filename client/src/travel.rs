@@ -142,6 +142,11 @@ fn blocker(view: &View, to: Pos) -> Option<&EntityView> {
         .min_by_key(|e| e.pos.dist2(view.me.pos))
 }
 
+/// Whoever stands on `p` and would be in the way there (not the character itself).
+fn standing_on(view: &View, p: Pos) -> Option<&EntityView> {
+    (view.entities.iter()).find(|e| blocks(e) && e.id != view.me.id && e.pos == p)
+}
+
 /// The sentence for `e` in the way: "A Micro Mouse is in the way.", "Bea is in the way."
 fn in_the_way(e: &EntityView) -> String {
     match e.kind {
@@ -353,8 +358,12 @@ impl Trip {
                 Some(p) => p,
                 // Nowhere left to go, or only others in the way (a friend in the doorway).
                 None => {
+                    // The nearest edge may be where someone stands (a friend in the doorway
+                    // that is the edge): then they are the one in the way.
                     let way = explore_target(&without_others(view));
-                    return Step::Stop(match way.and_then(|to| blocker(view, to)) {
+                    let named =
+                        way.and_then(|to| blocker(view, to).or_else(|| standing_on(view, to)));
+                    return Step::Stop(match named {
                         Some(e) => in_the_way(e),
                         None => "Explored all you can reach.".into(),
                     });

@@ -417,3 +417,30 @@ fn the_fight_key_attacks_a_neighbour_else_steps_to_the_nearest_monster() {
     let two = view_of(&["#########", "#m....@.m", "#########"]);
     assert_eq!(fight_step(&two), Ok(Dir::E));
 }
+
+#[test]
+fn exploring_names_a_friend_who_stands_on_the_last_edge_of_the_unknown() {
+    // Found in play: Ann in the open doorway of the room's one way on. The doorway itself is
+    // the nearest edge of the unknown (the corridor beyond turns where nobody has looked), so
+    // the place exploring would go is where she stands.
+    let room = [
+        "    ########", //
+        "    #......#", //
+        "  #.'......#", //
+        "  ###...@..#", //
+        "    #......#", //
+        "    ########",
+    ];
+    let door = Pos::new(4, 2);
+    let v = with_friend(view_of(&room), "Ann", door, EntityKind::Player);
+    assert_eq!(explore_target(&without_others(&v)), Some(door));
+    let mut trip = Trip::new(Goal::Explore, &v);
+    assert_eq!(trip.next(&v), Step::Stop("Ann is in the way.".into()));
+    // Once she has gone on, exploring goes to the doorway.
+    let clear = view_of(&room);
+    assert_eq!(explore_target(&clear), Some(door));
+    assert!(matches!(
+        Trip::new(Goal::Explore, &clear).next(&clear),
+        Step::Move(_)
+    ));
+}

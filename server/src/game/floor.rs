@@ -8,6 +8,7 @@ use delve_protocol::{Pos, Tile, TileGrid};
 use super::EntityId;
 use super::action::Action;
 use super::content::Content;
+use super::fov::Walls;
 use super::furnish::furnish;
 use super::item::Item;
 use super::mapgen::{GenParams, Layout, Rect, generate};
@@ -39,7 +40,7 @@ pub struct Floor {
     /// Whether each cell blocks sight, kept beside the map for the FOV's hot loop. Derived from
     /// the map, so not saved.
     #[serde(skip)]
-    pub(super) opaque: Vec<bool>,
+    pub(super) opaque: Walls,
     /// This floor's dice for play: turn order, combat, AI.
     pub(super) rng: GameRng,
     /// The choice each player made for the turn being chosen, replaceable until it resolves.
@@ -138,7 +139,7 @@ impl Floor {
     pub(super) fn open_door(&mut self, p: Pos) {
         self.map.set(p, Tile::DoorOpen);
         if let Some(i) = self.map.index(p) {
-            self.opaque[i] = false;
+            self.opaque.set(i, false);
         }
         // The cells behind it are within reach now.
         self.patrol = None;
@@ -158,15 +159,17 @@ impl Floor {
 /// block: the fuzzer's build counts coverage on every pass through a loop (an increment in
 /// memory, each waiting on the last), which made a pass per cell cost more than the work. A
 /// cell's position is counted by row and column rather than divided out of its index.
-fn derived(map: &TileGrid) -> (Vec<bool>, Vec<Pos>) {
+fn derived(map: &TileGrid) -> (Walls, Vec<Pos>) {
     const BLOCK: usize = 16;
     let cells = map.cells();
-    let mut opaque = Vec::with_capacity(cells.len());
+    let mut opaque = Walls::with_capacity(cells.len());
     let mut open_cells = Vec::new();
     for (row, y) in cells.chunks(map.width().max(1)).zip(0..) {
         let (blocks, rest) = row.as_chunks::<BLOCK>();
         for (block, x) in blocks.iter().zip((0..).step_by(BLOCK)) {
-            opaque.extend(block.iter().map(|t| !t.is_walkable()));
+            let walls = (block.iter().rev())
+                .fold(0u64, |bits, &t| (bits << 1) | u64::from(!t.is_walkable()));
+            opaque.push_bits(walls, BLOCK);
             // The block's floor cells as bits (bit k for cell k), then a pass per floor cell.
             let mut floors = (block.iter().rev())
                 .fold(0u32, |bits, &t| (bits << 1) | u32::from(t == Tile::Floor));
@@ -177,7 +180,7 @@ fn derived(map: &TileGrid) -> (Vec<bool>, Vec<Pos>) {
         }
         let x = (blocks.len() * BLOCK) as i32;
         for (&t, x) in rest.iter().zip(x..) {
-            opaque.push(!t.is_walkable());
+            opaque.push_bits(u64::from(!t.is_walkable()), 1);
             if t == Tile::Floor {
                 open_cells.push(Pos::new(x, y));
             }
@@ -229,9 +232,9 @@ mod tests {
     use super::*;
 
     /// What `derived` stands for, a cell at a time.
-    fn plain(map: &TileGrid) -> (Vec<bool>, Vec<Pos>) {
+    fn plain(map: &TileGrid) -> (Walls, Vec<Pos>) {
         let cells = map.cells();
-        let opaque = cells.iter().map(|t| !t.is_walkable()).collect();
+        let opaque = Walls::from_flags(cells.iter().map(|t| !t.is_walkable()));
         let open_cells = (0..cells.len())
             .filter(|&i| cells[i] == Tile::Floor)
             .map(|i| map.pos_of(i))

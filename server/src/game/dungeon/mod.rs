@@ -384,7 +384,7 @@ impl Dungeon {
         let floor = self.floor_mut(depth);
         floor.map.set(pos, tile);
         if let Some(i) = floor.map.index(pos) {
-            floor.opaque[i] = !tile.is_walkable();
+            floor.opaque.set(i, !tile.is_walkable());
         }
         floor.patrol = None;
         let here: Vec<EntityId> = self.players_on(depth).map(|p| p.id).collect();

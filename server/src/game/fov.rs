@@ -72,7 +72,7 @@ impl Quadrant {
 /// `opaque` tells whether row-major cell `i` blocks sight; cells outside the map block sight.
 /// `visible` is cleared to the map's size and then set for every visible cell. A negative radius
 /// means unlimited.
-pub fn compute<O: Blocks + ?Sized>(
+pub fn compute<O: Blocks>(
     opaque: &O,
     width: usize,
     height: usize,
@@ -141,16 +141,6 @@ pub trait Blocks {
     fn blocks(&self, i: usize) -> bool;
 }
 
-impl Blocks for [bool] {
-    fn cells(&self) -> usize {
-        self.len()
-    }
-
-    fn blocks(&self, i: usize) -> bool {
-        self[i]
-    }
-}
-
 impl Blocks for Vec<bool> {
     fn cells(&self) -> usize {
         self.len()
@@ -174,7 +164,8 @@ pub struct Walls {
 }
 
 impl Walls {
-    /// Walls where `flags` says so.
+    /// Walls where `flags` says so (for tests, which compare with plain flags).
+    #[cfg(test)]
     pub fn from_flags(flags: impl ExactSizeIterator<Item = bool>) -> Walls {
         let len = flags.len();
         let mut words = vec![0u64; len.div_ceil(64)];
@@ -235,7 +226,7 @@ impl Blocks for Walls {
     }
 }
 
-struct Ctx<'a, O: ?Sized> {
+struct Ctx<'a, O> {
     opaque: &'a O,
     width: usize,
     height: usize,
@@ -244,7 +235,7 @@ struct Ctx<'a, O: ?Sized> {
     radius: i32,
 }
 
-impl<O: Blocks + ?Sized> Ctx<'_, O> {
+impl<O: Blocks> Ctx<'_, O> {
     fn index(&self, x: i32, y: i32) -> Option<usize> {
         (x >= 0 && y >= 0 && (x as usize) < self.width && (y as usize) < self.height)
             .then(|| y as usize * self.width + x as usize)

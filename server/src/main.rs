@@ -1,12 +1,14 @@
 //! `delve-server`: the dedicated Delve server.
 
-// The system's allocator (glibc's malloc on Linux), chosen on purpose over mimalloc, which the
-// server used before: measured side by side in one run (docs/BENCHMARKS.md, "Memory per dungeon
-// as its players make it, and the allocator"), a dungeon made and played by its players cost
-// 69–210 KB with it and 1.8–4.5 times that with mimalloc's defaults (which commit whole arena
-// chunks eagerly on Linux), while the server's CPU per update stayed within about 5% (2.1–2.3×
-// the echo's either way). A server that runs for months is sized by its memory; the cores it
-// has left over. `--features mimalloc` builds it with mimalloc again, for such comparisons.
+// mimalloc with large (2 MiB) pages, chosen on purpose over the system's allocator (glibc's
+// malloc), which the server used before: measured side by side in the same runs
+// (docs/BENCHMARKS.md, "Memory per dungeon as its players make it, and the allocator"), an
+// update cost the server less CPU in every round, while a dungeon takes more memory (the large
+// pages are committed whole) and an idle connection a little more, within its target. The
+// turn's data of thousands of dungeons is read cold every turn, and with small pages most of
+// those reads also miss the address translation cache. `--no-default-features` builds the
+// server with the system's allocator, and `MIMALLOC_ALLOW_LARGE_OS_PAGES=0` runs it without the
+// large pages (README, "Memory or CPU: the heap's pages").
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -266,9 +268,11 @@ fn parse_ping(s: &str) -> Result<f64, String> {
 }
 
 fn main() -> ExitCode {
+    let pages = large_pages::allow();
     let cli: Cli = config_file::parse();
     // RUST_LOG to stderr; never what a client sent, at any level.
     delve_server::logs::init();
+    large_pages::log(pages);
     let result = load_content(cli.content.as_deref()).and_then(|content| match cli.command {
         None => run(cli.serve, content),
         Some(Command::Scores { data_dir, limit }) => scores(&data_dir, limit),
@@ -584,4 +588,68 @@ async fn wait_for_signal() -> anyhow::Result<()> {
         .await
         .context("cannot listen for Ctrl-C")?;
     Ok(())
+}
+
+/// mimalloc's large pages for the heap (see the top of this file). mimalloc reads its options
+/// from the environment before `main` runs, so a server started without the option runs itself
+/// again with it: the same process (an `exec` keeps its id, its files and its limits), whose
+/// allocator now sees the option from its first allocation. An operator's own
+/// `MIMALLOC_ALLOW_LARGE_OS_PAGES` (0 to do without) is left as it is.
+mod large_pages {
+    /// mimalloc's option.
+    pub const VAR: &str = "MIMALLOC_ALLOW_LARGE_OS_PAGES";
+
+    /// What the process runs with.
+    pub enum Pages {
+        /// The operator's setting, or the one this server gave itself.
+        Set(String),
+        /// Built with the system's allocator.
+        SystemAllocator,
+        /// Running itself again failed: small pages, and why.
+        Failed(String),
+    }
+
+    /// Runs the server again with large pages allowed, unless the option is set already. Only
+    /// returns when it is set, or running again failed.
+    pub fn allow() -> Pages {
+        if !cfg!(feature = "mimalloc") {
+            return Pages::SystemAllocator;
+        }
+        if let Some(v) = std::env::var_os(VAR) {
+            return Pages::Set(v.to_string_lossy().into_owned());
+        }
+        Pages::Failed(again())
+    }
+
+    /// Replaces this process with the same program, arguments and name, the option set. Returns
+    /// only why it could not.
+    #[cfg(target_os = "linux")]
+    fn again() -> String {
+        use std::os::unix::process::CommandExt;
+        let mut args = std::env::args_os();
+        let mut cmd = std::process::Command::new("/proc/self/exe");
+        if let Some(name) = args.next() {
+            cmd.arg0(name);
+        }
+        cmd.args(args).env(VAR, "1").exec().to_string()
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn again() -> String {
+        "not on Linux".into()
+    }
+
+    /// Says in the log what the heap runs with.
+    pub fn log(pages: Pages) {
+        match pages {
+            Pages::Set(v) if v == "1" => {
+                tracing::info!("heap: mimalloc, large pages allowed ({VAR}=1)")
+            }
+            Pages::Set(v) => tracing::info!("heap: mimalloc, {VAR}={v}"),
+            Pages::SystemAllocator => tracing::info!("heap: the system's allocator"),
+            Pages::Failed(e) => tracing::warn!(
+                "heap: mimalloc with small pages: could not run again with {VAR}=1: {e}"
+            ),
+        }
+    }
 }

@@ -6,8 +6,7 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use common::{Proc, free_port};
 
@@ -20,22 +19,12 @@ fn start(var: Option<&str>) -> (Proc, String) {
     cmd.args(["--memory-only", "--no-web", "--bind"])
         .arg(format!("127.0.0.1:{}", free_port()))
         .env("RUST_LOG", "info")
-        .env_remove(VAR)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+        .env_remove(VAR);
     if let Some(v) = var {
         cmd.env(VAR, v);
     }
-    let mut child = cmd.spawn().expect("the server starts");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, log) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
     // Killed and waited for when dropped.
-    let server = Proc { child, log };
+    let server = Proc::spawn(cmd);
     let line = server.wait_for("heap:");
     (server, line)
 }

@@ -57,8 +57,8 @@ impl Proc {
     /// Starts the server on `port` with a data directory and content file, plus `extra`
     /// arguments, and waits until it listens.
     pub fn start(port: u16, data: &Path, content: &Path, extra: &[&str]) -> Proc {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_delve-server"))
-            .args(["--bind", &format!("127.0.0.1:{port}"), "--data-dir"])
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_delve-server"));
+        cmd.args(["--bind", &format!("127.0.0.1:{port}"), "--data-dir"])
             .arg(data)
             .arg("--content")
             .arg(content)
@@ -78,7 +78,20 @@ impl Proc {
                 "1000",
             ])
             .args(extra)
-            .env("RUST_LOG", "info")
+            .env("RUST_LOG", "info");
+        let p = Proc::spawn(cmd);
+        // "listening" alone would also match the error that says where it failed to listen.
+        let line = p.wait_for(" listening ");
+        assert!(
+            !line.contains("cannot start"),
+            "the server did not start: {line}"
+        );
+        p
+    }
+
+    /// Runs `cmd` (the server, configured), reading its log from its stderr; stdout is dropped.
+    pub fn spawn(mut cmd: Command) -> Proc {
+        let mut child = cmd
             .stderr(Stdio::piped())
             .stdout(Stdio::null())
             .spawn()
@@ -90,14 +103,7 @@ impl Proc {
                 let _ = tx.send(line);
             }
         });
-        let p = Proc { child, log };
-        // "listening" alone would also match the error that says where it failed to listen.
-        let line = p.wait_for(" listening ");
-        assert!(
-            !line.contains("cannot start"),
-            "the server did not start: {line}"
-        );
-        p
+        Proc { child, log }
     }
 
     /// Waits for a log line containing `what`, and returns it. Gives up after a minute of other

@@ -37,7 +37,8 @@ use super::ops::Cut;
 use super::registry::OpenError;
 use super::validate::{check_dungeon, check_name, strip_invisible};
 use super::wire::{
-    SEND_DEADLINE, Ws, close, close_and_drain, close_gracefully, error, send, violation_code,
+    SEND_DEADLINE, Ws, close, close_and_drain, close_gracefully, error, send, send_text,
+    violation_code,
 };
 
 /// What a connection that had not joined yet is told when it gives its place to a newcomer on
@@ -50,51 +51,65 @@ const FLOOD_WINDOW: Duration = Duration::from_secs(10);
 
 /// Serves one WebSocket (upgraded by [`super::web`]) until it closes or the server shuts down.
 /// `deadline` is when a good hello must have arrived (counted from the TCP accept).
-pub async fn serve(
-    mut ws: Ws,
+///
+/// The future every connection holds for its whole life is kept small: the connection is made
+/// here, before the future, and the future only borrows it (an `async fn` would keep its
+/// arguments and the connection made from them, each a copy of the 300-byte socket); the
+/// handshake's state is boxed and let go of once the player has joined.
+pub fn serve(
+    ws: Ws,
     peer: SocketAddr,
     shared: Arc<Shared>,
     slot: Result<Slot, SlotRefused>,
     shutdown: watch::Receiver<bool>,
     deadline: Instant,
-) {
+) -> impl Future<Output = ()> + Send {
     let config = &shared.config;
-    let slot = match slot {
-        Ok(slot) => slot,
-        Err(why) => {
-            let message = match why {
-                SlotRefused::ServerFull => {
-                    "The server has as many connections as it allows. Try again later."
-                }
-                SlotRefused::AddressFull => {
-                    "Too many connections from your address. Close some and try again."
-                }
-            };
-            let _ = send(&mut ws, &error(ErrorCode::ServerFull, message)).await;
-            close_gracefully(&mut ws, close::TRY_LATER, "server full").await;
-            return;
+    let mut c = match slot {
+        Ok(slot) => Ok(Connection {
+            ws,
+            peer,
+            conn: shared.next_conn.fetch_add(1, Ordering::Relaxed),
+            shared: Arc::clone(&shared),
+            limiter: RateLimiter::new(config.msgs_per_sec, config.msg_burst),
+            dropped: 0,
+            window_start: Instant::now(),
+            last_rate_error: None,
+            shutdown,
+            slot,
+            last_heard: Instant::now(),
+            in_game: None,
+        }),
+        Err(why) => Err((ws, why)),
+    };
+    async move {
+        let c = match &mut c {
+            Ok(c) => c,
+            Err((ws, why)) => return refuse(ws, *why).await,
+        };
+        debug!(%peer, conn = c.conn, "connection open");
+        // (Made in a statement of its own: a future built in the statement that awaits it is
+        // given room in this one's state too, boxed or not.)
+        let handshake = Box::pin(c.handshake(deadline));
+        if let Some(joined) = handshake.await {
+            c.session(joined).await;
+        }
+        debug!(%peer, conn = c.conn, "connection closed");
+    }
+}
+
+/// Tells a connection the server had no place for why, and closes it.
+async fn refuse(ws: &mut Ws, why: SlotRefused) {
+    let message = match why {
+        SlotRefused::ServerFull => {
+            "The server has as many connections as it allows. Try again later."
+        }
+        SlotRefused::AddressFull => {
+            "Too many connections from your address. Close some and try again."
         }
     };
-    let conn = shared.next_conn.fetch_add(1, Ordering::Relaxed);
-    let mut c = Connection {
-        ws,
-        peer,
-        conn,
-        shared: Arc::clone(&shared),
-        limiter: RateLimiter::new(config.msgs_per_sec, config.msg_burst),
-        dropped: 0,
-        window_start: Instant::now(),
-        last_rate_error: None,
-        shutdown,
-        slot,
-        last_heard: Instant::now(),
-        in_game: None,
-    };
-    debug!(%peer, conn, "connection open");
-    if let Some(joined) = c.handshake(deadline).await {
-        c.session(joined).await;
-    }
-    debug!(%peer, conn, "connection closed");
+    let _ = send(ws, error(ErrorCode::ServerFull, message)).await;
+    close_gracefully(ws, close::TRY_LATER, "server full").await;
 }
 
 /// A joined session: the dungeon it is in and the outbox the dungeon writes to. Which character
@@ -162,7 +177,7 @@ impl Connection {
                 }
                 () = self.slot.evicted() => {
                     debug!(peer = %self.peer, "gave way to a newcomer before joining");
-                    let _ = send(&mut self.ws, &error(ErrorCode::ServerFull, GAVE_WAY)).await;
+                    let _ = send(&mut self.ws, error(ErrorCode::ServerFull, GAVE_WAY)).await;
                     close_gracefully(&mut self.ws, close::TRY_LATER, "server full").await;
                     return None;
                 }
@@ -173,7 +188,7 @@ impl Connection {
                     .cut(Cut::HandshakeTimeout, Some(self.peer.ip()));
                 let _ = send(
                     &mut self.ws,
-                    &error(ErrorCode::BadHandshake, "No hello arrived in time."),
+                    error(ErrorCode::BadHandshake, "No hello arrived in time."),
                 )
                 .await;
                 close_gracefully(&mut self.ws, close::POLICY, "handshake timeout").await;
@@ -189,7 +204,7 @@ impl Connection {
                     deadline = Instant::now() + self.shared.config.handshake_timeout;
                     let _ = send(
                         &mut self.ws,
-                        &ServerMsg::Dungeons {
+                        ServerMsg::Dungeons {
                             dungeons: self.shared.dungeon_list().await,
                         },
                     )
@@ -199,7 +214,7 @@ impl Connection {
                 ClientMsg::Scores { limit } => {
                     deadline = Instant::now() + self.shared.config.handshake_timeout;
                     let entries = self.shared.top_scores(limit, None).await;
-                    let _ = send(&mut self.ws, &ServerMsg::Scores { entries }).await;
+                    let _ = send(&mut self.ws, ServerMsg::Scores { entries }).await;
                     continue;
                 }
                 ClientMsg::Replay {
@@ -218,7 +233,7 @@ impl Connection {
                             return None;
                         }
                         Err((code, message)) => {
-                            let _ = send(&mut self.ws, &error(code, &message)).await;
+                            let _ = send(&mut self.ws, error(code, &message)).await;
                             continue;
                         }
                     }
@@ -243,7 +258,7 @@ impl Connection {
                 _ => {
                     let _ = send(
                         &mut self.ws,
-                        &error(ErrorCode::BadHandshake, "Send a hello message first."),
+                        error(ErrorCode::BadHandshake, "Send a hello message first."),
                     )
                     .await;
                     continue;
@@ -255,7 +270,7 @@ impl Connection {
                     return Some(joined);
                 }
                 Err(Some((code, message))) => {
-                    let _ = send(&mut self.ws, &error(code, &message)).await;
+                    let _ = send(&mut self.ws, error(code, &message)).await;
                 }
                 Err(None) => return None,
             }
@@ -272,7 +287,7 @@ impl Connection {
         self.shared
             .ops
             .cut(Cut::PasswordShutOut, Some(self.peer.ip()));
-        let _ = send(&mut self.ws, &error(ErrorCode::BadPassword, &text)).await;
+        let _ = send(&mut self.ws, error(ErrorCode::BadPassword, &text)).await;
         close_gracefully(&mut self.ws, close::POLICY, "too many wrong passwords").await;
         Err(None)
     }
@@ -287,7 +302,7 @@ impl Connection {
                 h.version
             );
             info!(peer = %self.peer, version = h.version, "refused: protocol version mismatch");
-            let _ = send(&mut self.ws, &error(ErrorCode::BadVersion, &text)).await;
+            let _ = send(&mut self.ws, error(ErrorCode::BadVersion, &text)).await;
             close_gracefully(&mut self.ws, close::VERSION, "protocol version mismatch").await;
             return Err(None);
         }
@@ -513,30 +528,41 @@ impl Connection {
                         ClientMsg::Watch { name } => Command::Follow { conn, name },
                         ClientMsg::ListDungeons => {
                             let dungeons = self.shared.dungeon_list().await;
-                            self.reply(&ServerMsg::Dungeons { dungeons }).await;
+                            self.reply(ServerMsg::Dungeons { dungeons }).await;
                             continue;
                         }
                         ClientMsg::Scores { limit } => {
                             let entries = self.shared.top_scores(limit, Some(joined.name.clone())).await;
-                            self.reply(&ServerMsg::Scores { entries }).await;
+                            self.reply(ServerMsg::Scores { entries }).await;
                             continue;
                         }
                         ClientMsg::Resync => Command::Resync { conn },
                         ClientMsg::Mark { at } => Command::Mark { conn, at },
                         ClientMsg::Hello { .. } => {
-                            self.reply(&error(ErrorCode::BadHandshake, "Already joined; hello is only sent once per connection.")).await;
+                            self.reply(error(ErrorCode::BadHandshake, "Already joined; hello is only sent once per connection.")).await;
                             continue;
                         }
                         ClientMsg::Replay { .. } => {
-                            self.reply(&error(ErrorCode::BadHandshake, "Already joined; a replay is asked for instead of a hello, on a connection of its own.")).await;
+                            self.reply(error(ErrorCode::BadHandshake, "Already joined; a replay is asked for instead of a hello, on a connection of its own.")).await;
                             continue;
                         }
                         ClientMsg::Seek { .. } => {
-                            self.reply(&error(ErrorCode::BadHandshake, "Seek is for replays: this connection plays a game.")).await;
+                            self.reply(error(ErrorCode::BadHandshake, "Seek is for replays: this connection plays a game.")).await;
                             continue;
                         }
                     };
-                    if joined.dungeon.send(cmd).await.is_err() {
+                    // Straight into the queue when it has room, as it nearly always has; a
+                    // busy dungeon's wait for room is boxed (it would widen every idle
+                    // connection's future by the command and the wait's state).
+                    let sent = match joined.dungeon.try_send(cmd) {
+                        Ok(()) => true,
+                        Err(mpsc::error::TrySendError::Full(cmd)) => {
+                            let send = Box::pin(joined.dungeon.send(cmd));
+                            send.await.is_ok()
+                        }
+                        Err(mpsc::error::TrySendError::Closed(_)) => false,
+                    };
+                    if !sent {
                         close_gracefully(&mut self.ws, close::INTERNAL, "dungeon stopped").await;
                         break;
                     }
@@ -562,11 +588,12 @@ impl Connection {
         // Nothing drains what waits from here on: writes wait for the socket again.
         self.in_game = None;
         // Bounded too: a dungeon waiting for storage takes no commands meanwhile.
-        let _ = timeout(
+        // Boxed, as the session's other rare waits are.
+        let disconnect = Box::pin(timeout(
             SEND_DEADLINE,
             joined.dungeon.send(Command::Disconnect { conn }),
-        )
-        .await;
+        ));
+        let _ = disconnect.await;
     }
 
     /// What the dungeon put in the outbox: its close, written after every frame it wrote.
@@ -593,16 +620,25 @@ impl Connection {
     /// taken yet waits for the session loop's own drain, under its send deadline, so a player
     /// whose link is slow for a moment is still read meanwhile. Only a backlog past even the
     /// room answers have waits, bounded, as every write through tungstenite does.
-    pub(super) async fn reply(&mut self, msg: &ServerMsg) {
-        if let Some(link) = &self.in_game {
-            let text = delve_protocol::encode(msg);
-            match link.write_answer(text.as_bytes()) {
-                // Closed: the dungeon closed the session, and its close is on the way.
-                Ok(()) | Err(Refused::Closed) => return,
-                Err(Refused::Full) => {}
+    ///
+    /// A plain function that encodes at once and returns the wait: see [`send`] for why the
+    /// message is taken by value.
+    pub(super) fn reply(&mut self, msg: ServerMsg) -> impl Future<Output = ()> + Send + '_ {
+        let text = delve_protocol::encode(&msg);
+        let queued = match self
+            .in_game
+            .as_ref()
+            .map(|link| link.write_answer(text.as_bytes()))
+        {
+            // Closed: the dungeon closed the session, and its close is on the way.
+            Some(Ok(()) | Err(Refused::Closed)) => true,
+            Some(Err(Refused::Full)) | None => false,
+        };
+        async move {
+            if !queued {
+                let _ = send_text(&mut self.ws, text).await;
             }
         }
-        let _ = send(&mut self.ws, msg).await;
     }
 
     /// Pings the client, unless it has been silent for two pings already: then the link is
@@ -628,26 +664,62 @@ impl Connection {
             Some(Ok(()) | Err(Refused::Closed)) => return true,
             Some(Err(Refused::Full)) | None => {}
         }
-        // Bounded like every write: a client that stops reading is gone too.
+        // Bounded like every write: a client that stops reading is gone too. Boxed: outside a
+        // game's link this is rare, and inline it would widen every connection's future.
         matches!(
-            timeout(
+            Box::pin(timeout(
                 SEND_DEADLINE,
                 self.ws.send(Message::Ping(Default::default()))
-            )
+            ))
             .await,
             Ok(Ok(()))
         )
     }
 
     /// Turns one read result into a message, answering problems on the spot.
+    ///
+    /// Only a text message within the rate is read inline. Everything else (a close, an error,
+    /// a binary frame, a message over the rate) is rare and is handled in boxed futures: the
+    /// waits of those paths would otherwise be laid out in every connection's future for its
+    /// whole life (see [`send`]).
     pub(super) async fn read(&mut self, frame: Option<Result<Message, WsError>>) -> Incoming {
         if let Some(Ok(_)) = &frame {
             self.last_heard = Instant::now();
         }
         let text = match frame {
-            None | Some(Err(WsError::ConnectionClosed | WsError::AlreadyClosed)) => {
-                return Incoming::Stop;
+            Some(Ok(Message::Text(t))) => t,
+            Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {
+                return Incoming::Skip;
             }
+            other => {
+                let other = Box::pin(self.read_other(other));
+                return other.await;
+            }
+        };
+        // Its length only: the text may hold a password or a token, never logged.
+        trace!(peer = %self.peer, len = text.len(), "text frame");
+        if !self.limiter.allow() {
+            let over = Box::pin(self.over_rate());
+            return over.await;
+        }
+        // Only the answer's wait is kept across the await: the decoded result and the error
+        // are let go of with this statement.
+        let answer = match decode_client(text.as_str()) {
+            Ok(m) => return Incoming::Msg(m),
+            Err(e) => self.reply(error(e.code(), &e.sentence())),
+        };
+        answer.await;
+        Incoming::Skip
+    }
+
+    /// [`Self::read`] for anything but a text message or a ping: the end of the connection,
+    /// an error, or a binary frame.
+    async fn read_other(&mut self, frame: Option<Result<Message, WsError>>) -> Incoming {
+        match frame {
+            Some(Ok(
+                Message::Text(_) | Message::Ping(_) | Message::Pong(_) | Message::Frame(_),
+            )) => Incoming::Skip,
+            None | Some(Err(WsError::ConnectionClosed | WsError::AlreadyClosed)) => Incoming::Stop,
             Some(Err(WsError::Capacity(e))) => {
                 // However the message came (one frame or many fragments), the client hears why
                 // before the close, and the rest of what it sends is read and dropped so the
@@ -655,7 +727,7 @@ impl Connection {
                 info!(peer = %self.peer, error = %e, "oversized message; closing (1009)");
                 let _ = send(
                     &mut self.ws,
-                    &error(
+                    error(
                         ErrorCode::TooLarge,
                         &format!(
                             "Message too large ({e}); the limit is {} bytes.",
@@ -665,7 +737,7 @@ impl Connection {
                 )
                 .await;
                 close_and_drain(&mut self.ws, close::TOO_BIG, "message too large").await;
-                return Incoming::Stop;
+                Incoming::Stop
             }
             Some(Err(e)) => {
                 if let Some(code) = violation_code(&e) {
@@ -675,47 +747,29 @@ impl Connection {
                 } else {
                     debug!(peer = %self.peer, error = %e, "read failed");
                 }
-                return Incoming::Stop;
+                Incoming::Stop
             }
             Some(Ok(Message::Close(_))) => {
                 // tungstenite answers the close frame itself; drain until the stream ends.
-                return Incoming::Stop;
-            }
-            Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {
-                return Incoming::Skip;
+                Incoming::Stop
             }
             Some(Ok(Message::Binary(_))) => {
-                if !self.admit().await {
-                    return self.flood_check().await;
+                if !self.limiter.allow() {
+                    return self.over_rate().await;
                 }
-                self.reply(&error(
+                self.reply(error(
                     ErrorCode::BinaryFrame,
                     "Binary frames are not part of the protocol; send JSON text frames.",
                 ))
                 .await;
-                return Incoming::Skip;
-            }
-            Some(Ok(Message::Text(t))) => t,
-        };
-        // Its length only: the text may hold a password or a token, never logged.
-        trace!(peer = %self.peer, len = text.len(), "text frame");
-        if !self.admit().await {
-            return self.flood_check().await;
-        }
-        match decode_client(text.as_str()) {
-            Ok(m) => Incoming::Msg(m),
-            Err(e) => {
-                self.reply(&error(e.code(), &e.sentence())).await;
                 Incoming::Skip
             }
         }
     }
 
-    /// Takes a rate-limit token. When there is none, tells the client (at most once a second).
-    async fn admit(&mut self) -> bool {
-        if self.limiter.allow() {
-            return true;
-        }
+    /// A message came with no rate-limit token left: it is dropped, the client is told (at
+    /// most once a second), and a sustained flood closes the connection.
+    async fn over_rate(&mut self) -> Incoming {
         let now = Instant::now();
         if now.duration_since(self.window_start) > FLOOD_WINDOW {
             self.window_start = now;
@@ -731,12 +785,8 @@ impl Connection {
                 "Too many messages: the limit is {} a second. Messages are being dropped.",
                 self.shared.config.msgs_per_sec
             );
-            self.reply(&error(ErrorCode::RateLimited, &text)).await;
+            self.reply(error(ErrorCode::RateLimited, &text)).await;
         }
-        false
-    }
-
-    async fn flood_check(&mut self) -> Incoming {
         if self.dropped >= FLOOD_LIMIT {
             debug!(peer = %self.peer, "message flood; closing");
             self.shared.ops.cut(Cut::MessageFlood, Some(self.peer.ip()));
@@ -749,7 +799,7 @@ impl Connection {
     pub(super) async fn shutting_down(&mut self) {
         let _ = send(
             &mut self.ws,
-            &error(ErrorCode::ShuttingDown, "The server is shutting down."),
+            error(ErrorCode::ShuttingDown, "The server is shutting down."),
         )
         .await;
         close_gracefully(&mut self.ws, close::GOING_AWAY, "server shutting down").await;

@@ -132,7 +132,7 @@ impl Connection {
             score: u32::try_from(g.score.score).unwrap_or(u32::MAX),
             ended: u64::try_from(g.score.ended_at).unwrap_or(0),
         };
-        if send(&mut self.ws, &info).await.is_err() {
+        if send(&mut self.ws, info).await.is_err() {
             return;
         }
         let Some(first) = self.show(&mut r, 0).await else {
@@ -152,7 +152,7 @@ impl Connection {
             descriptions: content.descriptions(),
         };
         r.shown = Some(first.view);
-        if send(&mut self.ws, &welcome).await.is_err() {
+        if send(&mut self.ws, welcome).await.is_err() {
             return;
         }
         let mut shutdown = self.shutdown.clone();
@@ -208,7 +208,7 @@ impl Connection {
                 }),
             };
             if let Some(msg) = answer
-                && send(&mut self.ws, &msg).await.is_err()
+                && send(&mut self.ws, msg).await.is_err()
             {
                 return;
             }
@@ -233,7 +233,7 @@ impl Connection {
         if shown.is_none() {
             let _ = send(
                 &mut self.ws,
-                &error(ErrorCode::Internal, "The replay cannot show that turn."),
+                error(ErrorCode::Internal, "The replay cannot show that turn."),
             )
             .await;
         }

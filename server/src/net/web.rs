@@ -197,10 +197,12 @@ pub async fn serve(
     // Boxed, so this task's future is not the size of the HTTP state and the game connection's
     // together (rustc lays out an awaited future beside this function's own state): an idle
     // connection then holds only the game connection's future.
-    Box::pin(connection::serve(
+    // (Made in a statement of its own: a future built in the statement that awaits it is
+    // given room in this one's state too, boxed or not.)
+    let game = Box::pin(connection::serve(
         ws, peer, shared, slot, shutdown, deadline,
-    ))
-    .await;
+    ));
+    game.await;
 }
 
 /// Whether `req` asks for a WebSocket (RFC 6455 §4.2.1).

@@ -63,9 +63,18 @@ pub fn text_frame_header(len: usize) -> ([u8; 10], usize) {
 ///
 /// This and the two closes below box their work: rustc lays out every future a connection may
 /// await inside the connection's own future, so a rare path kept inline costs every idle
-/// connection its size for as long as it lives.
-pub async fn send(ws: &mut Ws, msg: &ServerMsg) -> Result<(), WsError> {
-    let text = encode(msg);
+/// connection its size for as long as it lives. For the same reason the message is taken by
+/// value and encoded before the future is made: a `&error(..)` argument would be a temporary
+/// kept in the caller's future across the await, and a [`ServerMsg`] is hundreds of bytes.
+pub fn send(ws: &mut Ws, msg: ServerMsg) -> impl Future<Output = Result<(), WsError>> + Send + '_ {
+    send_text(ws, encode(&msg))
+}
+
+/// [`send`] for a message already encoded.
+pub fn send_text(
+    ws: &mut Ws,
+    text: String,
+) -> impl Future<Output = Result<(), WsError>> + Send + '_ {
     Box::pin(async move {
         // A client that stops reading must not hold this task forever.
         match timeout(SEND_DEADLINE, ws.send(Message::text(text))).await {
@@ -73,7 +82,6 @@ pub async fn send(ws: &mut Ws, msg: &ServerMsg) -> Result<(), WsError> {
             Err(_) => Err(WsError::ConnectionClosed),
         }
     })
-    .await
 }
 
 /// The close code RFC 6455 gives a read error that is the client's fault: 1007 for a text

@@ -88,8 +88,7 @@ pub fn serve(
             Err((ws, why)) => return refuse(ws, *why).await,
         };
         debug!(%peer, conn = c.conn, "connection open");
-        // (Made in a statement of its own: a future built in the statement that awaits it is
-        // given room in this one's state too, boxed or not.)
+        // (Boxed apart from its await: see `send`.)
         let handshake = Box::pin(c.handshake(deadline));
         if let Some(joined) = handshake.await {
             c.session(joined).await;

@@ -196,9 +196,8 @@ pub async fn serve(
     .await;
     // Boxed, so this task's future is not the size of the HTTP state and the game connection's
     // together (rustc lays out an awaited future beside this function's own state): an idle
-    // connection then holds only the game connection's future.
-    // (Made in a statement of its own: a future built in the statement that awaits it is
-    // given room in this one's state too, boxed or not.)
+    // connection then holds only the game connection's future. The box is made apart from its
+    // await (see `wire::send`).
     let game = Box::pin(connection::serve(
         ws, peer, shared, slot, shutdown, deadline,
     ));

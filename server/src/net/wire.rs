@@ -66,6 +66,9 @@ pub fn text_frame_header(len: usize) -> ([u8; 10], usize) {
 /// connection its size for as long as it lives. For the same reason the message is taken by
 /// value and encoded before the future is made: a `&error(..)` argument would be a temporary
 /// kept in the caller's future across the await, and a [`ServerMsg`] is hundreds of bytes.
+///
+/// Where such a future is boxed, the box is made in a statement of its own and awaited in the
+/// next: built in the statement that awaits it, the future is still given room in the caller's.
 pub fn send(ws: &mut Ws, msg: ServerMsg) -> impl Future<Output = Result<(), WsError>> + Send + '_ {
     send_text(ws, encode(&msg))
 }

@@ -3,13 +3,14 @@
 // mimalloc with large (2 MiB) pages, chosen on purpose over the system's allocator (glibc's
 // malloc), which the server used before: measured side by side in the same runs
 // (docs/BENCHMARKS.md, "Memory per dungeon as its players make it, and the allocator"), an
-// update cost the server 11-13% less CPU, and its 3x target held in every round, while a dungeon
-// takes 1.5-2.6 times the memory (the large pages are committed whole) and an idle connection
-// about 2 KB more, which put it over its 2.5x target once in seven measurements. The turn's
-// data of thousands of dungeons is read cold every turn, and with small pages those reads
-// likely miss the address translation cache as well. `--no-default-features` builds the
-// server with the system's allocator, and `MIMALLOC_ALLOW_LARGE_OS_PAGES=0` runs it without the
-// large pages (README, "Memory or CPU: the heap's pages").
+// update cost the server 11-13% less CPU, and its 3x target held in 80 of 81 rounds, while a
+// dungeon takes 1.5-3.3 times the memory (the large pages are committed whole) and an idle
+// connection up to 2 KB more (15-17 KB against 15: under its 2.5x target since the
+// connection's future was made smaller, "The connection's future, smaller"). The turn's data of
+// thousands of dungeons is read cold every turn, and with small pages those reads likely miss
+// the address translation cache as well. `--no-default-features` builds the server with the
+// system's allocator, and `MIMALLOC_ALLOW_LARGE_OS_PAGES=0` runs it without the large pages
+// (README, "Memory or CPU: the heap's pages").
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

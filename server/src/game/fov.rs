@@ -32,8 +32,9 @@ impl Slope {
 
 /// Quadrant-local coordinates (depth from the origin, column across) to map coordinates: how
 /// far a step in depth and a step across move along x and y. Kept as these four numbers
-/// rather than a `match` on the quadrant, because every cell scanned is transformed, and in the
-/// engine fuzzer's build a `match` there became a jump (with a coverage counter) per cell.
+/// rather than a `match` on the quadrant: a row's cells are found from them once a row (see
+/// [`Row`]), and in the engine fuzzer's build a `match` became a jump (with a coverage counter)
+/// wherever it stood. A step across moves one cell along x or along y, never back.
 #[derive(Clone, Copy)]
 struct Quadrant {
     x_per_depth: i32,
@@ -56,14 +57,53 @@ impl Quadrant {
             y_per_col,
         }
     }
+}
 
+/// The cells of one row of a quadrant that lie on the map: columns `first..=last`, column `col`
+/// at row-major index `at_zero + col * per_col`. Found once a row, so that a cell costs an
+/// addition rather than a transform and a bounds check of both coordinates.
+struct Row {
+    first: i64,
+    last: i64,
+    at_zero: i64,
+    per_col: i64,
+}
+
+impl Row {
+    /// Row `depth` of quadrant `q` seen from `(ox, oy)` on a `width` × `height` map.
+    fn of(q: Quadrant, ox: i32, oy: i32, depth: i64, width: usize, height: usize) -> Row {
+        let (w, h) = (width as i64, height as i64);
+        // Column 0's cell (on the line through the origin), which may be off the map.
+        let x0 = i64::from(ox) + depth * i64::from(q.x_per_depth);
+        let y0 = i64::from(oy) + depth * i64::from(q.y_per_depth);
+        let (dx, dy) = (i64::from(q.x_per_col), i64::from(q.y_per_col));
+        debug_assert!(matches!((dx, dy), (1, 0) | (0, 1)));
+        // The coordinate that moves with the column bounds the columns on the map; the one that
+        // does not keeps all of them on the map, or none.
+        let (mut first, mut last) = (i64::MIN, i64::MAX);
+        for (at_zero, per_col, size) in [(x0, dx, w), (y0, dy, h)] {
+            if per_col == 0 {
+                if !(0..size).contains(&at_zero) {
+                    (first, last) = (1, 0);
+                }
+            } else {
+                first = first.max(-at_zero);
+                last = last.min(size - 1 - at_zero);
+            }
+        }
+        Row {
+            first,
+            last,
+            at_zero: y0 * w + x0,
+            per_col: dy * w + dx,
+        }
+    }
+
+    /// The row-major index of column `col`, if that cell is on the map.
     #[inline]
-    fn transform(self, ox: i32, oy: i32, depth: i64, col: i64) -> (i32, i32) {
-        let (d, c) = (depth as i32, col as i32);
-        (
-            ox + d * self.x_per_depth + c * self.x_per_col,
-            oy + d * self.y_per_depth + c * self.y_per_col,
-        )
+    fn index(&self, col: i64) -> Option<usize> {
+        (self.first <= col && col <= self.last)
+            .then(|| (self.at_zero + col * self.per_col) as usize)
     }
 }
 
@@ -236,11 +276,6 @@ struct Ctx<'a, O> {
 }
 
 impl<O: Blocks> Ctx<'_, O> {
-    fn index(&self, x: i32, y: i32) -> Option<usize> {
-        (x >= 0 && y >= 0 && (x as usize) < self.width && (y as usize) < self.height)
-            .then(|| y as usize * self.width + x as usize)
-    }
-
     /// Scans one row of a quadrant between two slopes, recursing into the rows behind it.
     fn scan<V: Lit>(&self, q: Quadrant, depth: i64, mut start: Slope, end: Slope, visible: &mut V) {
         if self.radius >= 0 && depth > i64::from(self.radius) {
@@ -254,23 +289,37 @@ impl<O: Blocks> Ctx<'_, O> {
         // Columns whose centre-ish lies within [start, end]: round half up / round half down.
         let min_col = floor_div(2 * depth * start.num + start.den, 2 * start.den);
         let max_col = ceil_div(2 * depth * end.num - end.den, 2 * end.den);
+        let row = Row::of(q, self.ox, self.oy, depth, self.width, self.height);
+        // Symmetric: the cell's centre is inside the span, start ≤ col / depth ≤ end, that is
+        // from the column `sym_from` to `sym_to` (`start` moves on past each wall).
+        let mut sym_from = ceil_div(depth * start.num, start.den);
+        let sym_to = floor_div(depth * end.num, end.den);
+        // Within the radius: depth² + col² ≤ r(r + 1) (see `within_radius`), as the quadrant's
+        // depth and column are the map's x and y, turned; `depth` is within it (checked above).
+        let reach = match self.radius {
+            r if r < 0 => i64::MAX,
+            r => {
+                let r = i64::from(r);
+                (r * (r + 1) - depth * depth).isqrt()
+            }
+        };
 
         let mut prev_wall: Option<bool> = None;
         for col in min_col..=max_col {
-            let (x, y) = q.transform(self.ox, self.oy, depth, col);
-            let cell = self.index(x, y);
+            let cell = row.index(col);
             let wall = cell.is_none_or(|i| self.opaque.blocks(i));
-            // Symmetric: the cell's centre is inside the span [start, end].
-            let symmetric =
-                col * start.den >= depth * start.num && col * end.den <= depth * end.num;
+            let symmetric = sym_from <= col && col <= sym_to;
             if let Some(i) = cell
                 && (wall || symmetric)
-                && (self.radius < 0 || within_radius(x - self.ox, y - self.oy, self.radius))
+                && col.abs() <= reach
             {
                 visible.light(i);
             }
             match prev_wall {
-                Some(true) if !wall => start = Slope::corner(depth, col),
+                Some(true) if !wall => {
+                    start = Slope::corner(depth, col);
+                    sym_from = ceil_div(depth * start.num, start.den);
+                }
                 Some(false) if wall => {
                     self.scan(q, depth + 1, start, Slope::corner(depth, col), visible);
                 }
@@ -468,6 +517,48 @@ mod tests {
                     },
                 );
                 assert_eq!(ours, theirs, "round {round}, origin ({ox},{oy})");
+            }
+        }
+    }
+
+    /// The reference crate's field from `(ox, oy)`, cut to `radius` (negative: whole).
+    fn oracle(opaque: &[bool], w: usize, h: usize, ox: i32, oy: i32, radius: i32) -> Vec<bool> {
+        let inside = |(x, y): (isize, isize)| {
+            (x >= 0 && y >= 0 && (x as usize) < w && (y as usize) < h)
+                .then(|| y as usize * w + x as usize)
+        };
+        let mut seen = vec![false; w * h];
+        symmetric_shadowcasting::compute_fov(
+            (ox as isize, oy as isize),
+            &mut |p| inside(p).is_none_or(|i| opaque[i]),
+            &mut |p| {
+                if let Some(i) = inside(p)
+                    && (radius < 0 || within_radius(p.0 as i32 - ox, p.1 as i32 - oy, radius))
+                {
+                    seen[i] = true;
+                }
+            },
+        );
+        seen
+    }
+
+    #[test]
+    fn rows_that_leave_the_map_on_thin_and_tiny_maps_agree_with_the_reference_crate() {
+        // Each row's cells on the map are found once a row: rows wholly off the map (on a map
+        // one cell high or wide), cut on either side, or from an origin on the edge.
+        let mut state = 0x6a09e667f3bcc909u64;
+        for (w, h) in [(1, 1), (1, 7), (7, 1), (2, 3), (3, 2), (9, 4), (4, 9)] {
+            for density in [3, 1000] {
+                let opaque = random_walls(w * h, &mut state, density);
+                let mut ours = vec![false; w * h];
+                for origin in 0..w * h {
+                    let (ox, oy) = ((origin % w) as i32, (origin / w) as i32);
+                    for radius in [-1, 0, 1, 2, 3, 8] {
+                        compute(&opaque, w, h, ox, oy, radius, &mut ours);
+                        let want = oracle(&opaque, w, h, ox, oy, radius);
+                        assert_eq!(ours, want, "{w}x{h}, from ({ox},{oy}), radius {radius}");
+                    }
+                }
             }
         }
     }

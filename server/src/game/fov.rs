@@ -500,22 +500,9 @@ mod tests {
             let opaque = random_walls(w * h, &mut state, density);
             let mut ours = vec![false; w * h];
             for origin in (0..w * h).filter(|&i| !opaque[i]).step_by(11) {
-                let (ox, oy) = ((origin % w) as isize, (origin / w) as isize);
-                compute(&opaque, w, h, ox as i32, oy as i32, -1, &mut ours);
-                let mut theirs = vec![false; w * h];
-                let inside = |(x, y): (isize, isize)| {
-                    (x >= 0 && y >= 0 && (x as usize) < w && (y as usize) < h)
-                        .then(|| y as usize * w + x as usize)
-                };
-                symmetric_shadowcasting::compute_fov(
-                    (ox, oy),
-                    &mut |p| inside(p).is_none_or(|i| opaque[i]),
-                    &mut |p| {
-                        if let Some(i) = inside(p) {
-                            theirs[i] = true;
-                        }
-                    },
-                );
+                let (ox, oy) = ((origin % w) as i32, (origin / w) as i32);
+                compute(&opaque, w, h, ox, oy, -1, &mut ours);
+                let theirs = oracle(&opaque, w, h, ox, oy, -1);
                 assert_eq!(ours, theirs, "round {round}, origin ({ox},{oy})");
             }
         }

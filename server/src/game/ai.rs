@@ -30,7 +30,7 @@ use super::EntityId;
 use super::action::Action;
 use super::fov::within_radius;
 use super::monster::{Ai, Behaviour, Monster};
-use super::path::{Scratch, flow_field_into};
+use super::path::{Flow, Scratch};
 use super::patrol::{RoomFields, Step};
 use super::rng::GameRng;
 use super::sight::Sight;
@@ -42,14 +42,14 @@ const PATIENCE: u8 = 3;
 const MAX_ROUTE: u32 = 160;
 
 /// What the AI works out once per monster phase and shares between monsters: the flow field
-/// towards the players (made by the first monster that needs it) and the route search's working
-/// memory. Its arrays are kept from one phase to the next (see [`Paths::new_phase`]).
+/// towards the players (started by the first monster that needs it, and worked out as far as
+/// the monsters that follow it stand) and the route search's working memory. Its arrays are
+/// kept from one phase to the next (see [`Paths::new_phase`]).
 #[derive(Debug, Default)]
 pub struct Paths {
-    flow: Vec<u32>,
+    flow: Flow,
     /// Whether `flow` is this phase's field.
     flow_ready: bool,
-    queue: Vec<u32>,
     pub scratch: Scratch,
 }
 
@@ -59,14 +59,16 @@ impl Paths {
         self.flow_ready = false;
     }
 
-    /// The flow field towards the players of `ctx`, made on first use in a phase.
-    fn flow(&mut self, ctx: &Ctx) -> &[u32] {
+    /// The flow field towards the players of `ctx`, started on first use in a phase: right at
+    /// `at` and its neighbours, the cells a monster standing at `at` reads. Monsters do not
+    /// change the floor's tiles, so the floor is the same all phase long.
+    fn flow(&mut self, ctx: &Ctx, at: Pos) -> &[u32] {
         if !self.flow_ready {
             let players = ctx.players.iter().map(|(_, p)| *p);
-            flow_field_into(ctx.map, players, &mut self.flow, &mut self.queue);
+            self.flow.restart(ctx.map, players);
             self.flow_ready = true;
         }
-        &self.flow
+        self.flow.around(ctx.map, at)
     }
 }
 
@@ -167,7 +169,7 @@ pub fn think(
         if how.fleeing {
             // Running calls the others again.
             let call = (how.calls > 0 && !matches!(plan, Ai::Flee { .. })).then_some(target);
-            let action = away(m.pos, ctx, paths.flow(ctx))
+            let action = away(m.pos, ctx, paths.flow(ctx, m.pos))
                 .or_else(|| adjacent.and_then(hit))
                 .unwrap_or(Action::Wait);
             let plan = Ai::Flee { from: target };
@@ -183,16 +185,16 @@ pub fn think(
             // A shooter keeps out of reach, and shoots along a clear line.
             let near = within_radius(target.x - m.pos.x, target.y - m.pos.y, how.range);
             match adjacent {
-                Some(p) => away(m.pos, ctx, paths.flow(ctx))
+                Some(p) => away(m.pos, ctx, paths.flow(ctx, m.pos))
                     .or_else(|| hit(p))
                     .unwrap_or(Action::Wait),
                 None if near && clear_shot(m.pos, target, ctx) => Action::Fire { at: target },
-                None => chase(m.pos, ctx, paths.flow(ctx), rng),
+                None => chase(m.pos, ctx, paths.flow(ctx, m.pos), rng),
             }
         } else {
             match adjacent {
                 Some(p) => hit(p).unwrap_or(Action::Wait),
-                None => chase(m.pos, ctx, paths.flow(ctx), rng),
+                None => chase(m.pos, ctx, paths.flow(ctx, m.pos), rng),
             }
         };
         return Thought { action, plan, call };

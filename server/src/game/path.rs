@@ -62,41 +62,86 @@ impl IntoIterator for Neighbours {
 /// Steps from every cell to the nearest source, over walkable cells (8 directions, each step
 /// costing 1). `u32::MAX` where no source can be reached.
 pub fn flow_field(map: &TileGrid, sources: impl IntoIterator<Item = Pos>) -> Vec<u32> {
-    let mut dist = Vec::new();
-    flow_field_into(map, sources, &mut dist, &mut Vec::new());
-    dist
+    let mut flow = Flow::default();
+    flow.restart(map, sources);
+    flow.finish(map).to_vec()
 }
 
-/// [`flow_field`] into `dist`, with `queue` as working memory: both are reused from one turn to
-/// the next, so a turn allocates nothing for them.
-pub fn flow_field_into(
-    map: &TileGrid,
-    sources: impl IntoIterator<Item = Pos>,
-    dist: &mut Vec<u32>,
-    queue: &mut Vec<u32>,
-) {
-    let (w, h) = (map.width(), map.height());
-    let cells = map.cells();
-    dist.clear();
-    dist.resize(w * h, u32::MAX);
-    // A plain vector read from the front is the queue: every cell enters it at most once.
-    queue.clear();
-    queue.reserve(w * h);
-    for s in sources {
-        if let Some(i) = map.index(s) {
-            dist[i] = 0;
-            queue.push(i as u32);
+/// A [`flow_field`] worked out only as far as it is asked about. A breadth-first walk finds
+/// the cells in order of their distance, so it can stop once the cells asked about are found
+/// and go on from there when asked about farther ones. The monsters chasing the players are
+/// nearly always close to them, and the rest of the floor is then never walked. Its lists are
+/// kept from one field to the next, so a field allocates nothing, and only the cells the last
+/// one reached are cleared for the next.
+#[derive(Debug, Default)]
+pub struct Flow {
+    /// Steps to the nearest source, or `u32::MAX` where the walk has not been (yet).
+    dist: Vec<u32>,
+    /// The cells reached, in the order reached: the walk's queue, every cell at most once.
+    reached: Vec<u32>,
+    /// The cells of `reached` before this one have had their neighbours reached.
+    head: usize,
+}
+
+impl Flow {
+    /// Starts a new field towards `sources` on `map`, forgetting the last one.
+    pub fn restart(&mut self, map: &TileGrid, sources: impl IntoIterator<Item = Pos>) {
+        let len = map.width() * map.height();
+        if self.dist.len() == len {
+            for &i in &self.reached {
+                self.dist[i as usize] = u32::MAX;
+            }
+        } else {
+            self.dist.clear();
+            self.dist.resize(len, u32::MAX);
+        }
+        self.reached.clear();
+        self.reached.reserve(len);
+        self.head = 0;
+        for s in sources {
+            if let Some(i) = map.index(s)
+                && self.dist[i] == u32::MAX
+            {
+                self.dist[i] = 0;
+                self.reached.push(i as u32);
+            }
         }
     }
-    let mut head = 0;
-    while let Some(&i) = queue.get(head) {
-        head += 1;
-        let i = i as usize;
-        let d = dist[i];
-        for j in neighbours(i, w, h) {
-            if dist[j] == u32::MAX && cells[j].is_walkable() {
-                dist[j] = d + 1;
-                queue.push(j as u32);
+
+    /// The field, right at `at` and at each of its neighbours (each holds its distance, or
+    /// `u32::MAX` if no source can be reached from it); farther cells may not be worked out
+    /// yet, and read `u32::MAX`. `map` must be the one the field was started on, unchanged.
+    pub fn around(&mut self, map: &TileGrid, at: Pos) -> &[u32] {
+        if let Some(target) = map.index(at) {
+            self.walk(map, Some(target));
+        }
+        &self.dist
+    }
+
+    /// The whole field.
+    pub fn finish(&mut self, map: &TileGrid) -> &[u32] {
+        self.walk(map, None);
+        &self.dist
+    }
+
+    /// Walks on from where the walk stopped, to its end or, with `target`, until every cell as
+    /// near as `target` has been walked from: the walk goes out a step at a time, so every
+    /// cell one step farther than `target` has been reached then, `target`'s neighbours too.
+    fn walk(&mut self, map: &TileGrid, target: Option<usize>) {
+        let (w, h) = (map.width(), map.height());
+        let cells = map.cells();
+        while let Some(&i) = self.reached.get(self.head) {
+            let i = i as usize;
+            let d = self.dist[i];
+            if target.is_some_and(|t| self.dist[t] < d) {
+                return;
+            }
+            self.head += 1;
+            for j in neighbours(i, w, h) {
+                if self.dist[j] == u32::MAX && cells[j].is_walkable() {
+                    self.dist[j] = d + 1;
+                    self.reached.push(j as u32);
+                }
             }
         }
     }
@@ -472,6 +517,57 @@ mod tests {
                 reference::flow_field(&map, sources),
                 "seed {seed}"
             );
+        }
+    }
+
+    /// A field worked out only around the cells asked about holds, at each of them and at its
+    /// neighbours, what the whole field holds, whatever was asked before, across floors and
+    /// sources; and it walks less of the floor than the whole field when asked near a source.
+    #[test]
+    fn a_field_asked_about_a_few_cells_agrees_with_the_whole_one_there() {
+        use crate::game::mapgen::{GenParams, generate};
+        use rand::{RngExt, SeedableRng};
+        // One flow for every field, as a thread's monster phases keep theirs.
+        let mut flow = Flow::default();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        for seed in 0..12u64 {
+            let depth = (seed % 10) as u8 + 1;
+            let map = generate(seed, depth, depth < 10, &GenParams::default()).map;
+            let open: Vec<Pos> = (0..map.cells().len())
+                .filter(|&i| map.cells()[i].is_walkable())
+                .map(|i| map.pos_of(i))
+                .collect();
+            let any = |rng: &mut rand_chacha::ChaCha8Rng| open[rng.random_range(0..open.len())];
+            for players in 1..=4 {
+                let sources: Vec<Pos> = (0..players).map(|_| any(&mut rng)).collect();
+                let whole = reference::flow_field(&map, sources.iter().copied());
+                flow.restart(&map, sources.iter().copied());
+                // Near the first player first, as the monsters chasing it stand.
+                let near = Pos::new(sources[0].x + 2, sources[0].y + 1);
+                let mut asked = vec![near, Pos::new(-1, 3)];
+                asked.extend((0..8).map(|_| any(&mut rng)));
+                for (k, &at) in asked.iter().enumerate() {
+                    let field = flow.around(&map, at).to_vec();
+                    if k == 0 && map.get(near).is_walkable() {
+                        let reached = field.iter().filter(|&&d| d != u32::MAX).count();
+                        let all = whole.iter().filter(|&&d| d != u32::MAX).count();
+                        assert!(
+                            reached < all,
+                            "seed {seed}: near a player, not the whole floor"
+                        );
+                    }
+                    for p in std::iter::once(at).chain(Dir::ALL.map(|d| at.step(d))) {
+                        if let Some(i) = map.index(p) {
+                            assert_eq!(field[i], whole[i], "seed {seed}: at {p:?}, asked {at:?}");
+                        }
+                    }
+                }
+                assert_eq!(
+                    flow.finish(&map),
+                    &whole[..],
+                    "seed {seed}: the whole field"
+                );
+            }
         }
     }
 }

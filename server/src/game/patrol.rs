@@ -17,7 +17,7 @@ use std::fmt;
 use delve_protocol::{Dir, Pos, TileGrid};
 
 use super::mapgen::Rect;
-use super::path::flow_field_into;
+use super::path::Flow;
 
 /// A cell that cannot reach the room's middle (behind a shut door).
 const OUT_OF_REACH: u8 = 3;
@@ -54,9 +54,10 @@ impl RoomFields {
         let stride = cells.div_ceil(4);
         let middles: Vec<Pos> = rooms.iter().map(Rect::center).collect();
         let mut codes = vec![0; stride * middles.len()];
-        let (mut dist, mut queue) = (Vec::new(), Vec::new());
+        let mut flow = Flow::default();
         for (room, &middle) in middles.iter().enumerate() {
-            flow_field_into(map, [middle], &mut dist, &mut queue);
+            flow.restart(map, [middle]);
+            let dist = flow.finish(map);
             let field = &mut codes[room * stride..(room + 1) * stride];
             for (i, &d) in dist.iter().enumerate() {
                 let code = if d == u32::MAX {

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use delve_protocol::{ServerMsg, View, encode};
 use delve_server::game::{Action, Content, Dungeon, Input};
-use delve_server::view::{events_for, party, party_for, view_of};
+use delve_server::view::{Spare, events_for, party, set_party, view_in, view_of};
 use delve_tests::load::bot::choose;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -43,6 +43,11 @@ struct Game {
     dungeon: Dungeon,
     players: Vec<(u32, View)>,
     rng: ChaCha8Rng,
+}
+
+thread_local! {
+    /// The lists of the last view replaced, emptied, as the dungeon task keeps them.
+    static SPARE: std::cell::Cell<Spare> = std::cell::Cell::default();
 }
 
 impl Game {
@@ -83,8 +88,9 @@ impl Game {
     }
 
     /// The timed part: floor 1's turn, then each player's update, as the dungeon task makes
-    /// them (the view with the party panel, the diff against the last one sent, the events it
-    /// saw, the frame's JSON; the new view kept trimmed in place of the old). The frames' bytes.
+    /// them (the view with the party panel, built in the lists of the last view it replaced;
+    /// the diff against the last one sent, the events it saw, the frame's JSON; the new view kept
+    /// in place of the old). The frames' bytes.
     fn turn(&mut self) -> usize {
         let actions = self.dungeon.choices(1);
         let done = (self.dungeon)
@@ -93,8 +99,8 @@ impl Game {
         let panel = party(&self.dungeon);
         let mut bytes = 0;
         for (id, last) in &mut self.players {
-            let mut view = view_of(&self.dungeon, *id).expect("a view");
-            view.party = party_for(&panel, &view);
+            let mut view = view_in(&self.dungeon, *id, SPARE.take()).expect("a view");
+            set_party(&panel, &mut view);
             let mut events = events_for(&self.dungeon, *id, 1, &done.events);
             delve_protocol::event::trim_moves(&mut events, &view);
             let frame = match last.diff(&view) {
@@ -110,8 +116,8 @@ impl Game {
                 }),
             };
             bytes += frame.len();
-            view.shrink_to_fit();
-            *last = view;
+            let spent = std::mem::replace(last, view);
+            SPARE.set(Spare::from_view(spent));
         }
         bytes
     }

@@ -34,11 +34,17 @@ impl Sight {
     /// The runs of consecutive cells seen, as `[start, length]`, in order (what a view's
     /// visible set is made of), found a word at a time.
     pub fn runs(&self) -> Vec<[u32; 2]> {
-        // Counted first, so the list is made at its size at once: it is built for every player
-        // after every turn, and kept in the view a connection was sent.
-        let mut runs: Vec<[u32; 2]> = Vec::with_capacity(self.run_count());
-        self.for_each_run(|start, len| runs.push([start as u32, len as u32]));
+        let mut runs = Vec::new();
+        self.runs_into(&mut runs);
         runs
+    }
+
+    /// [`Self::runs`], added to `runs`.
+    pub fn runs_into(&self, runs: &mut Vec<[u32; 2]>) {
+        // Counted first, so a new list is made at its size at once: it is built for every
+        // player after every turn, and kept in the view a connection was sent.
+        runs.reserve_exact(self.run_count());
+        self.for_each_run(|start, len| runs.push([start as u32, len as u32]));
     }
 
     /// Calls `f(start, length)` for each run of consecutive cells seen, in order.
@@ -269,6 +275,11 @@ mod tests {
             // Counted ahead exactly, so the list was made at its size.
             assert_eq!(s.run_count(), runs.len());
             assert_eq!(runs.capacity(), runs.len());
+            // Into a list already in use: added after what it holds.
+            let mut reused = vec![[7, 7]];
+            s.runs_into(&mut reused);
+            assert_eq!(reused[0], [7, 7]);
+            assert_eq!(reused[1..], runs[..]);
         }
     }
 

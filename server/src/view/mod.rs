@@ -19,30 +19,80 @@ use crate::game::item::{Item, stacks};
 use crate::game::score::score;
 use crate::game::{Content, Dungeon, EntityId, Player};
 
-pub use party::{party, party_for, turn_status, watchers};
+pub use party::{party, party_for, set_party, set_watchers, turn_status};
 pub use refusal::{input_refusal, join_refusal, refusal};
 pub use tell::{cause_of_death, events_for, own_lines};
 
 /// The view of character `id`, or `None` if it is not in the dungeon. A dead character keeps
 /// watching the floor from where it fell.
 pub fn view_of(dungeon: &Dungeon, id: EntityId) -> Option<View> {
+    view_in(dungeon, id, Spare::default())
+}
+
+/// The lists of a view no longer needed (the last one a connection was sent, once the next one
+/// has replaced it), emptied, to build a view in. The dungeon task builds a view for every
+/// player after every turn; building each in the lists the one before it gave back spares
+/// the allocator a dozen lists an update, and those lists were just read (by the diff).
+#[derive(Debug, Default)]
+pub struct Spare {
+    runs: Vec<[u32; 2]>,
+    entities: Vec<EntityView>,
+    party: Vec<proto::PartyMember>,
+    watchers: Vec<proto::Watcher>,
+    inventory: Vec<ItemView>,
+    marks: Vec<proto::MarkedSpot>,
+}
+
+impl Spare {
+    /// The lists of `view`, emptied. The rest of it goes: its map is a character's memory,
+    /// which must not be held on to (a character's next sight would copy it).
+    pub fn from_view(view: View) -> Spare {
+        let mut spare = Spare {
+            runs: view.visible.into(),
+            entities: view.entities,
+            party: view.party,
+            watchers: view.watchers,
+            inventory: view.inventory,
+            marks: view.marks,
+        };
+        spare.runs.clear();
+        spare.entities.clear();
+        spare.party.clear();
+        spare.watchers.clear();
+        spare.inventory.clear();
+        spare.marks.clear();
+        spare
+    }
+}
+
+/// [`view_of`], built in the lists of `spare`. The party and the watchers are left empty, in
+/// `spare`'s lists, for the shell to fill.
+pub fn view_in(dungeon: &Dungeon, id: EntityId, spare: Spare) -> Option<View> {
     let me = dungeon.player(id)?;
     let floor = dungeon.floor(me.depth())?;
     let content = dungeon.content();
+    let Spare {
+        mut runs,
+        mut entities,
+        party,
+        watchers,
+        mut inventory,
+        mut marks,
+    } = spare;
     let map = me
         .memory(me.depth())
         .cloned()
         .unwrap_or_else(|| proto::TileGrid::new(floor.map().width(), floor.map().height()));
     // Runs found a word of bits at a time; the flag-by-flag way is only a fallback, as the
     // runs are sorted and apart by construction.
-    let visible =
-        CellSet::try_from(me.fov().runs()).unwrap_or_else(|_| CellSet::from_flags(me.fov().iter()));
+    me.fov().runs_into(&mut runs);
+    let visible = CellSet::try_from(runs).unwrap_or_else(|_| CellSet::from_flags(me.fov().iter()));
     let sees = |p: proto::Pos| map.index(p).is_some_and(|i| me.sees(i));
-    let mut entities: Vec<EntityView> = dungeon
-        .living_on(me.depth())
-        .filter(|p| p.id() == id || sees(p.pos()))
-        .map(|p| player_entity(p, content))
-        .collect();
+    entities.extend(
+        (dungeon.living_on(me.depth()))
+            .filter(|p| p.id() == id || sees(p.pos()))
+            .map(|p| player_entity(p, content)),
+    );
     entities.extend(
         floor
             .monsters()
@@ -95,17 +145,27 @@ pub fn view_of(dungeon: &Dungeon, id: EntityId) -> Option<View> {
             }),
     );
     entities.sort_by_key(|e| e.id);
-    let marks = (dungeon.party().marks().iter())
-        .filter(|(_, m)| m.depth == me.depth())
-        .filter_map(|(by, m)| {
-            Some(proto::MarkedSpot {
-                by: *by,
-                name: dungeon.player(*by)?.shared_name().clone(),
-                pos: m.pos,
-                until: m.until,
-            })
-        })
-        .collect();
+    marks.extend(
+        (dungeon.party().marks().iter())
+            .filter(|(_, m)| m.depth == me.depth())
+            .filter_map(|(by, m)| {
+                Some(proto::MarkedSpot {
+                    by: *by,
+                    name: dungeon.player(*by)?.shared_name().clone(),
+                    pos: m.pos,
+                    until: m.until,
+                })
+            }),
+    );
+    // One line per stack: its first unit's id names it, `count` says how many.
+    inventory.extend(
+        stacks(me.inventory(), content)
+            .into_iter()
+            .map(|units| ItemView {
+                count: units.len() as u32,
+                ..item_view(&units[0], content)
+            }),
+    );
     Some(View {
         turn: floor.turn(),
         depth: me.depth(),
@@ -119,17 +179,10 @@ pub fn view_of(dungeon: &Dungeon, id: EntityId) -> Option<View> {
             ..self_of(me, content)
         },
         // Party and watchers are the shell's to fill: they are about connections, not the world.
-        party: Vec::new(),
-        watchers: Vec::new(),
+        party,
+        watchers,
         marks,
-        // One line per stack: its first unit's id names it, `count` says how many.
-        inventory: stacks(me.inventory(), content)
-            .into_iter()
-            .map(|units| ItemView {
-                count: units.len() as u32,
-                ..item_view(&units[0], content)
-            })
-            .collect(),
+        inventory,
     })
 }
 
@@ -357,6 +410,37 @@ mod tests {
         assert_eq!((&*e.name, e.level), ("Rabid Mouse", 4));
         assert_eq!(v.me.xp_next, 100);
         assert!(v.me.alive && v.me.cause.is_none());
+    }
+
+    #[test]
+    fn a_view_built_in_another_view_s_lists_is_the_view_built_afresh() {
+        let mut d = Dungeon::new(
+            77,
+            Arc::new(crate::game::Content::builtin_without_monsters()),
+        );
+        let ((h1, h2), (s1, s2)) = scene(&mut d);
+        let (ann, _) = joined(&mut d, "Ann");
+        let (bob, _) = joined(&mut d, "Bob");
+        d.place_for_test(ann, 1, s1);
+        d.place_for_test(bob, 1, s2);
+        // Ann's view, with Bob in it, holds more than Bob's will.
+        let mut full = view_of(&d, ann).unwrap();
+        assert!(full.entity(bob).is_some());
+        full.party = party_for(&party(&d), &full);
+        let entities_at = full.entities.as_ptr();
+
+        d.place_for_test(bob, 1, h2);
+        d.place_for_test(ann, 1, h1);
+        let spare = Spare::from_view(full);
+        let built = view_in(&d, bob, spare).unwrap();
+        assert_eq!(built, view_of(&d, bob).unwrap());
+        assert!(built.entity(ann).is_none());
+        assert!(built.party.is_empty(), "the party is the shell's to fill");
+        assert_eq!(
+            built.entities.as_ptr(),
+            entities_at,
+            "built in the list it was given, which had room"
+        );
     }
 
     #[test]

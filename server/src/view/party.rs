@@ -35,15 +35,28 @@ pub fn party(dungeon: &Dungeon) -> Vec<PartyMember> {
 /// not where they stand, and friends in sight stand where the view's entities show them (their
 /// `pos` would say it twice, every turn they move).
 pub fn party_for(party: &[PartyMember], view: &View) -> Vec<PartyMember> {
-    party
-        .iter()
-        .map(|m| PartyMember {
+    let mut list = Vec::with_capacity(party.len());
+    add_party_for(party, view, &mut list);
+    list
+}
+
+/// Sets `view`'s party panel to [`party_for`] it, in the list it holds.
+pub fn set_party(party: &[PartyMember], view: &mut View) {
+    let mut list = std::mem::take(&mut view.party);
+    list.clear();
+    add_party_for(party, view, &mut list);
+    view.party = list;
+}
+
+fn add_party_for(party: &[PartyMember], view: &View, list: &mut Vec<PartyMember>) {
+    list.extend(party.iter().map(|m| {
+        PartyMember {
             pos: m
                 .pos
                 .filter(|_| m.depth == view.depth && view.entity(m.id).is_none()),
             ..m.clone()
-        })
-        .collect()
+        }
+    }));
 }
 
 /// How many more of the dungeon's turns fallen `id` can be brought back in, if it can.
@@ -51,22 +64,21 @@ pub fn revive_turns(dungeon: &Dungeon, id: EntityId) -> Option<u32> {
     dungeon.revive_turns_left(id)
 }
 
-/// The watcher list from `following` (each watcher's name and the character it follows),
-/// sorted by whom they watch, then by name.
-pub fn watchers<'a>(
+/// Makes `list` the watcher list from `following` (each watcher's name and the character it
+/// follows), sorted by whom they watch, then by name, in the room `list` has.
+pub fn set_watchers<'a>(
     dungeon: &Dungeon,
     following: impl Iterator<Item = (&'a str, EntityId)>,
-) -> Vec<Watcher> {
-    let mut list: Vec<Watcher> = following
-        .filter_map(|(name, id)| {
-            Some(Watcher {
-                name: name.to_owned(),
-                watching: dungeon.player(id)?.name().to_owned(),
-            })
+    list: &mut Vec<Watcher>,
+) {
+    list.clear();
+    list.extend(following.filter_map(|(name, id)| {
+        Some(Watcher {
+            name: name.to_owned(),
+            watching: dungeon.player(id)?.name().to_owned(),
         })
-        .collect();
+    }));
     list.sort_by(|a, b| (&a.watching, &a.name).cmp(&(&b.watching, &b.name)));
-    list
 }
 
 /// The `turn_status` of floor `depth`: `None` while nobody there has chosen.

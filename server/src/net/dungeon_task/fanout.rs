@@ -9,7 +9,13 @@ use delve_protocol::{
 
 use super::{ConnId, DungeonTask};
 use crate::game::{Content, EntityId, Event};
-use crate::view::{self, events_for, view_of};
+use crate::view::{self, Spare, events_for};
+
+thread_local! {
+    /// The lists of the last view a session gave back on this thread, emptied: every player's
+    /// view after every turn is built in them (see [`Spare`]).
+    static SPARE: std::cell::Cell<Spare> = std::cell::Cell::default();
+}
 
 impl DungeonTask {
     /// Sends every connection following a character on floor `floor` its update for `events`,
@@ -66,14 +72,19 @@ impl DungeonTask {
     /// The view of `id`, with `party` (the dungeon's party panel, made once for all) and the
     /// watchers added.
     pub(super) fn view_with(&self, id: EntityId, party: &[PartyMember]) -> Option<View> {
-        let mut view = view_of(&self.dungeon, id)?;
-        view.party = view::party_for(party, &view);
+        self.view_in(id, party, Spare::default())
+    }
+
+    /// [`Self::view_with`], built in the lists of `spare`.
+    fn view_in(&self, id: EntityId, party: &[PartyMember], spare: Spare) -> Option<View> {
+        let mut view = view::view_in(&self.dungeon, id, spare)?;
+        view::set_party(party, &mut view);
         // Watchers, and dead players following a friend.
         let following = self
             .sessions
             .values()
             .filter_map(|s| Some((s.name.as_str(), s.watching?)));
-        view.watchers = view::watchers(&self.dungeon, following);
+        view::set_watchers(&self.dungeon, following, &mut view.watchers);
         Some(view)
     }
 
@@ -98,7 +109,9 @@ impl DungeonTask {
             return;
         };
         let Some(subject) = s.subject() else { return };
-        let Some(view) = self.view_with(subject, party) else {
+        // Built in the lists of a view this thread has no more use for; the session keeps it
+        // and gives back the one it kept before, whose lists the next view is built in.
+        let Some(view) = self.view_in(subject, party, SPARE.take()) else {
             return;
         };
         let welcome = match s.player {
@@ -108,12 +121,16 @@ impl DungeonTask {
                 .map(|t| self.welcome(id, Some(t.clone()), None, view.clone())),
             _ => None,
         };
-        if let Some(s) = self.sessions.get_mut(&conn) {
-            let pushed = s.push(conn, view, events, force, welcome);
-            self.ops.metrics.updates.inc_by(pushed.queued);
-            if pushed.fell_behind {
-                self.ops.metrics.fell_behind.inc();
-            }
+        let Some(s) = self.sessions.get_mut(&conn) else {
+            return;
+        };
+        let (pushed, spent) = s.push(conn, view, events, force, welcome);
+        self.ops.metrics.updates.inc_by(pushed.queued);
+        if pushed.fell_behind {
+            self.ops.metrics.fell_behind.inc();
+        }
+        if let Some(spent) = spent {
+            SPARE.set(Spare::from_view(spent));
         }
     }
 

@@ -191,7 +191,9 @@ impl Session {
     /// behind); `welcome` stands in for that whole view when one is owed. A resolved turn
     /// always sends one (`force`: the turn number moves); news between turns only when there
     /// is something in it. Says how many view messages it queued, and whether the backlog
-    /// filled up with this one (for the metrics).
+    /// filled up with this one (for the metrics); and gives back the view it has no more use
+    /// for (the baseline `view` replaced, or `view` itself), whose lists the next view can be
+    /// built in.
     pub fn push(
         &mut self,
         conn: ConnId,
@@ -199,14 +201,14 @@ impl Session {
         mut events: Vec<ProtoEvent>,
         force: bool,
         welcome: Option<ServerMsg>,
-    ) -> Pushed {
+    ) -> (Pushed, Option<View>) {
         delve_protocol::event::trim_moves(&mut events, &view);
         let diff = match (&self.baseline, self.behind) {
             (Some(base), false) => base.diff(&view),
             _ => None,
         };
         if !force && events.is_empty() && diff.as_ref().is_some_and(|d| d.is_empty()) {
-            return Pushed::default();
+            return (Pushed::default(), Some(view));
         }
         // A whole view goes first; the events then follow in an update of their own, so no
         // log line is lost. Each frame is kept with its sequence number. (At most two frames:
@@ -261,25 +263,31 @@ impl Session {
                 Err(TrySendError::Closed(_)) => break,
             }
         }
-        if let Some(seq) = last_sent {
-            // The first frame carries the new view; a lost second frame only loses log lines.
-            self.seq = seq;
-            self.keep(view);
-            self.needs_welcome = false;
-            if seq == last {
-                self.behind = false;
-            }
+        let Some(seq) = last_sent else {
+            return (pushed, Some(view));
+        };
+        // The first frame carries the new view; a lost second frame only loses log lines.
+        self.seq = seq;
+        let spent = self.keep(view);
+        self.needs_welcome = false;
+        if seq == last {
+            self.behind = false;
         }
-        pushed
+        (pushed, spent)
     }
 
-    /// Makes `view` the baseline, trimmed of spare capacity (it is kept until the next
-    /// update), in the box the last one was kept in.
-    fn keep(&mut self, mut view: View) {
-        view.shrink_to_fit();
+    /// Makes `view` the baseline (it is kept until the next update), in the box the last one
+    /// was kept in, and gives back the last one. The first is trimmed of spare room: a session
+    /// that is never sent an update keeps it as long as it lasts. Later ones keep the room
+    /// their lists were built with, as they pass from session to session (see `Spare`).
+    fn keep(&mut self, mut view: View) -> Option<View> {
         match &mut self.baseline {
-            Some(kept) => **kept = view,
-            None => self.baseline = Some(Box::new(view)),
+            Some(kept) => Some(std::mem::replace(&mut **kept, view)),
+            None => {
+                view.shrink_to_fit();
+                self.baseline = Some(Box::new(view));
+                None
+            }
         }
     }
 

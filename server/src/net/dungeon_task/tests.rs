@@ -171,7 +171,7 @@ fn falling_behind_is_told_once_and_also_just_after_a_resync() {
         view(),
         chat,
     );
-    let push = |s: &mut Session| s.push(1, view(), Vec::new(), true, None);
+    let push = |s: &mut Session| s.push(1, view(), Vec::new(), true, None).0;
     let queued = Pushed {
         queued: 1,
         fell_behind: false,
@@ -195,4 +195,46 @@ fn falling_behind_is_told_once_and_also_just_after_a_resync() {
     assert!(rx.try_recv().is_ok());
     assert_eq!(push(&mut s), queued, "room again: the snapshot goes in");
     assert_eq!(push(&mut s), fell, "and the next refusal is told again");
+}
+
+/// An update gives back the view it replaced as its connection's baseline, for the next view
+/// to be built in its lists; an update that was not sent gives back its own view and leaves
+/// the baseline as it was.
+#[test]
+fn an_update_gives_back_the_view_it_replaced() {
+    let content = Arc::new(crate::game::Content::builtin_without_monsters());
+    let mut dungeon = crate::game::Dungeon::new(42, content);
+    let joined = dungeon.step(&crate::game::Input::Join { name: "Ann".into() });
+    let ann = joined.unwrap().character.unwrap();
+    let view = |turn: u64| delve_protocol::View {
+        turn,
+        ..crate::view::view_of(&dungeon, ann).unwrap()
+    };
+    let (out, mut rx) = outbox_queue::queue(1);
+    let chat = crate::net::limits::RateLimiter::new(1, 1);
+    let mut s = Session::new(
+        Outlet::new(out, None),
+        Some(ann),
+        None,
+        "Ann".into(),
+        view(0),
+        chat,
+    );
+    let (_, spent) = s.push(1, view(1), Vec::new(), true, None);
+    assert_eq!(
+        spent.map(|v| v.turn),
+        Some(0),
+        "the first baseline comes back"
+    );
+    // The outbox is full: turn 2 is not sent, so turn 1 stays the baseline.
+    let (pushed, spent) = s.push(1, view(2), Vec::new(), true, None);
+    assert_eq!(pushed.queued, 0);
+    assert_eq!(
+        spent.map(|v| v.turn),
+        Some(2),
+        "an update not sent comes back"
+    );
+    assert!(rx.try_recv().is_ok());
+    let (_, spent) = s.push(1, view(3), Vec::new(), true, None);
+    assert_eq!(spent.map(|v| v.turn), Some(1));
 }

@@ -5,16 +5,80 @@
 //! 4,080. Saved as the list of flags it always was, so saves and their hashes do not change
 //! (see its `Serialize`).
 
+use std::ops::Range;
+
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Sight {
     /// Cells covered (the floor's width × height).
     len: usize,
     words: Vec<u64>,
+    /// Every word before `lo` or from `hi` on is clear (none when `lo >= hi`): clearing the
+    /// sight for the next field of view, and reading it, leave those words alone. A field of
+    /// radius 8 on a floor 85 cells wide lights 23 or so of its 64 words; the rest of the
+    /// bitmap, five of its eight cache lines, is not touched from one turn to the next.
+    lo: usize,
+    hi: usize,
+}
+
+impl Default for Sight {
+    fn default() -> Sight {
+        Sight {
+            len: 0,
+            words: Vec::new(),
+            lo: usize::MAX,
+            hi: 0,
+        }
+    }
+}
+
+/// Sights are equal when they cover the same cells and see the same ones, whatever words they
+/// last lit.
+impl PartialEq for Sight {
+    fn eq(&self, other: &Sight) -> bool {
+        self.len == other.len && self.words == other.words
+    }
+}
+
+impl Eq for Sight {}
+
+impl Clone for Sight {
+    fn clone(&self) -> Sight {
+        Sight {
+            len: self.len,
+            words: self.words.clone(),
+            lo: self.lo,
+            hi: self.hi,
+        }
+    }
+
+    /// Copies `source` into the words already held: the words it may light, after clearing
+    /// the ones this one lit (each monster phase copies each player's sight this way).
+    fn clone_from(&mut self, source: &Sight) {
+        if self.words.len() == source.words.len() {
+            let (mine, theirs) = (self.span(), source.span());
+            self.words[mine].fill(0);
+            self.words[theirs.clone()].copy_from_slice(&source.words[theirs]);
+        } else {
+            self.words.clone_from(&source.words);
+        }
+        self.len = source.len;
+        self.lo = source.lo;
+        self.hi = source.hi;
+    }
 }
 
 impl Sight {
+    /// The words that may hold a cell seen.
+    fn span(&self) -> Range<usize> {
+        if self.lo < self.hi {
+            self.lo..self.hi
+        } else {
+            0..0
+        }
+    }
+
     /// Sight of exactly the cells flagged in `flags`.
     pub fn from_flags(flags: &[bool]) -> Sight {
         let mut s = Sight::default();
@@ -29,6 +93,7 @@ impl Sight {
         self.words.extend(flags.chunks(64).map(|chunk| {
             (chunk.iter().enumerate()).fold(0u64, |w, (b, &f)| w | (u64::from(f) << b))
         }));
+        (self.lo, self.hi) = (0, self.words.len());
     }
 
     /// The runs of consecutive cells seen, as `[start, length]`, in order (what a view's
@@ -49,8 +114,9 @@ impl Sight {
 
     /// Calls `f(start, length)` for each run of consecutive cells seen, in order.
     pub fn for_each_run(&self, mut f: impl FnMut(usize, usize)) {
+        let span = self.span();
         let mut open: Option<usize> = None; // start of a run still going at the last word's end
-        for (k, &w) in self.words.iter().enumerate() {
+        for (k, &w) in (span.clone()).zip(&self.words[span.clone()]) {
             let base = k * 64;
             let mut bit = 0;
             while bit < 64 {
@@ -73,8 +139,9 @@ impl Sight {
                 }
             }
         }
+        // A run open at the end of the span ends there: the next word is clear, or the end.
         if let Some(start) = open {
-            f(start, self.len - start);
+            f(start, (span.end * 64).min(self.len) - start);
         }
     }
 
@@ -83,7 +150,7 @@ impl Sight {
     fn run_count(&self) -> usize {
         let mut carry = 0u64; // the last cell of the word before, seen or not
         let mut count = 0;
-        for &w in &self.words {
+        for &w in &self.words[self.span()] {
             count += (w & !((w << 1) | carry)).count_ones() as usize;
             carry = w >> 63;
         }
@@ -107,7 +174,8 @@ impl Sight {
 
     /// Row-major indices of the cells seen.
     pub fn cells(&self) -> impl Iterator<Item = usize> + '_ {
-        (self.words.iter().enumerate()).flat_map(|(k, &w)| {
+        let span = self.span();
+        (span.clone()).zip(&self.words[span]).flat_map(|(k, &w)| {
             let mut rest = w;
             std::iter::from_fn(move || {
                 (rest != 0).then(|| {
@@ -122,13 +190,22 @@ impl Sight {
 
 impl crate::game::fov::Lit for Sight {
     fn clear(&mut self, len: usize) {
+        if self.words.len() == len.div_ceil(64) {
+            let lit = self.span();
+            self.words[lit].fill(0);
+        } else {
+            self.words.clear();
+            self.words.resize(len.div_ceil(64), 0);
+        }
         self.len = len;
-        self.words.clear();
-        self.words.resize(len.div_ceil(64), 0);
+        (self.lo, self.hi) = (usize::MAX, 0);
     }
 
     fn light(&mut self, i: usize) {
-        self.words[i / 64] |= 1 << (i % 64);
+        let k = i / 64;
+        self.words[k] |= 1 << (i % 64);
+        self.lo = self.lo.min(k);
+        self.hi = self.hi.max(k + 1);
     }
 }
 
@@ -227,6 +304,8 @@ impl<'de> serde::de::Visitor<'de> for FlagsVisitor {
         }
         Ok(Sight {
             len: flags.len(),
+            lo: 0,
+            hi: words.len(),
             words,
         })
     }
@@ -281,6 +360,56 @@ mod tests {
             assert_eq!(reused[0], [7, 7]);
             assert_eq!(reused[1..], runs[..]);
         }
+    }
+
+    /// Lit a cell at a time after an earlier field (as a field of view is cast), a sight reads
+    /// exactly the cells lit, whichever words either field touched, and copies into another
+    /// sight whatever that one held before.
+    #[test]
+    fn a_sight_lit_again_holds_only_its_new_cells() {
+        use crate::game::fov::Lit;
+        let len = 4080;
+        // Fields of a few rows of an 85-wide floor, here and there; one reaching the end.
+        let windows = [
+            (0, 85 * 3),
+            (85 * 17, 85 * 34),
+            (85 * 40, len),
+            (64 * 5, 64 * 6),
+            (0, 0),
+        ];
+        let field = |(from, to): (usize, usize), salt: usize| -> Vec<bool> {
+            (0..len)
+                .map(|i| (from..to).contains(&i) && (i * 7 + salt) % 5 < 3)
+                .collect()
+        };
+        let mut lit = Sight::default();
+        let mut copy = Sight::from_flags(&vec![true; len]);
+        for (k, &w) in windows.iter().enumerate() {
+            for &before in &windows {
+                let old = field(before, k + 1);
+                lit.clear(len);
+                (0..len).filter(|&i| old[i]).for_each(|i| lit.light(i));
+                let new = field(w, k);
+                lit.clear(len);
+                (0..len).filter(|&i| new[i]).for_each(|i| lit.light(i));
+                let exact = Sight::from_flags(&new);
+                assert_eq!(lit.iter().collect::<Vec<_>>(), new);
+                assert_eq!(lit, exact, "window {w:?} after {before:?}");
+                assert_eq!(lit.runs(), exact.runs(), "window {w:?} after {before:?}");
+                assert_eq!(lit.run_count(), exact.runs().len());
+                assert_eq!(
+                    lit.cells().collect::<Vec<_>>(),
+                    exact.cells().collect::<Vec<_>>()
+                );
+                copy.clone_from(&lit);
+                assert_eq!(copy, exact, "copied over a sight of other cells");
+                assert_eq!(copy.runs(), exact.runs());
+            }
+        }
+        // A run that ends with the last lit word, and the floor goes on past it.
+        lit.clear(len);
+        (100..256).for_each(|i| lit.light(i));
+        assert_eq!(lit.runs(), vec![[100, 156]]);
     }
 
     #[test]

@@ -485,20 +485,27 @@ mod tests {
         assert_eq!(at(0, 0), u32::MAX, "walls are never reached");
     }
 
+    /// Twelve generated floors of every depth (seeds 0 to 11), each with its walkable cells.
+    fn real_floors() -> impl Iterator<Item = (u64, TileGrid, Vec<Pos>)> {
+        use crate::game::mapgen::{GenParams, generate};
+        (0..12u64).map(|seed| {
+            let depth = (seed % 10) as u8 + 1;
+            let map = generate(seed, depth, depth < 10, &GenParams::default()).map;
+            let open = (0..map.cells().len())
+                .filter(|&i| map.cells()[i].is_walkable())
+                .map(|i| map.pos_of(i))
+                .collect();
+            (seed, map, open)
+        })
+    }
+
     #[test]
     fn the_fast_searches_agree_with_the_reference_on_real_floors() {
-        use crate::game::mapgen::{GenParams, generate};
         use rand::{RngExt, SeedableRng};
         // One scratch for every search, across floors, as a monster phase uses it.
         let mut scratch = Scratch::new();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-        for seed in 0..12u64 {
-            let depth = (seed % 10) as u8 + 1;
-            let map = generate(seed, depth, depth < 10, &GenParams::default()).map;
-            let open: Vec<Pos> = (0..map.cells().len())
-                .filter(|&i| map.cells()[i].is_walkable())
-                .map(|i| map.pos_of(i))
-                .collect();
+        for (seed, map, open) in real_floors() {
             let any = |rng: &mut rand_chacha::ChaCha8Rng| open[rng.random_range(0..open.len())];
             for _ in 0..60 {
                 let (a, b) = (any(&mut rng), any(&mut rng));
@@ -525,18 +532,11 @@ mod tests {
     /// sources; and it walks less of the floor than the whole field when asked near a source.
     #[test]
     fn a_field_asked_about_a_few_cells_agrees_with_the_whole_one_there() {
-        use crate::game::mapgen::{GenParams, generate};
         use rand::{RngExt, SeedableRng};
         // One flow for every field, as a thread's monster phases keep theirs.
         let mut flow = Flow::default();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
-        for seed in 0..12u64 {
-            let depth = (seed % 10) as u8 + 1;
-            let map = generate(seed, depth, depth < 10, &GenParams::default()).map;
-            let open: Vec<Pos> = (0..map.cells().len())
-                .filter(|&i| map.cells()[i].is_walkable())
-                .map(|i| map.pos_of(i))
-                .collect();
+        for (seed, map, open) in real_floors() {
             let any = |rng: &mut rand_chacha::ChaCha8Rng| open[rng.random_range(0..open.len())];
             for players in 1..=4 {
                 let sources: Vec<Pos> = (0..players).map(|_| any(&mut rng)).collect();

@@ -273,7 +273,7 @@ mod tests {
     }
 
     /// Two floor cells on floor 1 that cannot see each other, and one pair that can.
-    fn scene(d: &mut Dungeon) -> ((Pos, Pos), (Pos, Pos)) {
+    fn scene(d: &mut Dungeon) -> Scene {
         // Joining makes floor 1.
         let (a, _) = joined(d, "Probe");
         let map = d.floor(1).unwrap().map().clone();
@@ -301,15 +301,24 @@ mod tests {
         (hidden.unwrap(), seen.unwrap())
     }
 
-    #[test]
-    fn a_view_holds_the_other_player_only_in_sight() {
+    /// Two cells that cannot see each other, and two that can (see `scene`).
+    type Scene = ((Pos, Pos), (Pos, Pos));
+
+    /// A floor without monsters, its scene, and Ann and Bob on it.
+    fn ann_and_bob() -> (Dungeon, Scene, EntityId, EntityId) {
         let mut d = Dungeon::new(
             77,
             Arc::new(crate::game::Content::builtin_without_monsters()),
         );
-        let ((h1, h2), (s1, s2)) = scene(&mut d);
+        let cells = scene(&mut d);
         let (ann, _) = joined(&mut d, "Ann");
         let (bob, _) = joined(&mut d, "Bob");
+        (d, cells, ann, bob)
+    }
+
+    #[test]
+    fn a_view_holds_the_other_player_only_in_sight() {
+        let (mut d, ((h1, h2), (s1, s2)), ann, bob) = ann_and_bob();
 
         d.place_for_test(ann, 1, h1);
         d.place_for_test(bob, 1, h2);
@@ -414,13 +423,7 @@ mod tests {
 
     #[test]
     fn a_view_built_in_another_view_s_lists_is_the_view_built_afresh() {
-        let mut d = Dungeon::new(
-            77,
-            Arc::new(crate::game::Content::builtin_without_monsters()),
-        );
-        let ((h1, h2), (s1, s2)) = scene(&mut d);
-        let (ann, _) = joined(&mut d, "Ann");
-        let (bob, _) = joined(&mut d, "Bob");
+        let (mut d, ((h1, h2), (s1, s2)), ann, bob) = ann_and_bob();
         d.place_for_test(ann, 1, s1);
         d.place_for_test(bob, 1, s2);
         // Ann's view, with Bob in it, holds more than Bob's will.

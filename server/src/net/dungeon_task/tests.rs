@@ -148,6 +148,31 @@ async fn a_client_that_stops_reading_never_stalls_the_dungeon_and_gets_a_snapsho
     );
 }
 
+/// Ann's first view, and a session for her that was sent it, whose outbox holds one frame and
+/// is read by nobody until told.
+fn ann_with_an_outbox_of_one() -> (
+    delve_protocol::View,
+    Session,
+    outbox_queue::Receiver<Outgoing>,
+) {
+    let content = Arc::new(crate::game::Content::builtin_without_monsters());
+    let mut dungeon = crate::game::Dungeon::new(42, content);
+    let joined = dungeon.step(&crate::game::Input::Join { name: "Ann".into() });
+    let ann = joined.unwrap().character.unwrap();
+    let view = crate::view::view_of(&dungeon, ann).unwrap();
+    let (out, rx) = outbox_queue::queue(1);
+    let chat = crate::net::limits::RateLimiter::new(1, 1);
+    let s = Session::new(
+        Outlet::new(out, None),
+        Some(ann),
+        None,
+        "Ann".into(),
+        view.clone(),
+        chat,
+    );
+    (view, s, rx)
+}
+
 /// A connection falls behind (what `delve_fell_behind_total` and the log count) when its
 /// backlog refuses an update it did not refuse the last time, also when a resync had already
 /// marked it for a whole view (that case used to go uncounted), and once however many are
@@ -155,23 +180,8 @@ async fn a_client_that_stops_reading_never_stalls_the_dungeon_and_gets_a_snapsho
 #[test]
 fn falling_behind_is_told_once_and_also_just_after_a_resync() {
     use outbox::Pushed;
-    let content = Arc::new(crate::game::Content::builtin_without_monsters());
-    let mut dungeon = crate::game::Dungeon::new(42, content);
-    let joined = dungeon.step(&crate::game::Input::Join { name: "Ann".into() });
-    let ann = joined.unwrap().character.unwrap();
-    let view = || crate::view::view_of(&dungeon, ann).unwrap();
-    // An outbox of one frame that nobody reads until told.
-    let (out, mut rx) = outbox_queue::queue(1);
-    let chat = crate::net::limits::RateLimiter::new(1, 1);
-    let mut s = Session::new(
-        Outlet::new(out, None),
-        Some(ann),
-        None,
-        "Ann".into(),
-        view(),
-        chat,
-    );
-    let push = |s: &mut Session| s.push(1, view(), Vec::new(), true, None).0;
+    let (view, mut s, mut rx) = ann_with_an_outbox_of_one();
+    let push = |s: &mut Session| s.push(1, view.clone(), Vec::new(), true, None).0;
     let queued = Pushed {
         queued: 1,
         fell_behind: false,
@@ -202,24 +212,12 @@ fn falling_behind_is_told_once_and_also_just_after_a_resync() {
 /// the baseline as it was.
 #[test]
 fn an_update_gives_back_the_view_it_replaced() {
-    let content = Arc::new(crate::game::Content::builtin_without_monsters());
-    let mut dungeon = crate::game::Dungeon::new(42, content);
-    let joined = dungeon.step(&crate::game::Input::Join { name: "Ann".into() });
-    let ann = joined.unwrap().character.unwrap();
+    let (first, mut s, mut rx) = ann_with_an_outbox_of_one();
+    assert_eq!(first.turn, 0);
     let view = |turn: u64| delve_protocol::View {
         turn,
-        ..crate::view::view_of(&dungeon, ann).unwrap()
+        ..first.clone()
     };
-    let (out, mut rx) = outbox_queue::queue(1);
-    let chat = crate::net::limits::RateLimiter::new(1, 1);
-    let mut s = Session::new(
-        Outlet::new(out, None),
-        Some(ann),
-        None,
-        "Ann".into(),
-        view(0),
-        chat,
-    );
     let (_, spent) = s.push(1, view(1), Vec::new(), true, None);
     assert_eq!(
         spent.map(|v| v.turn),

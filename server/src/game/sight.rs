@@ -97,14 +97,15 @@ impl Sight {
     }
 
     /// The runs of consecutive cells seen, as `[start, length]`, in order (what a view's
-    /// visible set is made of), found a word at a time.
+    /// visible set is made of), found a word at a time. Views use [`Self::runs_into`].
+    #[cfg(test)]
     pub fn runs(&self) -> Vec<[u32; 2]> {
         let mut runs = Vec::new();
         self.runs_into(&mut runs);
         runs
     }
 
-    /// [`Self::runs`], added to `runs`.
+    /// The runs of consecutive cells seen, as `[start, length]`, in order, added to `runs`.
     pub fn runs_into(&self, runs: &mut Vec<[u32; 2]>) {
         // Counted first, so a new list is made at its size at once: it is built for every
         // player after every turn, and kept in the view a connection was sent.
